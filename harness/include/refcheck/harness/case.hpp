@@ -1,0 +1,56 @@
+// A case: one JSON file in cases/ naming what to run (routine family), on what (image, profile, data
+// root), over which inputs (an enumerated matrix of records, views, lights, animation states), with
+// which hooks, tolerances, allowed known divergences and the format rules it exercises.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace refcheck::harness {
+
+// A bad case file (exit code 2 in the CLI). The message names the file and the offending key.
+struct CaseError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+enum class Family { Loader, Palette, Construct, Program };
+std::string_view family_name(Family f);
+
+struct View {
+    std::int32_t yaw = 0, pitch = 0, roll = 0;  // degrees
+    std::int32_t distance = 4;                  // in units of the model's bounding radius
+};
+
+struct RecordSelection {
+    std::string encoding = "any";            // "any", "s16", "grid"
+    std::optional<std::uint32_t> from, to;   // inclusive range of record indices
+    std::vector<std::uint32_t> list;         // explicit list (overrides the range)
+    std::uint32_t stride = 1;                // every n-th record of the range
+};
+
+struct Case {
+    std::string name;         // file stem
+    std::filesystem::path file;
+    Family family = Family::Program;
+    std::string description;
+    std::string image = "default", profile = "default", data = "default";
+    RecordSelection records;
+    std::vector<View> views;
+    std::vector<std::vector<std::int32_t>> lights;  // Q14 directions
+    std::vector<std::uint32_t> states;              // animation states
+    std::vector<std::int32_t> warzones;             // palette family
+    std::vector<std::string> replace;               // face routines replaced by recorders
+    std::vector<std::string> run;                   // routines that run (frame capture)
+    std::int64_t tolerance = 0;                     // for "grid_rounding"
+    std::vector<std::string> allow;                 // registry ids (divergences.hpp)
+    std::vector<std::string> rules;                 // rule ids of docs/formats/apache-3d.md
+};
+
+Case load_case(const std::filesystem::path& file);  // throws CaseError
+std::vector<std::filesystem::path> list_cases(const std::filesystem::path& dir);  // sorted *.json
+
+}  // namespace refcheck::harness

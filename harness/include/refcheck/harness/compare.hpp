@@ -1,0 +1,73 @@
+// Stream comparison: align the original's and the reimplementation's events, compare the fields of
+// each aligned pair, classify every difference as matched, known divergence or unexplained.
+#pragma once
+
+#include "refcheck/harness/record.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace refcheck::harness {
+
+struct FieldDiff {
+    std::string name;
+    std::string original;
+    std::string reimpl;
+};
+
+enum class DivergenceKind { FieldMismatch, MissingInReimpl, ExtraInReimpl };
+
+struct Divergence {
+    DivergenceKind kind = DivergenceKind::FieldMismatch;
+    std::string input;                  // which input of the case (record, view, light, state)
+    std::size_t original_index = 0;     // event index in the original's stream (of this input)
+    std::size_t reimpl_index = 0;
+    std::optional<EventRecord> original;
+    std::optional<EventRecord> reimpl;
+    std::vector<FieldDiff> fields;      // differing fields, `original -> reimpl`
+    std::vector<std::string> explained_by;  // registry ids when known
+    std::vector<EventRecord> original_before, original_after;  // five events of context each side
+    std::vector<EventRecord> reimpl_before, reimpl_after;
+};
+
+struct Counts {
+    std::uint64_t compared = 0;     // aligned pairs + unaligned events
+    std::uint64_t matched = 0;
+    std::uint64_t known = 0;
+    std::uint64_t unexplained = 0;
+    std::map<std::string, std::uint64_t> known_by_cause;
+    std::map<std::string, std::uint64_t> by_kind;  // events compared per event kind
+    void add(const Counts& other);
+};
+
+struct CompareOptions {
+    std::vector<std::string> allowed;  // registry ids the case allows
+    std::int64_t tolerance = 0;        // for tolerance entries (e.g. grid rounding)
+    std::size_t context = 5;
+    std::size_t window = 64;           // look-ahead when re-aligning after a missing/extra event
+};
+
+// Accumulates the comparison of many streams (one per input); keeps the first unexplained divergence
+// in full and a bounded sample of known ones.
+class Comparator {
+public:
+    explicit Comparator(CompareOptions options);
+    void compare(const std::string& input, const std::vector<EventRecord>& original,
+                 const std::vector<EventRecord>& reimpl);
+    const Counts& counts() const { return counts_; }
+    const std::optional<Divergence>& first_unexplained() const { return first_unexplained_; }
+    const std::optional<Divergence>& first_known() const { return first_known_; }
+
+private:
+    void record(Divergence d, const std::vector<EventRecord>& a, const std::vector<EventRecord>& b);
+    bool classify(Divergence& d) const;
+    CompareOptions options_;
+    Counts counts_;
+    std::optional<Divergence> first_unexplained_;
+    std::optional<Divergence> first_known_;
+};
+
+}  // namespace refcheck::harness

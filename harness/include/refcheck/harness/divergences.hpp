@@ -1,0 +1,35 @@
+// The one registry of known divergences: documented causes under which the original and the
+// reimplementation may differ. Each entry names the flag an event must carry and the only fields it
+// may explain. A case may allow entries by id; it cannot invent its own exceptions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace refcheck::harness {
+
+// Flags carried by EventRecord::flags (set from the reimplementation's documented-fault flags).
+enum Flag : std::uint32_t {
+    kMissingNormal = 1u << 0,      // a normal index past the list (fault.normal.missing)
+    kTextureRightEdge = 1u << 1,   // u equal to the row stride samples the next row (fault.tex.right_edge)
+    kTexturePastImage = 1u << 2,   // v past the image reads past the allocation (fault.tex.past_alloc)
+    kGridModel = 1u << 3,          // a grid-encoded model: lookup-table rounding (geo.grid.rounding)
+};
+
+struct KnownDivergence {
+    std::string_view id;                   // stable id cases use in "allow"
+    std::string_view rule;                 // rule id in docs/formats/apache-3d.md
+    std::uint32_t flag;                    // the flag the event must carry
+    std::vector<std::string_view> fields;  // the only fields it may explain
+    bool tolerance;                        // explains integer fields only within the case's tolerance
+    std::string_view cause;                // one sentence for reports
+};
+
+std::span<const KnownDivergence> known_divergences();
+const KnownDivergence* find_known_divergence(std::string_view id);
+
+}  // namespace refcheck::harness

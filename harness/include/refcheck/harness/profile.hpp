@@ -1,0 +1,65 @@
+// An image profile: the routine addresses, conventions, argument layouts and roles of one image
+// (refcheck-profile/1). The stand-in's profile is written by its build from its own symbols; a user
+// who owns the real image fills in profiles/real-image.template.json.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace refcheck::harness {
+
+struct ProfileError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct ProfileArg {
+    std::string reg;  // "eax", "edx", "ebx", "ecx" or "stack"
+    std::string type;
+    std::string name;
+};
+
+struct ProfileRoutine {
+    std::string name;
+    std::optional<std::uint32_t> address;  // empty in a template until the user fills it in
+    std::string convention;                // cdecl, stdcall, fastcall, watcall
+    std::string role;
+    std::vector<ProfileArg> args;
+    std::string returns;
+};
+
+struct ProfileData {
+    std::string name;
+    std::optional<std::uint32_t> address;
+    std::string type;
+    std::uint32_t size = 0;
+};
+
+struct ProfileField {
+    std::string name;
+    std::uint32_t offset = 0;
+    std::uint32_t size = 0;
+};
+
+struct Profile {
+    std::filesystem::path file;
+    std::string image;
+    std::uint32_t image_base = 0;
+    std::map<std::string, ProfileRoutine> routines;
+    std::map<std::string, ProfileData> data;
+    std::map<std::string, std::vector<ProfileField>> structs;
+
+    const ProfileRoutine& routine(const std::string& name) const;  // throws ProfileError
+    std::uint32_t address_of(const std::string& name) const;       // routine or data; throws
+    std::uint32_t offset_of(const std::string& type, const std::string& field) const;
+    // Names from `needed` that the profile lacks or leaves without an address.
+    std::vector<std::string> missing(const std::vector<std::string>& needed) const;
+};
+
+Profile load_profile(const std::filesystem::path& file);  // throws ProfileError
+
+}  // namespace refcheck::harness

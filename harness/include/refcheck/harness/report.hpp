@@ -1,0 +1,46 @@
+// Reports: one JSON report per case (schema reports/case-report.schema.json), a run index (JSON),
+// JUnit XML and one self-contained HTML page. Everything here is deterministic: same results, same bytes.
+#pragma once
+
+#include "refcheck/harness/compare.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace refcheck::harness {
+
+using ojson = nlohmann::ordered_json;
+
+inline constexpr const char* kCaseReportSchema = "refcheck-case-report/1";
+inline constexpr const char* kRunIndexSchema = "refcheck-run/1";
+
+enum class Status { Equivalent, Divergent, Error };
+std::string_view status_name(Status s);
+Status parse_status(std::string_view s);
+
+struct CaseResult {
+    std::string name;
+    Status status = Status::Error;
+    ojson report;            // the whole case report (deterministic)
+    double seconds = 0;      // wall time; printed, never written into reports
+    std::uint64_t events = 0;
+};
+
+ojson to_json(const Value& v);
+ojson to_json(const EventRecord& e);
+ojson to_json(const Counts& c);
+ojson to_json(const Divergence& d);
+
+void write_json(const std::filesystem::path& file, const ojson& j);
+ojson read_json(const std::filesystem::path& file);
+
+// The run index: one row per case (name, family, status, counts, report file) and totals.
+ojson make_run_index(const std::vector<ojson>& case_reports);
+void write_junit(const std::filesystem::path& file, const ojson& run_index, const std::vector<ojson>& reports);
+void write_html(const std::filesystem::path& file, const ojson& run_index, const std::vector<ojson>& reports,
+                const std::filesystem::path& out_dir);
+
+}  // namespace refcheck::harness

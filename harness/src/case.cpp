@@ -1,0 +1,139 @@
+#include "refcheck/harness/case.hpp"
+
+#include "refcheck/harness/divergences.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+namespace refcheck::harness {
+
+using nlohmann::json;
+
+std::string_view family_name(Family f) {
+    switch (f) {
+        case Family::Loader: return "loader";
+        case Family::Palette: return "palette";
+        case Family::Construct: return "construct";
+        case Family::Program: return "program";
+    }
+    return "?";
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& what) {
+    throw CaseError(file.string() + ": " + what);
+}
+
+template <typename T>
+T get(const json& j, const char* key, const T& fallback, const std::filesystem::path& file) {
+    if (!j.contains(key)) return fallback;
+    try {
+        return j.at(key).get<T>();
+    } catch (const json::exception& e) {
+        fail(file, std::string("key \"") + key + "\": " + e.what());
+    }
+}
+
+Family parse_family(const std::string& s, const std::filesystem::path& file) {
+    if (s == "loader") return Family::Loader;
+    if (s == "palette") return Family::Palette;
+    if (s == "construct") return Family::Construct;
+    if (s == "program") return Family::Program;
+    fail(file, "unknown family \"" + s + "\" (loader, palette, construct, program)");
+}
+
+RecordSelection parse_records(const json& j, const std::filesystem::path& file) {
+    RecordSelection r;
+    if (!j.is_object()) fail(file, "\"selection.records\" must be an object");
+    r.encoding = get<std::string>(j, "encoding", "any", file);
+    if (r.encoding != "any" && r.encoding != "s16" && r.encoding != "grid")
+        fail(file, "\"selection.records.encoding\" must be any, s16 or grid");
+    if (j.contains("from")) r.from = get<std::uint32_t>(j, "from", 0, file);
+    if (j.contains("to")) r.to = get<std::uint32_t>(j, "to", 0, file);
+    r.list = get<std::vector<std::uint32_t>>(j, "list", {}, file);
+    r.stride = get<std::uint32_t>(j, "stride", 1, file);
+    if (r.stride == 0) fail(file, "\"selection.records.stride\" must be positive");
+    return r;
+}
+
+std::vector<View> parse_views(const json& j, const std::filesystem::path& file) {
+    std::vector<View> out;
+    if (!j.is_array()) fail(file, "\"selection.views\" must be an array");
+    for (const auto& v : j) {
+        View view;
+        view.yaw = get<std::int32_t>(v, "yaw", 0, file);
+        view.pitch = get<std::int32_t>(v, "pitch", 0, file);
+        view.roll = get<std::int32_t>(v, "roll", 0, file);
+        view.distance = get<std::int32_t>(v, "distance", 4, file);
+        if (view.distance < 1 || view.distance > 1000) fail(file, "view distance must be 1..1000 radii");
+        out.push_back(view);
+    }
+    return out;
+}
+
+const std::set<std::string> kKeys = {"schema", "family", "description", "image", "profile", "data",
+                                     "selection", "hooks", "tolerance", "allow", "rules"};
+
+}  // namespace
+
+Case load_case(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    if (!in) fail(file, "cannot read the case file");
+    json j;
+    try {
+        j = json::parse(in);
+    } catch (const json::exception& e) {
+        fail(file, std::string("not valid JSON: ") + e.what());
+    }
+    if (!j.is_object()) fail(file, "a case is a JSON object");
+    for (auto it = j.begin(); it != j.end(); ++it)
+        if (!kKeys.count(it.key())) fail(file, "unknown key \"" + it.key() + "\"");
+    if (get<std::string>(j, "schema", "", file) != "refcheck-case/1")
+        fail(file, "\"schema\" must be \"refcheck-case/1\"");
+    Case c;
+    c.file = file;
+    c.name = file.stem().string();
+    if (!j.contains("family")) fail(file, "missing \"family\"");
+    c.family = parse_family(get<std::string>(j, "family", "", file), file);
+    c.description = get<std::string>(j, "description", "", file);
+    c.image = get<std::string>(j, "image", "default", file);
+    c.profile = get<std::string>(j, "profile", "default", file);
+    c.data = get<std::string>(j, "data", "default", file);
+    const json sel = j.value("selection", json::object());
+    if (!sel.is_object()) fail(file, "\"selection\" must be an object");
+    if (sel.contains("records")) c.records = parse_records(sel.at("records"), file);
+    if (sel.contains("views")) c.views = parse_views(sel.at("views"), file);
+    c.lights = get<std::vector<std::vector<std::int32_t>>>(sel, "lights", {}, file);
+    for (const auto& l : c.lights)
+        if (l.size() != 3) fail(file, "a light is [x, y, z] (Q14)");
+    c.states = get<std::vector<std::uint32_t>>(sel, "states", {}, file);
+    c.warzones = get<std::vector<std::int32_t>>(sel, "warzones", {}, file);
+    const json hooks = j.value("hooks", json::object());
+    c.replace = get<std::vector<std::string>>(hooks, "replace", {}, file);
+    c.run = get<std::vector<std::string>>(hooks, "run", {}, file);
+    const json tol = j.value("tolerance", json::object());
+    c.tolerance = get<std::int64_t>(tol, "grid_rounding", 0, file);
+    c.allow = get<std::vector<std::string>>(j, "allow", {}, file);
+    for (const auto& id : c.allow)
+        if (!find_known_divergence(id))
+            fail(file, "\"allow\" names \"" + id + "\", which is not in the known-divergence registry");
+    c.rules = get<std::vector<std::string>>(j, "rules", {}, file);
+    if (c.family == Family::Program && (c.views.empty() || c.lights.empty() || c.states.empty()))
+        fail(file, "a program case needs selection.views, selection.lights and selection.states");
+    if (c.family == Family::Palette && c.warzones.empty()) c.warzones = {0};
+    return c;
+}
+
+std::vector<std::filesystem::path> list_cases(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+        if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace refcheck::harness

@@ -1,0 +1,155 @@
+#include "refcheck/harness/compare.hpp"
+
+#include "refcheck/harness/divergences.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace refcheck::harness {
+
+void Counts::add(const Counts& o) {
+    compared += o.compared;
+    matched += o.matched;
+    known += o.known;
+    unexplained += o.unexplained;
+    for (const auto& [k, v] : o.known_by_cause) known_by_cause[k] += v;
+    for (const auto& [k, v] : o.by_kind) by_kind[k] += v;
+}
+
+Comparator::Comparator(CompareOptions options) : options_(std::move(options)) {}
+
+namespace {
+
+std::vector<FieldDiff> diff_fields(const EventRecord& a, const EventRecord& b) {
+    std::vector<FieldDiff> out;
+    for (const auto& fa : a.fields) {
+        const Value* vb = b.find(fa.name);
+        if (!vb) {
+            out.push_back({fa.name, to_string(fa.value), "(absent)"});
+        } else if (!(*vb == fa.value)) {
+            out.push_back({fa.name, to_string(fa.value), to_string(*vb)});
+        }
+    }
+    for (const auto& fb : b.fields)
+        if (!a.find(fb.name)) out.push_back({fb.name, "(absent)", to_string(fb.value)});
+    return out;
+}
+
+// Whether every element of two integer values differs by at most `tol`.
+bool within(const Value& a, const Value& b, std::int64_t tol) {
+    if (auto* x = std::get_if<std::int64_t>(&a)) {
+        auto* y = std::get_if<std::int64_t>(&b);
+        return y && std::llabs(*x - *y) <= tol;
+    }
+    auto* xs = std::get_if<std::vector<std::int64_t>>(&a);
+    auto* ys = std::get_if<std::vector<std::int64_t>>(&b);
+    if (!xs || !ys || xs->size() != ys->size()) return false;
+    for (std::size_t i = 0; i < xs->size(); ++i)
+        if (std::llabs((*xs)[i] - (*ys)[i]) > tol) return false;
+    return true;
+}
+
+std::vector<EventRecord> slice(const std::vector<EventRecord>& s, std::size_t from, std::size_t to) {
+    from = std::min(from, s.size());
+    to = std::min(to, s.size());
+    return {s.begin() + static_cast<std::ptrdiff_t>(from), s.begin() + static_cast<std::ptrdiff_t>(to)};
+}
+
+}  // namespace
+
+// A field mismatch is known when every differing field is explained by an allowed registry entry
+// whose flag one of the two events carries. Missing or extra events are never explained.
+bool Comparator::classify(Divergence& d) const {
+    if (d.kind != DivergenceKind::FieldMismatch) return false;
+    const std::uint32_t flags = d.original->flags | d.reimpl->flags;
+    std::vector<std::string> used;
+    for (const auto& diff : d.fields) {
+        bool explained = false;
+        for (const auto& id : options_.allowed) {
+            const KnownDivergence* k = find_known_divergence(id);
+            if (!k || !(flags & k->flag)) continue;
+            if (std::find(k->fields.begin(), k->fields.end(), diff.name) == k->fields.end()) continue;
+            if (k->tolerance &&
+                !within(*d.original->find(diff.name), *d.reimpl->find(diff.name), options_.tolerance))
+                continue;
+            explained = true;
+            if (std::find(used.begin(), used.end(), k->id) == used.end()) used.emplace_back(k->id);
+            break;
+        }
+        if (!explained) return false;
+    }
+    d.explained_by = std::move(used);
+    return true;
+}
+
+void Comparator::record(Divergence d, const std::vector<EventRecord>& a, const std::vector<EventRecord>& b) {
+    const bool known = classify(d);
+    if (known) {
+        ++counts_.known;
+        for (const auto& id : d.explained_by) ++counts_.known_by_cause[id];
+    } else {
+        ++counts_.unexplained;
+    }
+    auto& slot = known ? first_known_ : first_unexplained_;
+    if (slot) return;
+    const std::size_t c = options_.context;
+    d.original_before = slice(a, d.original_index >= c ? d.original_index - c : 0, d.original_index);
+    d.original_after = slice(a, d.original_index + 1, d.original_index + 1 + c);
+    d.reimpl_before = slice(b, d.reimpl_index >= c ? d.reimpl_index - c : 0, d.reimpl_index);
+    d.reimpl_after = slice(b, d.reimpl_index + 1, d.reimpl_index + 1 + c);
+    slot = std::move(d);
+}
+
+void Comparator::compare(const std::string& input, const std::vector<EventRecord>& a,
+                         const std::vector<EventRecord>& b) {
+    std::size_t i = 0, j = 0;
+    auto count_kind = [&](const EventRecord& e) { ++counts_.by_kind[e.kind]; };
+    while (i < a.size() || j < b.size()) {
+        ++counts_.compared;
+        if (i < a.size() && j < b.size() && key_of(a[i]) == key_of(b[j])) {
+            count_kind(a[i]);
+            auto diffs = diff_fields(a[i], b[j]);
+            if (diffs.empty()) {
+                ++counts_.matched;
+            } else {
+                Divergence d;
+                d.input = input;
+                d.original_index = i;
+                d.reimpl_index = j;
+                d.original = a[i];
+                d.reimpl = b[j];
+                d.fields = std::move(diffs);
+                record(std::move(d), a, b);
+            }
+            ++i, ++j;
+            continue;
+        }
+        // Re-align: find the nearer resynchronisation point within the window.
+        std::size_t skip_b = options_.window + 1, skip_a = options_.window + 1;
+        if (i < a.size())
+            for (std::size_t k = j; k < b.size() && k - j <= options_.window; ++k)
+                if (key_of(b[k]) == key_of(a[i])) { skip_b = k - j; break; }
+        if (j < b.size())
+            for (std::size_t k = i; k < a.size() && k - i <= options_.window; ++k)
+                if (key_of(a[k]) == key_of(b[j])) { skip_a = k - i; break; }
+        Divergence d;
+        d.input = input;
+        d.original_index = i;
+        d.reimpl_index = j;
+        const bool drop_original = j >= b.size() || (i < a.size() && skip_a <= skip_b && skip_a != 0);
+        if (drop_original && i < a.size()) {
+            d.kind = DivergenceKind::MissingInReimpl;
+            d.original = a[i];
+            count_kind(a[i]);
+            ++i;
+        } else {
+            d.kind = DivergenceKind::ExtraInReimpl;
+            d.reimpl = b[j];
+            count_kind(b[j]);
+            ++j;
+        }
+        record(std::move(d), a, b);
+    }
+}
+
+}  // namespace refcheck::harness

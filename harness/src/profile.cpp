@@ -1,0 +1,116 @@
+#include "refcheck/harness/profile.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+namespace refcheck::harness {
+
+using nlohmann::json;
+
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& what) {
+    throw ProfileError(file.string() + ": " + what);
+}
+
+std::optional<std::uint32_t> parse_address(const json& j, const std::filesystem::path& file,
+                                           const std::string& who) {
+    if (!j.contains("address") || j.at("address").is_null()) return std::nullopt;
+    const auto& a = j.at("address");
+    if (a.is_number_unsigned()) return a.get<std::uint32_t>();
+    if (!a.is_string()) fail(file, who + ": address must be a hex string");
+    const std::string s = a.get<std::string>();
+    if (s.empty()) return std::nullopt;
+    try {
+        std::size_t used = 0;
+        const unsigned long v = std::stoul(s, &used, 16);
+        if (used != s.size() || v > 0xffffffffUL) throw std::invalid_argument(s);
+        return static_cast<std::uint32_t>(v);
+    } catch (const std::exception&) {
+        fail(file, who + ": bad address \"" + s + "\"");
+    }
+}
+
+}  // namespace
+
+const ProfileRoutine& Profile::routine(const std::string& name) const {
+    auto it = routines.find(name);
+    if (it == routines.end()) fail(file, "no routine \"" + name + "\"");
+    return it->second;
+}
+
+std::uint32_t Profile::address_of(const std::string& name) const {
+    if (auto it = routines.find(name); it != routines.end() && it->second.address)
+        return *it->second.address;
+    if (auto it = data.find(name); it != data.end() && it->second.address) return *it->second.address;
+    fail(file, "no address for \"" + name + "\"");
+}
+
+std::uint32_t Profile::offset_of(const std::string& type, const std::string& field) const {
+    auto it = structs.find(type);
+    if (it != structs.end())
+        for (const auto& f : it->second)
+            if (f.name == field) return f.offset;
+    fail(file, "no field \"" + field + "\" in struct \"" + type + "\"");
+}
+
+std::vector<std::string> Profile::missing(const std::vector<std::string>& needed) const {
+    std::vector<std::string> out;
+    for (const auto& n : needed) {
+        auto r = routines.find(n);
+        auto d = data.find(n);
+        const bool ok = (r != routines.end() && r->second.address) || (d != data.end() && d->second.address);
+        if (!ok) out.push_back(n);
+    }
+    return out;
+}
+
+Profile load_profile(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    if (!in) fail(file, "cannot read the profile");
+    json j;
+    try {
+        j = json::parse(in);
+    } catch (const json::exception& e) {
+        fail(file, std::string("not valid JSON: ") + e.what());
+    }
+    if (j.value("schema", "") != "refcheck-profile/1") fail(file, "\"schema\" must be \"refcheck-profile/1\"");
+    Profile p;
+    p.file = file;
+    p.image = j.value("image", "");
+    if (auto base = parse_address(json{{"address", j.value("image_base", json())}}, file, "image_base"))
+        p.image_base = *base;
+    try {
+        for (const auto& r : j.value("routines", json::array())) {
+            ProfileRoutine pr;
+            pr.name = r.at("name").get<std::string>();
+            pr.address = parse_address(r, file, pr.name);
+            pr.convention = r.value("convention", "watcall");
+            pr.role = r.value("role", "");
+            pr.returns = r.value("returns", "");
+            for (const auto& a : r.value("args", json::array()))
+                pr.args.push_back({a.value("reg", ""), a.value("type", ""), a.value("name", "")});
+            p.routines[pr.name] = pr;
+        }
+        for (const auto& d : j.value("data", json::array())) {
+            ProfileData pd;
+            pd.name = d.at("name").get<std::string>();
+            pd.address = parse_address(d, file, pd.name);
+            pd.type = d.value("type", "");
+            pd.size = d.value("size", 0u);
+            p.data[pd.name] = pd;
+        }
+        for (const auto& [name, fields] : j.value("structs", json::object()).items()) {
+            auto& out = p.structs[name];
+            const json& list = fields.is_object() && fields.contains("fields") ? fields.at("fields") : fields;
+            for (const auto& f : list)
+                out.push_back({f.at("name").get<std::string>(), f.value("offset", 0u), f.value("size", 0u)});
+        }
+    } catch (const json::exception& e) {
+        fail(file, std::string("malformed: ") + e.what());
+    }
+    return p;
+}
+
+}  // namespace refcheck::harness

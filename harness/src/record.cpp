@@ -1,0 +1,43 @@
+#include "refcheck/harness/record.hpp"
+
+#include <sstream>
+
+namespace refcheck::harness {
+
+const Value* EventRecord::find(std::string_view name) const {
+    for (const auto& f : fields)
+        if (f.name == name) return &f.value;
+    return nullptr;
+}
+
+std::string to_string(const Value& v) {
+    struct Visitor {
+        std::string operator()(std::int64_t i) const { return std::to_string(i); }
+        std::string operator()(bool b) const { return b ? "true" : "false"; }
+        std::string operator()(const std::string& s) const { return s; }
+        std::string operator()(const std::vector<std::int64_t>& xs) const {
+            std::string out = "[";
+            for (std::size_t i = 0; i < xs.size(); ++i) {
+                if (i) out += ",";
+                out += std::to_string(xs[i]);
+            }
+            return out + "]";
+        }
+    };
+    return std::visit(Visitor{}, v);
+}
+
+std::string key_of(const EventRecord& e) {
+    std::string out = e.kind;
+    for (std::size_t i = 0; i < e.key_fields && i < e.fields.size(); ++i)
+        out += " " + e.fields[i].name + "=" + to_string(e.fields[i].value);
+    return out;
+}
+
+std::string to_string(const EventRecord& e) {
+    std::string out = e.kind;
+    for (const auto& f : e.fields) out += " " + f.name + "=" + to_string(f.value);
+    return out;
+}
+
+}  // namespace refcheck::harness

@@ -1,0 +1,162 @@
+// One self-contained HTML page for people: a table of cases with status and counts; for a divergent
+// case its first divergence side by side; for frames the original, the reimplementation and a
+// difference picture, embedded as PNG data URIs.
+#include "refcheck/harness/report.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace refcheck::harness {
+
+namespace {
+
+std::string esc(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '&': out += "&amp;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string base64(const std::string& bytes) {
+    static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::size_t i = 0;
+    for (; i + 2 < bytes.size(); i += 3) {
+        const unsigned v = (unsigned char)bytes[i] << 16 | (unsigned char)bytes[i + 1] << 8 | (unsigned char)bytes[i + 2];
+        out += t[v >> 18], out += t[(v >> 12) & 63], out += t[(v >> 6) & 63], out += t[v & 63];
+    }
+    if (i < bytes.size()) {
+        unsigned v = (unsigned char)bytes[i] << 16;
+        if (i + 1 < bytes.size()) v |= (unsigned char)bytes[i + 1] << 8;
+        out += t[v >> 18], out += t[(v >> 12) & 63];
+        out += i + 1 < bytes.size() ? t[(v >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
+}
+
+std::string embed_png(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return "<em>missing " + esc(file.filename().string()) + "</em>";
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return "<img alt=\"" + esc(file.filename().string()) + "\" src=\"data:image/png;base64," + base64(ss.str()) +
+           "\">";
+}
+
+std::string event_table(const ojson& d) {
+    std::ostringstream h;
+    h << "<table class=diff><tr><th>field</th><th>original</th><th>reimpl</th></tr>";
+    const ojson o = d.value("original", ojson());
+    const ojson r = d.value("reimpl", ojson());
+    std::vector<std::string> names;
+    for (const ojson* e : {&o, &r})
+        if (e->is_object())
+            for (const auto& [k, v] : e->value("fields", ojson::object()).items())
+                if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
+    for (const auto& n : names) {
+        const std::string a = o.is_object() && o["fields"].contains(n) ? o["fields"][n].dump() : "";
+        const std::string b = r.is_object() && r["fields"].contains(n) ? r["fields"][n].dump() : "";
+        h << "<tr" << (a != b ? " class=bad" : "") << "><td>" << esc(n) << "</td><td>" << esc(a) << "</td><td>"
+          << esc(b) << "</td></tr>";
+    }
+    h << "</table>";
+    return h.str();
+}
+
+std::string context_list(const ojson& events) {
+    std::ostringstream h;
+    h << "<ol class=ctx>";
+    for (const auto& e : events) {
+        std::string line = e.value("kind", std::string());
+        for (const auto& [k, v] : e.value("fields", ojson::object()).items()) line += " " + k + "=" + v.dump();
+        h << "<li>" << esc(line) << "</li>";
+    }
+    h << "</ol>";
+    return h.str();
+}
+
+std::string divergence_section(const ojson& d) {
+    std::ostringstream h;
+    h << "<p>" << esc(d.value("kind", std::string())) << " at input <code>" << esc(d.value("input", std::string()))
+      << "</code>, original event #" << d.value("original_index", 0ull) << ", reimpl event #"
+      << d.value("reimpl_index", 0ull) << "</p>";
+    const ojson ctx = d.value("context", ojson::object());
+    h << "<div class=side><div><h4>original: before</h4>" << context_list(ctx.value("original_before", ojson::array()))
+      << "</div><div><h4>reimpl: before</h4>" << context_list(ctx.value("reimpl_before", ojson::array()))
+      << "</div></div>";
+    h << event_table(d);
+    h << "<div class=side><div><h4>original: after</h4>" << context_list(ctx.value("original_after", ojson::array()))
+      << "</div><div><h4>reimpl: after</h4>" << context_list(ctx.value("reimpl_after", ojson::array()))
+      << "</div></div>";
+    return h.str();
+}
+
+const char* kStyle =
+    "body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+    "padding:2px 6px;font-size:13px}.equivalent{background:#dfd}.divergent{background:#fdd}.error{background:#fd9}"
+    ".bad td{background:#fcc}.side{display:flex;gap:2em}.side>div{flex:1}.ctx{font-family:monospace;font-size:12px}"
+    "img{image-rendering:pixelated;width:640px;border:1px solid #999;margin-right:8px}";
+
+}  // namespace
+
+void write_html(const std::filesystem::path& file, const ojson& index, const std::vector<ojson>& reports,
+                const std::filesystem::path& out_dir) {
+    std::ostringstream h;
+    const auto& t = index.at("totals");
+    h << "<!DOCTYPE html><html><head><meta charset=utf-8><title>refcheck run</title><style>" << kStyle
+      << "</style></head><body><h1>refcheck run: " << esc(index.at("status").get<std::string>()) << "</h1>";
+    const ojson& tc = t.at("counts");
+    h << "<p>" << t.at("cases").get<std::uint64_t>() << " cases: " << t.at("equivalent").get<std::uint64_t>()
+      << " equivalent, " << t.at("divergent").get<std::uint64_t>() << " divergent, "
+      << t.at("error").get<std::uint64_t>() << " errors. Events compared " << tc.value("compared", 0ull)
+      << ", matched " << tc.value("matched", 0ull) << ", known divergences " << tc.value("known", 0ull)
+      << ", unexplained " << tc.value("unexplained", 0ull) << ".</p>";
+    h << "<table><tr><th>case</th><th>family</th><th>status</th><th>compared</th><th>matched</th><th>known</th>"
+         "<th>unexplained</th><th>metrics</th></tr>";
+    for (const auto& row : index.at("cases")) {
+        const ojson c = row.value("counts", ojson::object());
+        const std::string st = row.at("status").get<std::string>();
+        std::string metrics;
+        for (const auto& [k, v] : row.value("metrics", ojson::object()).items()) metrics += k + " " + v.dump() + "; ";
+        h << "<tr class=" << st << "><td><a href=\"#" << esc(row.at("case").get<std::string>()) << "\">"
+          << esc(row.at("case").get<std::string>()) << "</a></td><td>" << esc(row.at("family").get<std::string>())
+          << "</td><td>" << st << "</td><td>" << c.value("compared", 0ull) << "</td><td>" << c.value("matched", 0ull)
+          << "</td><td>" << c.value("known", 0ull) << "</td><td>" << c.value("unexplained", 0ull) << "</td><td>"
+          << esc(metrics) << "</td></tr>";
+    }
+    h << "</table>";
+    for (const auto& r : reports) {
+        const std::string name = r.at("case").get<std::string>();
+        h << "<h2 id=\"" << esc(name) << "\">" << esc(name) << " — " << esc(r.at("status").get<std::string>())
+          << "</h2><p>" << esc(r.value("description", std::string())) << "</p>";
+        if (r.contains("error")) h << "<p class=error>" << esc(r.at("error").get<std::string>()) << "</p>";
+        if (r.contains("first_unexplained"))
+            h << "<h3>First unexplained divergence</h3>" << divergence_section(r.at("first_unexplained"));
+        for (const auto& f : r.value("frames", ojson::array())) {
+            h << "<h3>frame " << esc(f.value("input", std::string())) << "</h3><p>original / reimplementation / "
+                 "difference</p><div>";
+            for (const char* k : {"original_png", "reimpl_png", "diff_png"})
+                if (f.contains(k)) h << embed_png(out_dir / f.at(k).get<std::string>());
+            h << "</div>";
+        }
+        if (r.contains("faults") && !r.at("faults").empty())
+            h << "<h3>Faults of the original</h3><pre>" << esc(r.at("faults").dump(1)) << "</pre>";
+    }
+    h << "</body></html>\n";
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + file.string());
+    out << h.str();
+}
+
+}  // namespace refcheck::harness

@@ -1,0 +1,140 @@
+#include "refcheck/harness/report.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace refcheck::harness {
+
+std::string_view status_name(Status s) {
+    switch (s) {
+        case Status::Equivalent: return "equivalent";
+        case Status::Divergent: return "divergent";
+        case Status::Error: return "error";
+    }
+    return "error";
+}
+
+Status parse_status(std::string_view s) {
+    if (s == "equivalent") return Status::Equivalent;
+    if (s == "divergent") return Status::Divergent;
+    return Status::Error;
+}
+
+ojson to_json(const Value& v) {
+    struct Visitor {
+        ojson operator()(std::int64_t i) const { return i; }
+        ojson operator()(bool b) const { return b; }
+        ojson operator()(const std::string& s) const { return s; }
+        ojson operator()(const std::vector<std::int64_t>& xs) const { return xs; }
+    };
+    return std::visit(Visitor{}, v);
+}
+
+ojson to_json(const EventRecord& e) {
+    ojson j;
+    j["kind"] = e.kind;
+    ojson fields = ojson::object();
+    for (const auto& f : e.fields) fields[f.name] = to_json(f.value);
+    j["fields"] = fields;
+    if (e.flags) j["flags"] = e.flags;
+    return j;
+}
+
+ojson to_json(const Counts& c) {
+    ojson j;
+    j["compared"] = c.compared;
+    j["matched"] = c.matched;
+    j["known"] = c.known;
+    j["unexplained"] = c.unexplained;
+    j["known_by_cause"] = ojson::object();
+    for (const auto& [k, v] : c.known_by_cause) j["known_by_cause"][k] = v;
+    j["by_kind"] = ojson::object();
+    for (const auto& [k, v] : c.by_kind) j["by_kind"][k] = v;
+    return j;
+}
+
+namespace {
+ojson events(const std::vector<EventRecord>& es) {
+    ojson a = ojson::array();
+    for (const auto& e : es) a.push_back(to_json(e));
+    return a;
+}
+std::string_view kind_name(DivergenceKind k) {
+    switch (k) {
+        case DivergenceKind::FieldMismatch: return "field_mismatch";
+        case DivergenceKind::MissingInReimpl: return "missing_in_reimpl";
+        case DivergenceKind::ExtraInReimpl: return "extra_in_reimpl";
+    }
+    return "?";
+}
+}  // namespace
+
+ojson to_json(const Divergence& d) {
+    ojson j;
+    j["kind"] = kind_name(d.kind);
+    j["input"] = d.input;
+    j["original_index"] = d.original_index;
+    j["reimpl_index"] = d.reimpl_index;
+    j["original"] = d.original ? to_json(*d.original) : ojson();
+    j["reimpl"] = d.reimpl ? to_json(*d.reimpl) : ojson();
+    ojson fields = ojson::array();
+    for (const auto& f : d.fields)
+        fields.push_back({{"field", f.name}, {"original", f.original}, {"reimpl", f.reimpl},
+                          {"diff", f.original + " -> " + f.reimpl}});
+    j["fields"] = fields;
+    if (!d.explained_by.empty()) j["explained_by"] = d.explained_by;
+    j["context"] = {{"original_before", events(d.original_before)},
+                    {"original_after", events(d.original_after)},
+                    {"reimpl_before", events(d.reimpl_before)},
+                    {"reimpl_after", events(d.reimpl_after)}};
+    return j;
+}
+
+void write_json(const std::filesystem::path& file, const ojson& j) {
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + file.string());
+    out << j.dump(1) << '\n';
+}
+
+ojson read_json(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + file.string());
+    return ojson::parse(in);
+}
+
+ojson make_run_index(const std::vector<ojson>& reports) {
+    ojson index;
+    index["schema"] = kRunIndexSchema;
+    ojson cases = ojson::array();
+    Counts total;
+    std::uint64_t equivalent = 0, divergent = 0, errors = 0;
+    for (const auto& r : reports) {
+        ojson row;
+        row["case"] = r.at("case");
+        row["family"] = r.at("family");
+        row["status"] = r.at("status");
+        row["report"] = r.at("case").get<std::string>() + ".json";
+        row["counts"] = r.value("counts", ojson::object());
+        if (r.contains("metrics")) row["metrics"] = r.at("metrics");
+        cases.push_back(row);
+        const auto st = parse_status(r.at("status").get<std::string>());
+        (st == Status::Equivalent ? equivalent : st == Status::Divergent ? divergent : errors)++;
+        const ojson c = r.value("counts", ojson::object());
+        total.compared += c.value("compared", 0ull);
+        total.matched += c.value("matched", 0ull);
+        total.known += c.value("known", 0ull);
+        total.unexplained += c.value("unexplained", 0ull);
+        for (const auto& [k, v] : c.value("known_by_cause", ojson::object()).items())
+            total.known_by_cause[k] += v.get<std::uint64_t>();
+        for (const auto& [k, v] : c.value("by_kind", ojson::object()).items())
+            total.by_kind[k] += v.get<std::uint64_t>();
+    }
+    index["status"] = errors ? "error" : divergent ? "divergent" : "equivalent";
+    index["cases"] = cases;
+    index["totals"] = {{"cases", reports.size()}, {"equivalent", equivalent}, {"divergent", divergent},
+                       {"error", errors}, {"counts", to_json(total)}};
+    return index;
+}
+
+}  // namespace refcheck::harness

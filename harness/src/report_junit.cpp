@@ -1,0 +1,66 @@
+// JUnit XML: one <testcase> per case, so CI systems show each case as a test.
+#include "refcheck/harness/report.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace refcheck::harness {
+
+namespace {
+std::string xml_escape(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '&': out += "&amp;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string first_divergence_text(const ojson& report) {
+    if (!report.contains("first_unexplained")) return report.value("error", std::string("divergent"));
+    const ojson& d = report.at("first_unexplained");
+    std::string text = "first unexplained divergence (" + d.value("kind", std::string()) + ") at input " +
+                       d.value("input", std::string()) + ", original event #" +
+                       std::to_string(d.value("original_index", 0ull)) + "\n";
+    for (const auto& f : d.value("fields", ojson::array()))
+        text += "  " + f.value("field", std::string()) + ": " + f.value("diff", std::string()) + "\n";
+    return text;
+}
+}  // namespace
+
+void write_junit(const std::filesystem::path& file, const ojson& index, const std::vector<ojson>& reports) {
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + file.string());
+    const auto& t = index.at("totals");
+    out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    out << "<testsuites name=\"refcheck\" tests=\"" << t.at("cases").get<std::uint64_t>() << "\" failures=\""
+        << t.at("divergent").get<std::uint64_t>() << "\" errors=\"" << t.at("error").get<std::uint64_t>()
+        << "\">\n";
+    out << " <testsuite name=\"refcheck\" tests=\"" << reports.size() << "\">\n";
+    for (const auto& r : reports) {
+        const std::string name = r.at("case").get<std::string>();
+        const std::string family = r.at("family").get<std::string>();
+        const auto status = parse_status(r.at("status").get<std::string>());
+        out << "  <testcase classname=\"refcheck." << xml_escape(family) << "\" name=\"" << xml_escape(name)
+            << "\">\n";
+        if (status == Status::Divergent)
+            out << "   <failure message=\"unexplained divergence\">" << xml_escape(first_divergence_text(r))
+                << "</failure>\n";
+        else if (status == Status::Error)
+            out << "   <error message=\"" << xml_escape(r.value("error", std::string("error"))) << "\"/>\n";
+        const ojson c = r.value("counts", ojson::object());
+        out << "   <system-out>compared " << c.value("compared", 0ull) << ", matched " << c.value("matched", 0ull)
+            << ", known " << c.value("known", 0ull) << ", unexplained " << c.value("unexplained", 0ull)
+            << "</system-out>\n";
+        out << "  </testcase>\n";
+    }
+    out << " </testsuite>\n</testsuites>\n";
+}
+
+}  // namespace refcheck::harness
