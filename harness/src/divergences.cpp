@@ -6,7 +6,7 @@ namespace refcheck::harness {
 
 namespace {
 const std::array<KnownDivergence, 4> kRegistry = {{
-    {"missing_normal", "fault.normal.missing", kMissingNormal, {"intensities", "face_level"}, false,
+    {"missing_normal", "fault.normal.missing", kMissingNormal, {"face_level", "vertex_levels"}, false,
      "A normal index past the normal list: the original reads stray memory (uninitialised stack for "
      "signed-16-bit models, adjacent record bytes for grid models); the reimplementation uses the "
      "authored colour at full intensity."},
@@ -16,7 +16,7 @@ const std::array<KnownDivergence, 4> kRegistry = {{
     {"texture_past_allocation", "fault.tex.past_alloc", kTexturePastImage, {"pixels"}, false,
      "An authored v past the image: the original reads past the texture allocation; the "
      "reimplementation omits that sample."},
-    {"grid_rounding", "geo.grid.rounding", kGridModel, {"screen", "z"}, true,
+    {"grid_rounding", "geo.grid.rounding", kGridModel, {"screen_x", "screen_y", "screen_z"}, true,
      "Grid models are transformed through rotated lookup tables whose terms round separately; screen "
      "coordinates may differ within the case's stated tolerance."},
 }};

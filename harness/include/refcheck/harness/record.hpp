@@ -15,6 +15,7 @@ using Value = std::variant<std::int64_t, bool, std::string, std::vector<std::int
 struct Field {
     std::string name;
     Value value;
+    friend bool operator==(const Field&, const Field&) = default;
 };
 
 struct EventRecord {

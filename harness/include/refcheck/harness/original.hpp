@@ -1,0 +1,59 @@
+// The original side of a case: the image loaded into an emu::Machine with the data root mounted,
+// its routines called by profile name and convention, the hooks in effect recorded for the report,
+// and every fault kept as a report entry (registers, disassembly, call stack) while the run goes on.
+#pragma once
+
+#include "refcheck/emu/machine.hpp"
+#include "refcheck/harness/profile.hpp"
+#include "refcheck/harness/report.hpp"
+#include "refcheck/harness/run.hpp"
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace refcheck::harness {
+
+emu::Convention parse_convention(const std::string& name);  // throws ProfileError
+ojson to_json(const emu::Fault& fault);
+
+class Original {
+public:
+    // Loads the image at its preferred base and mounts the data root (throws on a bad image).
+    Original(const Environment& env, const Profile& profile);
+
+    emu::Machine& machine() { return *machine_; }
+    const Profile& profile() const { return profile_; }
+
+    // Calls a profile routine with its convention. A fault is recorded (see faults()) and returned.
+    emu::CallResult call(const std::string& routine, std::initializer_list<std::uint32_t> args,
+                         std::uint32_t wall_ms = 20000);
+    std::uint32_t address(const std::string& name) const { return profile_.address_of(name); }
+    std::uint32_t u32(const std::string& global, std::uint32_t index = 0) const;
+    std::vector<std::uint8_t> bytes(std::uint32_t address, std::size_t size) const;
+    // Guest memory for inputs the harness passes by pointer (camera, light), from the guest heap.
+    std::uint32_t scratch(std::uint32_t size);
+
+    // Hooks by profile routine name, recorded for the report's "hooks" section.
+    emu::HookId replace(const std::string& routine, unsigned nargs, emu::ReplaceFn fn);
+    emu::HookId tap(const std::string& routine, emu::TapFn fn);
+    // Taps the return site of every direct call to `callee` in the image's code (found by
+    // disassembling its executable sections), so the callee's result can be read in EAX.
+    std::size_t tap_returns(const std::string& callee, emu::TapFn fn);
+    void note_ran(const std::string& routine) { ran_.push_back(routine); }
+
+    const std::vector<ojson>& faults() const { return faults_; }
+    ojson hooks_json() const;
+    ojson files_json() const;
+
+private:
+    const Profile& profile_;
+    std::unique_ptr<emu::Machine> machine_;
+    std::vector<ojson> faults_;
+    std::vector<std::pair<std::string, std::uint32_t>> call_sites_;  // direct calls: text, return address
+    std::vector<std::string> replaced_, tapped_, ran_;
+};
+
+}  // namespace refcheck::harness

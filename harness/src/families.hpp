@@ -1,0 +1,46 @@
+// The routine families a case can run. Each compares one kind of output of the original with the
+// reimplementation's, feeding a Comparator and filling the family's part of the case report.
+#pragma once
+
+#include "refcheck/harness/case.hpp"
+#include "refcheck/harness/compare.hpp"
+#include "refcheck/harness/original.hpp"
+#include "refcheck/harness/report.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace refcheck::harness {
+
+// What both sides start from: the original booted (objects initialised), the archive bytes read.
+struct CaseContext {
+    const Case& c;
+    const Environment& env;
+    Original& original;
+    std::vector<std::uint8_t> models;    // 3DDATA/3DOBJS.BIN
+    std::vector<std::uint8_t> textures;  // 3DDATA/OBJTEXT.BIN
+    std::vector<std::uint8_t> palette;   // 3DPAL.RGB
+    Comparator& comparator;
+    ojson& report;                       // the family adds "metrics", "buffers", ...
+    std::uint64_t events = 0;            // events produced by both sides
+};
+
+// Routines and globals each family needs from the profile (checked before anything runs).
+std::vector<std::string> needed_symbols(Family f);
+
+void run_loader(CaseContext& ctx);
+void run_palette(CaseContext& ctx);
+void run_construct(CaseContext& ctx);
+void run_program(CaseContext& ctx);
+
+// A large buffer as one event: its name, size and SHA-256 (apitrace's blob comparison).
+EventRecord buffer_event(const std::string& kind, const std::string& name, std::span<const std::uint8_t> bytes);
+// Differing byte ranges [begin, end) of two buffers (at most `limit`), for the report.
+ojson differing_ranges(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, std::size_t limit = 16);
+// Compares two buffers as one event each and records their differing ranges when they differ.
+void compare_buffers(CaseContext& ctx, const std::string& kind, const std::string& name,
+                     std::span<const std::uint8_t> original, std::span<const std::uint8_t> reimpl);
+
+}  // namespace refcheck::harness

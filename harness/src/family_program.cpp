@@ -1,0 +1,117 @@
+// Program family: the face programs of the selected records under an enumerated matrix of views,
+// lights and animation states. The original's draw_3d_object_ runs under emulation with its face
+// routines replaced by recorders (or tapped, when they run); the reimplementation's interpreter runs
+// on the same integers; the two event streams are compared per input.
+#include "families.hpp"
+#include "placement.hpp"
+#include "recorder.hpp"
+#include "selection.hpp"
+
+#include "refcheck/reimpl/construction.hpp"
+#include "refcheck/reimpl/interpreter.hpp"
+
+#include <set>
+#include <tuple>
+
+namespace refcheck::harness {
+
+namespace {
+
+struct ProgramMetrics {
+    std::uint64_t inputs = 0, records = 0, face_events = 0, attach_events = 0, winding_events = 0;
+    std::set<std::pair<std::uint32_t, std::uint32_t>> packets;                 // (record, offset) checked
+    std::set<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>> cf_cases;  // (record, offset, outcome)
+    std::set<std::pair<std::uint32_t, std::uint32_t>> cf_instructions;
+};
+
+std::string input_name(std::uint32_t record, std::size_t view, std::size_t light, std::uint32_t state) {
+    return "record " + std::to_string(record) + " view " + std::to_string(view) + " light " + std::to_string(light) +
+           " state " + std::to_string(state);
+}
+
+// Counts what an input whose streams agreed has checked: its packets and its control-flow outcomes.
+void count_checked(const std::vector<events::Event>& events, ProgramMetrics& m) {
+    for (const auto& ev : events) {
+        if (const auto* f = std::get_if<events::FaceDraw>(&ev)) {
+            m.packets.emplace(static_cast<std::uint32_t>(f->record), f->offset);
+        } else if (const auto* w = std::get_if<events::WindingDecision>(&ev)) {
+            if (w->opcode == 2) {
+                m.cf_cases.emplace(w->record, w->offset, w->winding >= 0 ? 1 : 0);
+                m.cf_instructions.emplace(w->record, w->offset);
+            }
+        } else if (const auto* c = std::get_if<events::ControlFlow>(&ev)) {
+            m.cf_cases.emplace(c->record, c->offset, c->taken);
+            m.cf_instructions.emplace(c->record, c->offset);
+        }
+    }
+}
+
+}  // namespace
+
+void run_program(CaseContext& ctx) {
+    Original& o = ctx.original;
+    const Case& c = ctx.c;
+    const auto models = reimpl::ModelArchive::parse(ctx.models);
+    const auto textures = reimpl::TextureArchive::parse(ctx.textures);
+    reimpl::Interpreter interpreter(models, textures);
+    const bool run_faces = !c.run.empty();
+    Recorder recorder(o, run_faces);
+
+    const std::uint32_t camera_at = o.scratch(48), light_at = o.scratch(12);
+    const std::uint32_t origin_at = o.scratch(12), identity_at = o.scratch(36);
+    o.machine().write(origin_at, pack_words(reimpl::Vec3{}));
+    o.machine().write(identity_at, pack_words(reimpl::kIdentityQ31));
+    std::vector<reimpl::Light> lights;
+    for (const auto& l : c.lights) lights.push_back(reimpl::Light{{l[0], l[1], l[2]}});
+
+    ProgramMetrics m;
+    std::uint64_t unexplained_before = 0;
+    for (const std::uint32_t record : select_records(c, models)) {
+        ++m.records;
+        const auto built = o.call("construct_3d_object_", {record, origin_at, identity_at});
+        if (!built.ok() || !built.eax) {
+            // The original could not build the instance: every event of this record diverges.
+            ctx.report["construct_failures"].push_back(record);
+            continue;
+        }
+        const reimpl::Instance root = reimpl::construct(models, record, reimpl::Transform{});
+        for (std::size_t vi = 0; vi < c.views.size(); ++vi) {
+            const reimpl::Camera camera = camera_for(models.record(record), c.views[vi]);
+            o.machine().write(camera_at, pack(camera));
+            for (std::size_t li = 0; li < lights.size(); ++li) {
+                o.machine().write(light_at, pack(lights[li]));
+                for (const std::uint32_t state : c.states) {
+                    ++m.inputs;
+                    recorder.begin(record, built.eax);
+                    o.call("draw_3d_object_", {built.eax, camera_at, light_at, state});
+                    const std::vector<EventRecord> original = recorder.take();
+
+                    events::VectorSink sink;
+                    interpreter.draw(root, reimpl::DrawInput{camera, lights[li], state}, sink);
+                    std::vector<EventRecord> reimpl_events;
+                    std::vector<const events::Event*> control_flow;
+                    convert_reimpl(sink.events(), reimpl_events, control_flow);
+
+                    ctx.events += original.size() + reimpl_events.size();
+                    ctx.comparator.compare(input_name(record, vi, li, state), original, reimpl_events);
+                    if (ctx.comparator.counts().unexplained == unexplained_before) count_checked(sink.events(), m);
+                    unexplained_before = ctx.comparator.counts().unexplained;
+                }
+            }
+        }
+    }
+    const auto& by_kind = ctx.comparator.counts().by_kind;
+    auto kind = [&](const char* k) { auto it = by_kind.find(k); return it == by_kind.end() ? 0ull : it->second; };
+    ctx.report["metrics"] = {
+        {"records", m.records},
+        {"inputs", m.inputs},
+        {"draw_events", kind("face_draw") + kind("attached_draw")},
+        {"face_draw_events", kind("face_draw")},
+        {"attached_draw_events", kind("attached_draw")},
+        {"winding_events", kind("winding_decision")},
+        {"packet_checks", m.packets.size()},
+        {"control_flow_instructions", m.cf_instructions.size()},
+        {"control_flow_cases", m.cf_cases.size()}};
+}
+
+}  // namespace refcheck::harness

@@ -1,0 +1,61 @@
+// Turns the original's hooked calls during draw_3d_object_ into events of the shared event model:
+// face routines (replaced by recorders, or tapped when they run for frames) become face_draw events,
+// polygon_winding_ results (read at its return sites) winding_decision events, draw_attached_object_
+// calls attached_draw events, with the instance path kept on a stack.
+#pragma once
+
+#include "refcheck/harness/original.hpp"
+#include "refcheck/harness/record.hpp"
+#include "refcheck/events.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace refcheck::harness {
+
+// The face routines of the profile, and whether each is the "partially visible" (clipped) one.
+struct FaceRoutine {
+    const char* name;
+    bool clipped;
+};
+inline constexpr FaceRoutine kFaceRoutines[] = {
+    {"draw_completely_visible_primary_face_", false},
+    {"draw_partially_visible_primary_face_", true},
+    {"draw_completely_visible_secondary_face_", false},
+    {"draw_partially_visible_secondary_face_", true},
+};
+
+class Recorder {
+public:
+    // `run_faces`: tap the face routines so they rasterise (frames); otherwise replace them.
+    Recorder(Original& original, bool run_faces);
+    void begin(std::uint32_t record, std::uint32_t instance);
+    std::vector<EventRecord> take();
+
+private:
+    struct Frame {
+        std::uint32_t record;
+        std::uint32_t instance;
+        bool pushed_slot;
+    };
+    void face(std::uint32_t packet, std::uint32_t vertices, std::int32_t face_level, std::uint32_t flags, bool clipped);
+    void winding(std::int32_t w);
+    void attach_enter(std::uint32_t parent, std::uint32_t slot);
+    void attach_leave();
+    std::vector<std::int64_t> path() const;
+
+    Original& o_;
+    std::uint32_t off_fv_u_, off_fv_v_, off_fv_level_, off_fv_sx_, off_fv_sy_, off_fv_z_, fv_size_;
+    std::uint32_t off_inst_record_, off_inst_model_, off_inst_position_, off_inst_rotation_, off_inst_child_;
+    std::vector<Frame> frames_;
+    std::vector<std::int64_t> slots_;
+    std::vector<EventRecord> events_;
+};
+
+// The reimplementation's events in the same shape (fields the original cannot observe dropped:
+// the program offset and opcode of winding and attach events). Control-flow events are not
+// compared (the original makes no call for them); they are returned separately.
+void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecord>& out,
+                    std::vector<const events::Event*>& control_flow);
+
+}  // namespace refcheck::harness

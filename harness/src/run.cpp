@@ -1,0 +1,117 @@
+#include "refcheck/harness/run.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+namespace refcheck::harness {
+
+namespace fs = std::filesystem;
+
+namespace {
+fs::path pick(const std::optional<fs::path>& override_path, const std::string& case_value,
+              const fs::path& case_file, const fs::path& fallback) {
+    if (override_path) return *override_path;
+    if (case_value != "default") {
+        fs::path p = case_value;
+        return p.is_absolute() ? p : case_file.parent_path() / p;
+    }
+    return fallback;
+}
+}  // namespace
+
+Environment resolve_environment(const Case& c, const RunOptions& o) {
+    return {pick(o.image, c.image, c.file, o.defaults.image), pick(o.profile, c.profile, c.file, o.defaults.profile),
+            pick(o.data, c.data, c.file, o.defaults.data)};
+}
+
+std::vector<fs::path> select_shard(const std::vector<fs::path>& cases, Shard shard) {
+    std::vector<fs::path> out;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        if (shard.count <= 1 || i % shard.count == shard.index) out.push_back(cases[i]);
+    return out;
+}
+
+ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports) {
+    ojson index = make_run_index(reports);
+    write_json(out / "run.json", index);
+    write_junit(out / "junit.xml", index, reports);
+    write_html(out / "index.html", index, reports, out);
+    return index;
+}
+
+RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& options) {
+    RunSummary summary;
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<Case> cases;
+    for (const auto& f : select_shard(case_files, options.shard)) cases.push_back(load_case(f));
+    // Reports are ordered by case name, so a sharded run merges into the same index.
+    std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+
+    summary.results.resize(cases.size());
+    std::atomic<std::size_t> next{0};
+    std::mutex progress_mutex;
+    auto worker = [&] {
+        for (std::size_t i = next++; i < cases.size(); i = next++) {
+            const auto t0 = std::chrono::steady_clock::now();
+            CaseResult r = run_case(cases[i], resolve_environment(cases[i], options));
+            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            summary.results[i] = std::move(r);
+            if (options.progress) {
+                std::lock_guard lock(progress_mutex);
+                options.progress(summary.results[i].name);
+            }
+        }
+    };
+    const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(cases.size())));
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads) t.join();
+
+    std::vector<ojson> reports;
+    for (const auto& r : summary.results) {
+        write_json(options.out / (r.name + ".json"), r.report);
+        reports.push_back(r.report);
+        summary.events += r.events;
+    }
+    summary.index = write_run_outputs(options.out, reports);
+    summary.html = options.out / "index.html";
+    const std::string status = summary.index.at("status").get<std::string>();
+    summary.exit_code = status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
+    summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return summary;
+}
+
+int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
+    std::vector<std::pair<std::string, ojson>> named;
+    for (const auto& dir : shard_dirs) {
+        const ojson index = read_json(dir / "run.json");
+        for (const auto& row : index.at("cases")) {
+            const std::string file = row.at("report").get<std::string>();
+            ojson report = read_json(dir / file);
+            for (const auto& f : report.value("frames", ojson::array()))
+                for (const char* k : {"original_png", "reimpl_png", "diff_png"})
+                    if (f.contains(k)) {
+                        const fs::path rel = f.at(k).get<std::string>();
+                        fs::create_directories((out / rel).parent_path());
+                        fs::copy_file(dir / rel, out / rel, fs::copy_options::overwrite_existing);
+                    }
+            named.emplace_back(row.at("case").get<std::string>(), std::move(report));
+        }
+    }
+    // Unsharded runs list cases in sorted file order; the case name is the file stem.
+    std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<ojson> reports;
+    for (auto& [name, report] : named) {
+        write_json(out / (name + ".json"), report);
+        reports.push_back(std::move(report));
+    }
+    const ojson index = write_run_outputs(out, reports);
+    const std::string status = index.at("status").get<std::string>();
+    return status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
+}
+
+}  // namespace refcheck::harness

@@ -1,0 +1,126 @@
+// One case from start to report: profile checked, inputs hashed, the original booted, the family
+// run, the report assembled. Never throws: problems become a report with status "error".
+#include "families.hpp"
+
+#include "refcheck/harness/hash.hpp"
+#include "refcheck/harness/run.hpp"
+#include "refcheck/reimpl/format_error.hpp"
+
+#include <fstream>
+
+namespace refcheck::harness {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> needed_symbols(Family f) {
+    std::vector<std::string> n = {"initialise_3d_objects_", "object_table", "object_count", "object_archive",
+                                  "object_archive_size", "texture_table", "texture_count"};
+    auto add = [&](std::initializer_list<const char*> more) { n.insert(n.end(), more.begin(), more.end()); };
+    switch (f) {
+        case Family::Loader: break;
+        case Family::Palette:
+            add({"initialise_3d_palette_", "palette_rgb", "intensity_table", "ramp_table", "glass_table", "haze_table"});
+            break;
+        case Family::Construct: add({"construct_3d_object_"}); break;
+        case Family::Program:
+            add({"initialise_3d_palette_", "construct_3d_object_", "draw_3d_object_",
+                 "draw_completely_visible_primary_face_", "draw_partially_visible_primary_face_",
+                 "draw_completely_visible_secondary_face_", "draw_partially_visible_secondary_face_",
+                 "polygon_winding_", "draw_attached_object_"});
+            break;
+    }
+    return n;
+}
+
+namespace {
+
+std::vector<std::uint8_t> read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + p.string());
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+ojson selection_json(const Case& c) {
+    ojson s;
+    ojson r;
+    r["encoding"] = c.records.encoding;
+    if (c.records.from) r["from"] = *c.records.from;
+    if (c.records.to) r["to"] = *c.records.to;
+    if (!c.records.list.empty()) r["list"] = c.records.list;
+    r["stride"] = c.records.stride;
+    s["records"] = r;
+    ojson views = ojson::array();
+    for (const auto& v : c.views)
+        views.push_back({{"yaw", v.yaw}, {"pitch", v.pitch}, {"roll", v.roll}, {"distance", v.distance}});
+    s["views"] = views;
+    s["lights"] = c.lights;
+    s["states"] = c.states;
+    s["warzones"] = c.warzones;
+    return s;
+}
+
+}  // namespace
+
+CaseResult run_case(const Case& c, const Environment& env) {
+    CaseResult result;
+    result.name = c.name;
+    ojson& r = result.report;
+    r["schema"] = kCaseReportSchema;
+    r["case"] = c.name;
+    r["family"] = std::string(family_name(c.family));
+    r["description"] = c.description;
+    r["rules"] = c.rules;
+    r["allow"] = c.allow;
+    r["status"] = "error";
+    CompareOptions options;
+    options.allowed = c.allow;
+    options.tolerance = c.tolerance;
+    Comparator comparator(options);
+    std::unique_ptr<Original> original;
+    try {
+        const Profile profile = load_profile(env.profile);
+        const auto missing = profile.missing(needed_symbols(c.family));
+        if (!missing.empty()) {
+            std::string list;
+            for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+            throw ProfileError(env.profile.filename().string() + " lacks an address for: " + list);
+        }
+        r["inputs"] = {{"image", {{"file", env.image.filename().string()}, {"sha256", sha256_file(env.image)}}},
+                       {"profile", {{"file", env.profile.filename().string()}, {"sha256", sha256_file(env.profile)}}}};
+        CaseContext ctx{c, env, *(original = std::make_unique<Original>(env, profile)),
+                        read_file(env.data / "3DDATA" / "3DOBJS.BIN"), read_file(env.data / "3DDATA" / "OBJTEXT.BIN"),
+                        read_file(env.data / "3DPAL.RGB"), comparator, r};
+        r["inputs"]["archives"] = {{"3DDATA/3DOBJS.BIN", sha256_hex(ctx.models)},
+                                   {"3DDATA/OBJTEXT.BIN", sha256_hex(ctx.textures)},
+                                   {"3DPAL.RGB", sha256_hex(ctx.palette)}};
+        r["selection"] = selection_json(c);
+        const auto boot = original->call("initialise_3d_objects_", {});
+        if (!boot.ok() || boot.eax != 0)
+            throw std::runtime_error("initialise_3d_objects_ failed: " +
+                                     (boot.fault ? boot.fault->message : "returned " + std::to_string(boot.eax)));
+        original->note_ran("initialise_3d_objects_");
+        switch (c.family) {
+            case Family::Loader: run_loader(ctx); break;
+            case Family::Palette: run_palette(ctx); break;
+            case Family::Construct: run_construct(ctx); break;
+            case Family::Program: run_program(ctx); break;
+        }
+        result.events = ctx.events;
+        const Counts& counts = comparator.counts();
+        result.status = counts.unexplained ? Status::Divergent : Status::Equivalent;
+        r["status"] = std::string(status_name(result.status));
+    } catch (const reimpl::FormatError& e) {
+        r["error"] = std::string("reimplementation: ") + e.what();
+    } catch (const std::exception& e) {
+        r["error"] = e.what();
+    }
+    r["hooks"] = original ? original->hooks_json() : ojson::object();
+    r["files"] = original ? original->files_json() : ojson::array();
+    r["counts"] = to_json(comparator.counts());
+    if (comparator.first_unexplained()) r["first_unexplained"] = to_json(*comparator.first_unexplained());
+    if (comparator.first_known()) r["first_known"] = to_json(*comparator.first_known());
+    r["faults"] = original ? ojson(original->faults()) : ojson::array();
+    return result;
+}
+
+}  // namespace refcheck::harness

@@ -1,0 +1,34 @@
+// refcheck dump RECORD [--data DIR]: the draw-program listing of one record (offsets, opcodes,
+// operands, packet fields, branch targets), from the reimplementation's decoder.
+#include "command.hpp"
+
+#include "refcheck/reimpl/disassembler.hpp"
+#include "refcheck/reimpl/file_bytes.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/texture_archive.hpp"
+
+#include <iostream>
+
+namespace refcheck::cli {
+
+const Command& dump_command() {
+    static const Command command{
+        "dump", "Print a record's draw program: offsets, opcodes, operands, packets, branch targets",
+        [](CLI::App& app) -> std::function<int()> {
+            auto record = std::make_shared<std::uint32_t>(0);
+            auto data = std::make_shared<std::string>(REFCHECK_DEFAULT_DATA);
+            app.add_option("record", *record, "Record index in 3DDATA/3DOBJS.BIN")->required();
+            app.add_option("--data", *data, "Data root holding 3DDATA/")->capture_default_str();
+            return [record, data] {
+                const std::filesystem::path root = *data;
+                const auto models = reimpl::ModelArchive::parse(reimpl::read_file_bytes(root / "3DDATA" / "3DOBJS.BIN"));
+                const auto textures =
+                    reimpl::TextureArchive::parse(reimpl::read_file_bytes(root / "3DDATA" / "OBJTEXT.BIN"));
+                std::cout << reimpl::dump_record(models, *record, &textures);
+                return kEquivalent;
+            };
+        }};
+    return command;
+}
+
+}  // namespace refcheck::cli

@@ -1,0 +1,139 @@
+// refcheck run [CASES...]: the main job. Runs cases (default: every case in cases/), writes one
+// report per case, the run index, JUnit XML and the HTML page, and exits 0/1/2.
+#include "command.hpp"
+
+#include "refcheck/harness/run.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+namespace refcheck::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RunArgs {
+    std::vector<std::string> cases;
+    std::string image, profile, data;
+    std::string out = "out/run";
+    unsigned jobs = 1;
+    std::string shard;
+};
+
+harness::Shard parse_shard(const std::string& text) {
+    harness::Shard s;
+    if (!text.empty()) {
+        const auto slash = text.find('/');
+        if (slash == std::string::npos) throw std::runtime_error("--shard wants K/N, e.g. 0/4");
+        s.index = static_cast<unsigned>(std::stoul(text.substr(0, slash)));
+        s.count = static_cast<unsigned>(std::stoul(text.substr(slash + 1)));
+    } else if (const char* total = std::getenv("GTEST_TOTAL_SHARDS")) {
+        // The GoogleTest sharding protocol, so runners that shard test binaries can shard a run.
+        const char* index = std::getenv("GTEST_SHARD_INDEX");
+        s.count = static_cast<unsigned>(std::stoul(total));
+        s.index = index ? static_cast<unsigned>(std::stoul(index)) : 0;
+        if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE")) std::fclose(std::fopen(status, "w"));
+    }
+    if (s.count == 0 || s.index >= s.count) throw std::runtime_error("shard index must be below the shard count");
+    return s;
+}
+
+std::vector<fs::path> case_files(const std::vector<std::string>& given) {
+    std::vector<fs::path> out;
+    if (given.empty()) return harness::list_cases(fs::path(REFCHECK_SOURCE_DIR) / "cases");
+    for (const auto& g : given) {
+        if (fs::is_directory(g)) {
+            auto more = harness::list_cases(g);
+            out.insert(out.end(), more.begin(), more.end());
+        } else {
+            out.emplace_back(g);
+        }
+    }
+    return out;
+}
+
+std::string with_commas(std::uint64_t v) {
+    std::string s = std::to_string(v);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+    return s;
+}
+
+void print_summary(const harness::RunSummary& s) {
+    const auto& t = s.index.at("totals");
+    const auto& c = t.at("counts");
+    std::cout << "\n";
+    for (const auto& r : s.results) {
+        const auto& counts = r.report.value("counts", harness::ojson::object());
+        std::printf("  %-34s %-11s %12s compared %12s matched %9s known %6s unexplained  %7.1fs\n", r.name.c_str(),
+                    std::string(harness::status_name(r.status)).c_str(),
+                    with_commas(counts.value("compared", 0ull)).c_str(),
+                    with_commas(counts.value("matched", 0ull)).c_str(), with_commas(counts.value("known", 0ull)).c_str(),
+                    with_commas(counts.value("unexplained", 0ull)).c_str(), r.seconds);
+        if (r.report.contains("error")) std::printf("      error: %s\n", r.report.at("error").get<std::string>().c_str());
+    }
+    std::cout << "\nrefcheck: " << s.index.at("status").get<std::string>() << " — " << t.at("cases") << " cases ("
+              << t.at("equivalent") << " equivalent, " << t.at("divergent") << " divergent, " << t.at("error")
+              << " error); events compared " << with_commas(c.value("compared", 0ull)) << ", matched "
+              << with_commas(c.value("matched", 0ull)) << ", known divergences " << with_commas(c.value("known", 0ull))
+              << ", unexplained " << with_commas(c.value("unexplained", 0ull)) << "\n";
+    for (const auto& [cause, n] : c.value("known_by_cause", harness::ojson::object()).items())
+        std::cout << "  known divergence " << cause << ": " << with_commas(n.get<std::uint64_t>()) << "\n";
+    std::printf("wall time %.1f s, %s events/s\n", s.seconds,
+                with_commas(static_cast<std::uint64_t>(s.seconds > 0 ? double(s.events) / s.seconds : 0)).c_str());
+    std::cout << "HTML report: " << fs::absolute(s.html).lexically_normal().string() << "\n";
+}
+
+}  // namespace
+
+const Command& run_command() {
+    static const Command command{
+        "run", "Run cases (default: all of cases/) and report what is equivalent",
+        [](CLI::App& app) -> std::function<int()> {
+            auto a = std::make_shared<RunArgs>();
+            app.add_option("cases", a->cases, "Case files or folders (default: the project's cases/)");
+            app.add_option("--image", a->image, "The original PE32 image (default: the stand-in)");
+            app.add_option("--profile", a->profile, "The image's profile JSON (default: the stand-in's)");
+            app.add_option("--data", a->data, "Data root holding 3DDATA/ (default: the synthetic archives)");
+            app.add_option("--out", a->out, "Output folder for reports")->capture_default_str();
+            app.add_option("--jobs,-j", a->jobs, "Cases run in parallel")->capture_default_str();
+            app.add_option("--shard", a->shard, "Run shard K of N (K/N); GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX also work");
+            return [a] {
+                harness::RunOptions o;
+                o.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA};
+                if (!a->image.empty()) o.image = a->image;
+                if (!a->profile.empty()) o.profile = a->profile;
+                if (!a->data.empty()) o.data = a->data;
+                o.out = a->out;
+                o.jobs = a->jobs;
+                o.shard = parse_shard(a->shard);
+                const auto files = case_files(a->cases);
+                const bool tty = isatty(STDOUT_FILENO);
+                std::size_t done = 0;
+                const std::size_t total = harness::select_shard(files, o.shard).size();
+                o.progress = [&](std::string_view name) {
+                    ++done;
+                    if (tty) {
+                        const int width = 30, filled = static_cast<int>(width * done / std::max<std::size_t>(total, 1));
+                        std::printf("\r[%s%s] %zu/%zu %-40.40s", std::string(filled, '#').c_str(),
+                                    std::string(width - filled, '.').c_str(), done, total, std::string(name).c_str());
+                        std::fflush(stdout);
+                    } else {
+                        std::printf("case %zu/%zu done: %s\n", done, total, std::string(name).c_str());
+                    }
+                };
+                const auto summary = harness::run(files, o);
+                if (tty) std::printf("\n");
+                print_summary(summary);
+                return summary.exit_code;
+            };
+        }};
+    return command;
+}
+
+}  // namespace refcheck::cli
