@@ -11,8 +11,8 @@ EventRecord face(std::int64_t offset, std::int64_t level, std::vector<std::int64
                  std::uint32_t flags = 0) {
     EventRecord e;
     e.kind = "face";
-    e.fields = {{"record", std::int64_t{7}}, {"offset", offset}, {"intensities", std::vector<std::int64_t>{level}},
-                {"screen", std::move(screen)}};
+    e.fields = {{"record", std::int64_t{7}}, {"offset", offset}, {"vertex_levels", std::vector<std::int64_t>{level}},
+                {"screen_x", std::move(screen)}};
     e.key_fields = 2;
     e.flags = flags;
     return e;
@@ -38,7 +38,7 @@ TEST(Compare, FieldMismatchIsUnexplainedWithoutFlag) {
     const auto& d = *c.first_unexplained();
     EXPECT_EQ(d.original_index, 1u);
     ASSERT_EQ(d.fields.size(), 1u);
-    EXPECT_EQ(d.fields[0].name, "intensities");
+    EXPECT_EQ(d.fields[0].name, "vertex_levels");
     EXPECT_EQ(d.fields[0].original, "[4]");
     EXPECT_EQ(d.fields[0].reimpl, "[9]");
     EXPECT_EQ(d.original_before.size(), 1u);
