@@ -1,0 +1,79 @@
+// The deterministic guest heap.
+//
+// Decisions (see also describe()):
+// - Fixed base (0x10000000), bump allocation, 16-byte alignment (page alignment for VirtualAlloc),
+//   and a guard gap of at least 32 bytes after every allocation. The same sequence of requests
+//   gives the same addresses on every run and in every machine.
+// - Freed memory is never reused, so a stale pointer stays attributable ("inside freed allocation
+//   #7"). The region is 512 MiB of guest address space, mapped in 1 MiB chunks as it fills; it is
+//   zero when first handed out, so allocations are deterministic zero-filled.
+// - Guard gaps are MAPPED: a stray read past an allocation does not fault (the original engine
+//   really reads past a texture allocation and the run must go on). describe() attributes such an
+//   address; Machine::watch_heap_strays() optionally reports every such access as it happens.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "refcheck/emu/types.hpp"
+
+namespace refcheck::emu {
+
+enum class AllocationKind : uint8_t { heap, global, local, virtual_memory };
+std::string_view to_string(AllocationKind k);
+
+struct Allocation {
+    uint32_t index = 0;        // #1, #2, ... in order of allocation
+    Address address = 0;
+    uint32_t size = 0;         // bytes requested
+    std::string routine;       // the routine being called when it was made
+    AllocationKind kind = AllocationKind::heap;
+    bool freed = false;
+    Address end() const { return address + size; }
+};
+
+class GuestHeap {
+public:
+    static constexpr Address region_base = 0x10000000;
+    static constexpr Address region_limit = 0x30000000;
+    static constexpr uint32_t guard_gap = 32;
+    static constexpr uint32_t alignment = 16;
+    static constexpr uint32_t chunk = 0x100000;
+
+    // map(begin, size) maps fresh read/write guest memory; called as the heap grows.
+    explicit GuestHeap(std::function<void(Address, uint32_t)> map) : map_(std::move(map)) {}
+
+    // Returns 0 when the region is exhausted (size 0 gives a distinct, valid address).
+    Address allocate(uint32_t size, std::string_view routine, AllocationKind kind,
+                     uint32_t align = alignment);
+    // Marks the allocation starting at `address` freed; false if there is none live there.
+    bool release(Address address);
+    // The live allocation starting exactly at `address`.
+    const Allocation* live_at(Address address) const;
+    // The allocation whose bytes contain `address`, if any (live or freed).
+    const Allocation* containing(Address address) const;
+    // True when `address` is in the heap but in no allocation (a guard gap or unused tail).
+    bool in_gap(Address address) const;
+    // "0x10001010 is 16 bytes past allocation #12 (4,108 bytes, made by initialise_3d_objects_)";
+    // empty when `address` is not in the heap region.
+    std::string describe(Address address) const;
+
+    const std::vector<Allocation>& allocations() const { return allocations_; }
+    Range used() const { return {region_base, next_}; }
+    Range mapped() const { return {region_base, mapped_end_}; }
+
+private:
+    const Allocation* at_or_below(Address address) const;
+
+    std::function<void(Address, uint32_t)> map_;
+    std::vector<Allocation> allocations_;
+    std::map<Address, uint32_t> by_address_;  // start address -> index into allocations_
+    Address next_ = region_base;
+    Address mapped_end_ = region_base;
+};
+
+}  // namespace refcheck::emu

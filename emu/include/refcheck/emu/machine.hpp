@@ -1,0 +1,184 @@
+// The x86-32 machine: one Unicorn engine, one PE32 image, the Win32 shims, the guest heap, the
+// data root, hooks, coverage and the instruction trace. Knows nothing about 3D models.
+//
+// Guest address space:
+//   0x00000000-0x0000ffff  unmapped (null-pointer accesses fault)
+//   0x00200000-0x002fffff  stack (1 MiB, grows down from 0x00300000; below is unmapped)
+//   image                  at its preferred base (0x00400000 for the test image) or where asked
+//   0x10000000-0x2fffffff  guest heap (GuestHeap), mapped as it grows
+//   0x7ffe0000-0x7ffeffff  shim page: one 8-byte thunk per import, the call sentinel at the end
+//
+// Cost model: the default call path installs no per-instruction and no per-block hook. The shim
+// page has one ranged code hook that fires only when guest code executes there; replace/tap hooks
+// cover one address each; coverage and trace hooks exist only while enabled. Memory watches are
+// the exception: while any watch (or watch_heap_strays) is installed, Unicorn takes its slow path
+// for every guest memory access (about 10x on memory-bound code) — a Unicorn property.
+#pragma once
+
+#include <unicorn/unicorn.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "refcheck/emu/convention.hpp"
+#include "refcheck/emu/coverage.hpp"
+#include "refcheck/emu/data_root.hpp"
+#include "refcheck/emu/fault.hpp"
+#include "refcheck/emu/heap.hpp"
+#include "refcheck/emu/image.hpp"
+#include "refcheck/emu/log.hpp"
+#include "refcheck/emu/symbols.hpp"
+#include "refcheck/emu/trace.hpp"
+#include "refcheck/emu/types.hpp"
+#include "refcheck/emu/win32.hpp"
+
+namespace refcheck::emu {
+
+struct MachineOptions {
+    std::filesystem::path data_root;   // empty: every file open is refused
+    std::string mount = "C:\\";        // the Windows folder the data root appears as
+    bool writable_data_root = false;   // allow CreateFileA for writing inside the root
+};
+
+// How an instruction budget is enforced (only when CallLimits::instruction_budget != 0).
+//  block_hook:    a UC_HOOK_BLOCK over all code adds each block's instruction count (decoded
+//                 once per block with Capstone, cached); the run stops at the first block that
+//                 would exceed the budget. Installed only for budgeted calls; an unbudgeted call
+//                 removes it again (flushing the translation cache once). The default.
+//  unicorn_count: uc_emu_start's own `count`, which installs a per-instruction code hook inside
+//                 Unicorn: exact to the instruction, much slower (see emu_bench).
+enum class BudgetMethod : uint8_t { block_hook, unicorn_count };
+
+struct CallLimits {
+    uint64_t instruction_budget = 0;  // 0: unlimited, and no hook at all
+    uint32_t wall_ms = 10000;         // 0: none. Enforced by one watchdog thread per machine
+                                      // (not uc_emu_start's timeout, which starts a thread per call)
+    BudgetMethod budget_method = BudgetMethod::block_hook;
+};
+
+struct CallResult {
+    std::optional<Fault> fault;
+    uint32_t eax = 0;
+    uint32_t edx = 0;
+    std::optional<uint64_t> instructions;  // known when a budget was counted
+    bool ok() const { return !fault.has_value(); }
+    uint64_t edx_eax() const { return (uint64_t{edx} << 32) | eax; }
+};
+
+using HookId = uint32_t;
+// A replacement: reads its arguments, returns EAX; the machine returns to the caller per the
+// convention. It may call Machine::stop to end the run instead.
+using ReplaceFn = std::function<uint32_t(Machine&, const Args&)>;
+using TapFn = std::function<void(Machine&)>;
+
+struct MemoryAccess {
+    Access kind = Access::read;
+    Address address = 0;
+    uint32_t size = 0;
+    uint64_t value = 0;   // the value written (writes only)
+    Address eip = 0;      // the accessing instruction
+};
+using WatchFn = std::function<void(Machine&, const MemoryAccess&)>;
+
+class Machine {
+public:
+    static constexpr Address stack_base = 0x00200000;
+    static constexpr Address stack_top = 0x00300000;
+    static constexpr Address shim_base = 0x7ffe0000;
+    static constexpr uint32_t shim_size = 0x10000;
+    static constexpr uint32_t thunk_size = 8;
+    static constexpr Address sentinel = shim_base + shim_size - 16;  // return address of call()
+
+    explicit Machine(MachineOptions options = {});
+    ~Machine();
+    Machine(const Machine&) = delete;
+    Machine& operator=(const Machine&) = delete;
+
+    // Loads a PE32 (once per machine). `base`: load there instead of the preferred base
+    // (relocations applied). Throws EmuError for a bad file.
+    const Image& load(const std::filesystem::path& pe, std::optional<Address> base = std::nullopt);
+    const Image& image() const;
+
+    // Calls one routine: arguments set per the convention, return to `sentinel`, run under the
+    // limits. Never throws for guest misbehaviour: the fault is in the result and the machine is
+    // ready for the next call.
+    CallResult call(Address address, Convention c, std::span<const uint32_t> args, CallLimits limits = {});
+    CallResult call(Address address, Convention c, std::initializer_list<uint32_t> args, CallLimits limits = {})
+    {
+        return call(address, c, std::span<const uint32_t>(args.begin(), args.size()), limits);
+    }
+    // By export or symbol name of the image (throws EmuError if unknown).
+    CallResult call(std::string_view routine, Convention c, std::initializer_list<uint32_t> args, CallLimits limits = {});
+    CallResult call(std::string_view routine, Convention c, std::span<const uint32_t> args, CallLimits limits = {});
+    // The routine named by the running (or last) call(): symbol name, or its address in hex.
+    const std::string& current_routine() const;
+    // From a hook or shim: ends the current run with a fault of this kind.
+    void stop(FaultKind kind, std::string message);
+
+    // Hooks. Each covers exactly its address or range (translation cache removed there).
+    HookId replace(Address address, Convention c, unsigned nargs, ReplaceFn fn);
+    HookId tap(Address address, TapFn fn);
+    HookId watch(Range range, Access access, WatchFn fn);
+    void remove_hook(HookId id);
+
+    // Guest memory from the host (EmuError if unmapped).
+    uint8_t read_u8(Address a) const;
+    uint16_t read_u16(Address a) const;
+    uint32_t read_u32(Address a) const;
+    void read(Address a, std::span<uint8_t> out) const;
+    std::vector<uint8_t> read_bytes(Address a, size_t n) const;
+    std::string read_cstring(Address a, size_t max = 4096) const;
+    void write(Address a, std::span<const uint8_t> bytes);
+    void write_u8(Address a, uint8_t v);
+    void write_u16(Address a, uint16_t v);
+    void write_u32(Address a, uint32_t v);
+    bool is_mapped(Address a) const;
+
+    uint32_t reg(Reg r) const;
+    void set_reg(Reg r, uint32_t v);
+    Registers registers() const;
+
+    GuestHeap& heap();
+    DataRoot* data_root();  // null when the machine has none
+    win32::Kernel32State& kernel32();
+    SymbolTable& symbols();
+    const SymbolTable& symbols() const;
+    Log& log();
+
+    // Where an address is: heap attribution, image section + symbol, stack, shim page, unmapped.
+    std::string describe(Address a) const;
+    std::vector<std::string> disassemble(Address a, size_t count) const;
+
+    // Coverage: a block hook over the given routines' ranges only (merged where they touch).
+    void enable_coverage(std::vector<Routine> routines);
+    void disable_coverage();
+    Coverage& coverage();
+
+    // Trace: a code hook over `ranges` (default: the image's executable sections) feeding a ring.
+    void enable_trace(size_t capacity, std::vector<Range> ranges = {});
+    void disable_trace();
+    const Trace& trace() const;
+    std::vector<std::string> disassemble_trace(size_t n) const;
+
+    // Reports every guest access into a heap guard gap or a freed allocation (to the log and
+    // heap_strays()). Costs the slow memory path for every access while on.
+    void watch_heap_strays(bool on);
+    const std::vector<std::string>& heap_strays() const;
+
+    uc_engine* engine();
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace refcheck::emu

@@ -1,0 +1,81 @@
+#include "refcheck/emu/coverage.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace refcheck::emu {
+
+std::vector<Routine> routines_of(const Image& image)
+{
+    std::map<Address, std::string> starts;
+    for (const auto& [name, address] : image.exports)
+        if (image.is_code(address))
+            starts.try_emplace(address, name);
+    for (const auto& [name, address] : image.symbols)
+        if (image.is_code(address))
+            starts.try_emplace(address, undecorate(name));
+    std::vector<Routine> out;
+    for (auto it = starts.begin(); it != starts.end(); ++it) {
+        Address end = image.section_at(it->first)->range.end;
+        if (auto next = std::next(it); next != starts.end())
+            end = std::min(end, next->first);
+        out.push_back({it->second, {it->first, end}});
+    }
+    return out;
+}
+
+void Coverage::record(Address block, uint32_t size)
+{
+    BlockHits& b = blocks_[block];
+    b.size = size;
+    ++b.hits;
+}
+
+std::vector<std::pair<std::string, size_t>> Coverage::blocks_per_routine() const
+{
+    std::vector<std::pair<std::string, size_t>> out;
+    for (const Routine& r : routines_) {
+        size_t n = 0;
+        for (auto it = blocks_.lower_bound(r.range.begin); it != blocks_.end() && it->first < r.range.end; ++it)
+            ++n;
+        out.emplace_back(r.name, n);
+    }
+    return out;
+}
+
+namespace {
+void put_u32(std::ostream& out, uint32_t v)
+{
+    char b[4] = {char(v), char(v >> 8), char(v >> 16), char(v >> 24)};
+    out.write(b, 4);
+}
+void put_u16(std::ostream& out, uint16_t v)
+{
+    char b[2] = {char(v), char(v >> 8)};
+    out.write(b, 2);
+}
+}  // namespace
+
+void Coverage::write_drcov(std::ostream& out, const Image& image) const
+{
+    std::vector<std::pair<Address, uint32_t>> inside;
+    for (const auto& [address, hits] : blocks_)
+        if (image.range().contains(address))
+            inside.emplace_back(address, hits.size);
+    char line[512];
+    out << "DRCOV VERSION: 2\n";
+    out << "DRCOV FLAVOR: refcheck\n";
+    out << "Module Table: version 2, count 1\n";
+    out << "Columns: id, base, end, entry, checksum, timestamp, path\n";
+    std::snprintf(line, sizeof line, " 0, 0x%08x, 0x%08x, 0x%08x, 0x00000000, 0x00000000, %s\n", image.base,
+                  image.base + image.size, image.entry, image.path.filename().string().c_str());
+    out << line;
+    out << "BB Table: " << inside.size() << " bbs\n";
+    for (const auto& [address, size] : inside) {
+        put_u32(out, address - image.base);  // start, relative to the module base
+        put_u16(out, static_cast<uint16_t>(size));
+        put_u16(out, 0);                     // module id
+    }
+}
+
+}  // namespace refcheck::emu

@@ -1,0 +1,134 @@
+// Internal state of a Machine (not installed with the public headers).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "refcheck/emu/disasm.hpp"
+#include "refcheck/emu/machine.hpp"
+#include "watchdog.hpp"
+
+namespace refcheck::emu {
+
+// What stopped a run, as recorded by a callback before uc_emu_start returned.
+struct PendingStop {
+    bool set = false;
+    FaultKind kind = FaultKind::host_error;
+    std::string message;
+    std::optional<Address> data_address;
+    std::optional<Address> eip;  // exact EIP when the callback knows it
+};
+
+enum class HookKind : uint8_t { replace, tap, watch };
+
+struct HookRecord {
+    Machine::Impl* impl = nullptr;
+    HookKind kind = HookKind::tap;
+    Range range;
+    std::vector<uc_hook> handles;
+    Convention convention = Convention::cdecl;
+    unsigned nargs = 0;
+    ReplaceFn replace;
+    TapFn tap;
+    WatchFn watch;
+};
+
+struct Thunk {
+    std::string dll;
+    std::string function;
+    const win32::Shim* shim = nullptr;  // null: the trap
+};
+
+struct Machine::Impl {
+    explicit Impl(Machine& self, MachineOptions options);
+    ~Impl();
+
+    Machine& self;
+    uc_engine* uc = nullptr;
+    MachineOptions options;
+    Log log;
+    SymbolTable symbols;
+    GuestHeap heap;
+    std::optional<DataRoot> data_root;
+    win32::Kernel32State kernel32;
+    Coverage coverage;
+    Trace trace;
+    Disassembler disassembler;
+    std::optional<Image> image;
+
+    // shim page
+    std::vector<Thunk> thunks;
+    uc_hook shim_hook = 0;
+
+    // the run
+    bool running = false;
+    std::string routine = "(none)";
+    PendingStop pending;
+    uc_hook invalid_hook = 0;
+    uc_hook interrupt_hook = 0;
+    std::unique_ptr<Watchdog> watchdog;  // declared after uc: destroyed (joined) before uc_close
+
+    // instruction budget (block_hook method)
+    uc_hook budget_hook = 0;
+    uint64_t budget = 0;
+    uint64_t executed = 0;
+    // Instructions per translated block, direct-mapped by start address (decoded once with Capstone).
+    struct BlockCount {
+        Address start = 0;
+        uint32_t size = 0;
+        uint32_t count = 0;
+    };
+    static constexpr size_t block_cache_size = 4096;
+    std::vector<BlockCount> block_counts = std::vector<BlockCount>(block_cache_size);
+
+    // hooks
+    std::map<HookId, std::unique_ptr<HookRecord>> hooks;
+    HookId next_hook = 1;
+    std::vector<uc_hook> coverage_hooks;
+    std::vector<uc_hook> trace_hooks;
+    std::vector<Range> trace_ranges;
+    uc_hook stray_hook = 0;
+    std::vector<std::string> strays;
+
+    // exact-EIP search after a data fault
+    bool trial = false;
+    PendingStop trial_stop;
+    uint32_t trial_steps = 0;
+    std::vector<std::pair<Address, std::vector<uint8_t>>> undo;
+
+    void record_stop(FaultKind kind, std::string message, std::optional<Address> data = std::nullopt,
+                     std::optional<Address> eip = std::nullopt);
+    void remove_cache(Range r);
+    void flush_all_translations();
+    static size_t block_slot(Address start) { return (start ^ (start >> 12)) % block_cache_size; }
+    uint32_t count_block(Address start, uint32_t size);  // decodes and caches (the slow path)
+    void set_budget_hook(bool on);
+
+    // machine_load.cpp
+    void map_image(const std::filesystem::path& path, std::optional<Address> base);
+    // machine_fault.cpp
+    Fault make_fault(const PendingStop& stop, Address reported_eip);
+    std::optional<std::pair<Address, Registers>> locate_data_fault(const PendingStop& stop, Address block);
+    std::vector<StackFrame> call_stack(const Registers& regs) const;
+    std::vector<std::string> disassembly_around(Address eip, Address hint_start) const;
+};
+
+// The address of the call instruction that returns to `ret`, if one is recognisable.
+std::optional<Address> find_call_site(const Machine& m, Address ret);
+
+// Unicorn callbacks never let a C++ exception cross into C: they turn it into a host_error stop.
+template <class F>
+void guarded(Machine::Impl& impl, F&& f)
+{
+    try {
+        f();
+    } catch (const std::exception& e) {
+        impl.record_stop(FaultKind::host_error, e.what());
+        uc_emu_stop(impl.uc);
+    }
+}
+
+}  // namespace refcheck::emu

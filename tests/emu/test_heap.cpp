@@ -1,0 +1,131 @@
+// The deterministic guest heap: same addresses every run, attribution, guard gaps, allocators.
+#include "emu_test_support.hpp"
+
+namespace refcheck::emu {
+namespace {
+
+using test::describe;
+
+std::vector<Address> allocate_some(Machine& m)
+{
+    std::vector<Address> out;
+    for (uint32_t size : {100u, 4108u, 1u, 64u}) {
+        CallResult r = m.call("heap_alloc", Convention::cdecl, {size});
+        EXPECT_TRUE(r.ok()) << describe(r);
+        out.push_back(r.eax);
+    }
+    return out;
+}
+
+TEST(Heap, SameAllocationsGiveSameAddressesInEveryMachine)
+{
+    Machine a, b;
+    a.load(test::test_image());
+    b.load(test::test_image(), 0x00800000);  // even with the image elsewhere
+    std::vector<Address> first = allocate_some(a);
+    std::vector<Address> second = allocate_some(b);
+    EXPECT_EQ(first, second);
+    EXPECT_EQ(first[0], GuestHeap::region_base);
+    for (size_t i = 1; i < first.size(); ++i)
+        EXPECT_GE(first[i] - first[i - 1], GuestHeap::guard_gap);
+}
+
+TEST(Heap, AttributesAddressesToAllocationsAndRoutines)
+{
+    Machine m;
+    m.load(test::test_image());
+    std::vector<Address> blocks = allocate_some(m);
+    Address texture = blocks[1];  // 4,108 bytes
+    EXPECT_EQ(m.heap().describe(texture + 4108 + 16),
+              hex(texture + 4108 + 16) + " is 16 bytes past allocation #2 (4,108 bytes, made by heap_alloc)");
+    EXPECT_EQ(m.describe(texture + 12),
+              hex(texture + 12) + " is at offset 12 in allocation #2 (4,108 bytes, made by heap_alloc)");
+    const Allocation* a = m.heap().containing(texture + 100);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(a->index, 2u);
+    EXPECT_EQ(a->routine, "heap_alloc");
+}
+
+TEST(Heap, StrayReadsPastAnAllocationDoNotFaultAndCanBeReported)
+{
+    Machine m;
+    m.load(test::test_image());
+    Address p = m.call("heap_alloc", Convention::cdecl, {64}).eax;
+    m.call("heap_alloc", Convention::cdecl, {64});
+    // Read 20 bytes past the end: inside the guard gap, mapped, so the run goes on.
+    CallResult r = m.call("fill_and_peek", Convention::cdecl, {p, 64, 84});
+    ASSERT_TRUE(r.ok()) << describe(r);
+    EXPECT_EQ(r.eax, 0u);
+    EXPECT_TRUE(m.heap().in_gap(p + 84));
+    EXPECT_TRUE(m.heap_strays().empty());
+    m.watch_heap_strays(true);
+    r = m.call("fill_and_peek", Convention::cdecl, {p, 64, 84});
+    ASSERT_TRUE(r.ok()) << describe(r);
+    ASSERT_EQ(m.heap_strays().size(), 1u);
+    EXPECT_NE(m.heap_strays()[0].find("stray read of 1 bytes"), std::string::npos) << m.heap_strays()[0];
+    EXPECT_NE(m.heap_strays()[0].find("20 bytes past allocation #1 (64 bytes, made by heap_alloc)"), std::string::npos)
+        << m.heap_strays()[0];
+    EXPECT_NE(m.heap_strays()[0].find("fill_and_peek"), std::string::npos);
+    m.watch_heap_strays(false);
+    m.call("fill_and_peek", Convention::cdecl, {p, 64, 84});
+    EXPECT_EQ(m.heap_strays().size(), 1u);
+}
+
+TEST(Heap, FreeAndReallocKeepAttribution)
+{
+    Machine m;
+    m.load(test::test_image());
+    Address p = m.call("heap_alloc", Convention::cdecl, {10}).eax;
+    m.write_u32(p, 0xdeadbeef);
+    Address out = test::guest_buffer(m, 4);
+    CallResult r = m.call("heap_grow", Convention::cdecl, {p, 300, out});
+    ASSERT_TRUE(r.ok()) << describe(r);
+    EXPECT_EQ(r.eax, 300u);
+    Address q = m.read_u32(out);
+    EXPECT_NE(q, p);
+    EXPECT_EQ(m.read_u32(q), 0xdeadbeefu);  // contents moved
+    EXPECT_NE(m.heap().describe(p).find("freed"), std::string::npos);
+    EXPECT_EQ(m.call("heap_free", Convention::cdecl, {q}).eax, 1u);
+    EXPECT_EQ(m.call("heap_free", Convention::cdecl, {q}).eax, 0u);  // double free
+    EXPECT_NE(m.log().lines().back().find("not a live allocation"), std::string::npos);
+}
+
+TEST(Heap, GlobalLocalAndVirtualAllocators)
+{
+    Machine m;
+    m.load(test::test_image());
+    CallResult r = m.call("other_allocators", Convention::cdecl, {});
+    ASSERT_TRUE(r.ok()) << describe(r);
+    EXPECT_EQ(r.eax, 106u);  // 1 + 2 + 3, +100 for a page-aligned VirtualAlloc
+    const auto& all = m.heap().allocations();
+    ASSERT_EQ(all.size(), 3u);
+    EXPECT_EQ(all[0].kind, AllocationKind::global);
+    EXPECT_EQ(all[1].kind, AllocationKind::local);
+    EXPECT_EQ(all[2].kind, AllocationKind::virtual_memory);
+    for (const Allocation& a : all) {
+        EXPECT_TRUE(a.freed);
+        EXPECT_EQ(a.routine, "other_allocators");
+    }
+}
+
+TEST(Win32, LastErrorTimeAndDebugOutput)
+{
+    Machine m;
+    m.load(test::test_image());
+    EXPECT_EQ(m.call("last_error_roundtrip", Convention::cdecl, {42}).eax, 42u);
+    Address ticks = test::guest_buffer(m, 4), counter = test::guest_buffer(m, 8), freq = test::guest_buffer(m, 8);
+    ASSERT_TRUE(m.call("time_probe", Convention::cdecl, {ticks, counter, freq}).ok());
+    EXPECT_EQ(m.read_u32(ticks), 1000u);  // deterministic
+    EXPECT_EQ(m.read_u32(counter), 1000000u);
+    EXPECT_EQ(m.read_u32(freq), 1000000u);
+    ASSERT_TRUE(m.call("time_probe", Convention::cdecl, {ticks, counter, freq}).ok());
+    EXPECT_EQ(m.read_u32(ticks), 1016u);
+    EXPECT_EQ(m.read_u32(counter), 1001000u);
+    std::vector<std::string> sink;
+    m.log().set_sink([&](std::string_view line) { sink.emplace_back(line); });
+    ASSERT_TRUE(m.call("say", Convention::cdecl, {test::guest_string(m, "hello")}).ok());
+    EXPECT_EQ(sink, std::vector<std::string>{"OutputDebugStringA: hello"});
+}
+
+}  // namespace
+}  // namespace refcheck::emu

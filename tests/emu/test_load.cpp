@@ -1,0 +1,107 @@
+// PE32 loading: sections and protections, .bss, exports and COFF symbols, import binding,
+// relocation at a non-preferred base.
+#include "emu_test_support.hpp"
+
+namespace refcheck::emu {
+namespace {
+
+using test::describe;
+
+TEST(Load, MapsSectionsWithTheirProtections)
+{
+    Machine m;
+    const Image& image = m.load(test::test_image());
+    EXPECT_EQ(image.base, 0x00400000u);  // pinned with --image-base
+    EXPECT_EQ(image.preferred_base, 0x00400000u);
+    EXPECT_EQ(image.relocations_applied, 0u);
+    auto find = [&](const std::string& name) -> const ImageSection& {
+        for (const auto& s : image.sections)
+            if (s.name == name)
+                return s;
+        throw std::runtime_error("no section " + name);
+    };
+    EXPECT_TRUE(find(".text").executable);
+    EXPECT_FALSE(find(".text").writable);
+    EXPECT_TRUE(find(".data").writable);
+    EXPECT_FALSE(find(".data").executable);
+    EXPECT_FALSE(find(".rdata").writable);
+    EXPECT_EQ(find(".bss").data_size, 0u);
+    // The headers are mapped: "MZ" at the base.
+    EXPECT_EQ(m.read_u16(image.base), 0x5a4du);
+}
+
+TEST(Load, BssIsZeroFilled)
+{
+    Machine m;
+    m.load(test::test_image());
+    CallResult first = m.call("bss_probe", Convention::cdecl, {});
+    ASSERT_TRUE(first.ok()) << describe(first);
+    EXPECT_EQ(first.eax, 0u);
+    CallResult second = m.call("bss_probe", Convention::cdecl, {});
+    EXPECT_EQ(second.eax, 8192u);  // the first call set every byte to 1
+}
+
+TEST(Load, ExportsAndCoffSymbolsResolveByName)
+{
+    Machine m;
+    const Image& image = m.load(test::test_image());
+    ASSERT_TRUE(image.address_of("add3_cdecl"));
+    // A label inside a routine exists only as a COFF symbol ("_fault_read_insn").
+    auto label = image.address_of("fault_read_insn");
+    ASSERT_TRUE(label);
+    EXPECT_EQ(image.symbols.at("_fault_read_insn"), *label);
+    EXPECT_GT(*label, *image.address_of("fault_read_unmapped"));
+    EXPECT_EQ(m.symbols().describe(*image.address_of("add3_cdecl") + 3), "add3_cdecl+0x3");
+    EXPECT_THROW(image.require("no_such_routine"), EmuError);
+}
+
+TEST(Load, ImportsAreBoundToShimsOrTheTrap)
+{
+    Machine m;
+    const Image& image = m.load(test::test_image());
+    bool saw_shim = false, saw_trap = false;
+    for (const ImportBinding& b : image.imports) {
+        EXPECT_EQ(m.read_u32(b.iat_slot), b.thunk) << b.function;
+        EXPECT_GE(b.thunk, Machine::shim_base);
+        if (b.function == "CreateFileA") {
+            EXPECT_TRUE(b.shimmed);
+            saw_shim = true;
+        }
+        if (b.function == "GetCurrentProcessId") {
+            EXPECT_FALSE(b.shimmed);  // loading does not fail because of it
+            saw_trap = true;
+        }
+    }
+    EXPECT_TRUE(saw_shim);
+    EXPECT_TRUE(saw_trap);
+}
+
+TEST(Load, RelocatesAtANonPreferredBase)
+{
+    Machine m;
+    const Image& image = m.load(test::test_image(), 0x01000000);
+    EXPECT_EQ(image.base, 0x01000000u);
+    EXPECT_GT(image.relocations_applied, 0u);
+    // A table of absolute string pointers, read through the relocated code.
+    CallResult r = m.call("name_at", Convention::cdecl, {1});
+    ASSERT_TRUE(r.ok()) << describe(r);
+    EXPECT_TRUE(image.range().contains(r.eax));
+    EXPECT_EQ(m.read_cstring(r.eax), "beta");
+    // A table of absolute data pointers.
+    EXPECT_EQ(m.call("bump_counter", Convention::cdecl, {2}).eax, 31u);
+    EXPECT_EQ(m.call("bump_counter", Convention::cdecl, {2}).eax, 32u);
+    // Imports still work there.
+    EXPECT_EQ(m.call("last_error_roundtrip", Convention::cdecl, {1234}).eax, 1234u);
+}
+
+TEST(Load, RefusesBadInput)
+{
+    Machine m;
+    EXPECT_THROW(m.load("/nonexistent/image.exe"), EmuError);
+    EXPECT_THROW(m.load(test::test_image(), 0x00200000), EmuError);  // on the stack
+    m.load(test::test_image());
+    EXPECT_THROW(m.load(test::test_image()), EmuError);  // one image per machine
+}
+
+}  // namespace
+}  // namespace refcheck::emu
