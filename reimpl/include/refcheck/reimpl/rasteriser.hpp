@@ -1,0 +1,57 @@
+// The rasteriser (spec section 12): draws face events into an 8-bit 320 x 200 frame, bit-exact to
+// the spec's rules (rows, edges, span, attribute interpolation, texture addressing, mesh patterns,
+// glass and haze remaps), and keeps the per-pixel flag sets of div.taint.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "refcheck/events.hpp"
+#include "refcheck/reimpl/geometry.hpp"
+#include "refcheck/reimpl/palette.hpp"
+#include "refcheck/reimpl/texture_archive.hpp"
+
+namespace refcheck::reimpl {
+
+inline constexpr std::uint8_t kClearColour = 224;  // fb.clear: sky colour 0
+
+struct Frame {
+  explicit Frame(std::uint8_t fill = kClearColour)
+      : pixels(kFrameWidth * kFrameHeight, fill), taint(kFrameWidth * kFrameHeight, 0) {}
+  std::uint8_t at(std::int32_t x, std::int32_t y) const { return pixels[y * kFrameWidth + x]; }
+  events::FaceFlags flags_at(std::int32_t x, std::int32_t y) const {
+    return events::FaceFlags::from_bits(taint[y * kFrameWidth + x]);
+  }
+
+  std::vector<std::uint8_t> pixels;  // palette indices, pitch 320 (fb.size)
+  std::vector<std::uint8_t> taint;   // per pixel FaceFlags bits (div.taint)
+};
+
+class Rasteriser {
+ public:
+  // The tables and textures must outlive the rasteriser.
+  Rasteriser(const PaletteTables& palette, const TextureArchive& textures);
+
+  // Draws one face. A face with the missing_normal flag is drawn as its unshaded counterpart
+  // (fault.normal.flag). A texture sample at v*stride+u >= stride*height is omitted and its pixel
+  // marked tex_past_alloc; a sample at u >= stride inside the image is taken and marked
+  // tex_right_edge. std::invalid_argument when the face names a texture the archive lacks.
+  void draw(const events::FaceDraw& face, Frame& frame) const;
+
+ private:
+  const PaletteTables& palette_;
+  const TextureArchive& textures_;
+};
+
+// A sink that rasterises every face event into a frame (other events are ignored).
+class FrameSink final : public events::EventSink {
+ public:
+  FrameSink(const Rasteriser& rasteriser, Frame& frame) : rasteriser_(rasteriser), frame_(frame) {}
+  void emit(events::Event event) override;
+
+ private:
+  const Rasteriser& rasteriser_;
+  Frame& frame_;
+};
+
+}  // namespace refcheck::reimpl
