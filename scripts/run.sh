@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 dir=$(./scripts/build.sh | tail -n 1)
-"$dir/tools/emudemo/emudemo" "$@"
+"$dir/tools/emudemo/emudemo" --out out/emudemo "$@"
