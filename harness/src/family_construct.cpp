@@ -28,13 +28,13 @@ void walk_original(Original& o, std::uint32_t address, std::int64_t root, int pl
     const Profile& p = o.profile();
     auto field = [&](const char* name) { return address + p.offset_of("instance", name); };
     std::vector<std::int64_t> position, rotation;
-    for (int i = 0; i < 3; ++i) position.push_back(static_cast<std::int32_t>(o.machine().read_u32(field("position") + 4 * i)));
-    for (int i = 0; i < 9; ++i) rotation.push_back(static_cast<std::int32_t>(o.machine().read_u32(field("rotation") + 4 * i)));
-    const std::uint32_t slots = o.machine().read_u32(field("attachment_count"));
-    out.push_back(instance_event(root, placement, path, o.machine().read_u32(field("record")), position, rotation, slots));
+    for (int i = 0; i < 3; ++i) position.push_back(static_cast<std::int32_t>(o.machine().read_u32(field("pos") + 4 * i)));
+    for (int i = 0; i < 9; ++i) rotation.push_back(static_cast<std::int32_t>(o.machine().read_u32(field("rot") + 4 * i)));
+    const std::uint32_t slots = o.machine().read_u32(field("attach_count"));
+    out.push_back(instance_event(root, placement, path, o.machine().read_u32(field("model_id")), position, rotation, slots));
     if (depth > 16) return;  // the original's own limit is 8; never follow a corrupt tree further
     for (std::uint32_t s = 0; s < slots && s < 256; ++s) {
-        const std::uint32_t child = o.machine().read_u32(field("child") + 4 * s);
+        const std::uint32_t child = o.machine().read_u32(field("attach") + 4 * s);
         if (!child) continue;
         path.push_back(s);
         walk_original(o, child, root, placement, path, out, depth + 1);

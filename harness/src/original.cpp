@@ -76,37 +76,29 @@ emu::HookId Original::tap(const std::string& routine, emu::TapFn fn) {
     return machine_->tap(profile_.address_of(routine), std::move(fn));
 }
 
-std::size_t Original::tap_returns(const std::string& callee, emu::TapFn fn) {
-    const std::uint32_t target = profile_.address_of(callee);
-    char want[24];
-    std::snprintf(want, sizeof want, "call 0x%x", target);  // Capstone's spelling of a direct call
-    if (call_sites_.empty()) {
-        emu::Disassembler dis;
-        for (const auto& section : machine_->image().sections) {
-            if (!section.executable) continue;
-            const std::uint32_t size = std::max(section.data_size, 1u);
-            const auto code = machine_->read_bytes(section.range.begin, std::min(size, section.range.size()));
-            // Linear sweep; skip a byte where decoding stops (padding or data) and go on.
-            std::size_t at = 0;
-            while (at < code.size()) {
-                const auto span = std::span<const std::uint8_t>(code).subspan(at);
-                const auto ins = dis.decode(span, section.range.begin + static_cast<std::uint32_t>(at));
-                for (const auto& i : ins)
-                    if (i.text.rfind("call 0x", 0) == 0) call_sites_.emplace_back(i.text, i.address + i.size);
-                std::size_t used = 0;
-                for (const auto& i : ins) used += i.size;
-                at += used ? used : 1;
-            }
-        }
-    }
-    std::size_t taps = 0;
-    for (const auto& [text, return_address] : call_sites_)
-        if (text == want) {
-            machine_->tap(return_address, fn);
-            ++taps;
-        }
-    tapped_.push_back(callee + " (return sites: " + std::to_string(taps) + ")");
-    return taps;
+void Original::on_return(const std::string& callee, emu::TapFn fn) {
+    const ProfileRoutine& r = profile_.routine(callee);
+    const emu::Convention convention = parse_convention(r.convention);
+    const auto nargs = static_cast<unsigned>(r.args.size());
+    const std::uint32_t popped = 4 * emu::stack_arg_count(convention, nargs) - emu::caller_pops(convention, nargs);
+    const std::size_t watcher = return_watchers_.size();
+    return_watchers_.push_back(std::move(fn));
+    machine_->tap(profile_.address_of(callee), [this, popped, watcher](emu::Machine& m) {
+        const std::uint32_t esp = m.reg(emu::Reg::esp);
+        const std::uint32_t ret = m.read_u32(esp);
+        pending_.push_back({ret, esp + 4 + popped, watcher});
+        if (!return_taps_.insert(ret).second) return;
+        m.tap(ret, [this](emu::Machine& mm) {
+            const std::uint32_t here = mm.reg(emu::Reg::eip), sp = mm.reg(emu::Reg::esp);
+            // Returns of calls that were abandoned (a fault unwinding past them) are dropped.
+            while (!pending_.empty() && pending_.back().esp < sp) pending_.pop_back();
+            if (pending_.empty() || pending_.back().address != here || pending_.back().esp != sp) return;
+            const std::size_t w = pending_.back().watcher;
+            pending_.pop_back();
+            return_watchers_[w](mm);
+        });
+    });
+    tapped_.push_back(callee + " (entry and return)");
 }
 
 ojson Original::hooks_json() const {

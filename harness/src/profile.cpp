@@ -101,7 +101,8 @@ Profile load_profile(const std::filesystem::path& file) {
             pd.size = d.value("size", 0u);
             p.data[pd.name] = pd;
         }
-        for (const auto& [name, fields] : j.value("structs", json::object()).items()) {
+        const json structs = j.value("structs", json::object());
+        for (const auto& [name, fields] : structs.items()) {
             auto& out = p.structs[name];
             const json& list = fields.is_object() && fields.contains("fields") ? fields.at("fields") : fields;
             for (const auto& f : list)

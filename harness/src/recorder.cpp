@@ -28,11 +28,11 @@ Recorder::Recorder(Original& o, bool run_faces) : o_(o) {
     off_fv_level_ = p.offset_of("face_vertex", "level");
     fv_size_ = 24;
     for (const auto& f : p.structs.at("face_vertex")) fv_size_ = std::max(fv_size_, f.offset + f.size);
-    off_inst_record_ = p.offset_of("instance", "record");
+    off_inst_record_ = p.offset_of("instance", "model_id");
     off_inst_model_ = p.offset_of("instance", "model");
-    off_inst_position_ = p.offset_of("instance", "position");
-    off_inst_rotation_ = p.offset_of("instance", "rotation");
-    off_inst_child_ = p.offset_of("instance", "child");
+    off_inst_position_ = p.offset_of("instance", "pos");
+    off_inst_rotation_ = p.offset_of("instance", "rot");
+    off_inst_child_ = p.offset_of("instance", "attach");
 
     for (const FaceRoutine& f : kFaceRoutines) {
         const bool clipped = f.clipped;
@@ -49,14 +49,15 @@ Recorder::Recorder(Original& o, bool run_faces) : o_(o) {
             });
         }
     }
-    o.tap_returns("polygon_winding_", [this](emu::Machine& m) { winding(static_cast<std::int32_t>(m.reg(emu::Reg::eax))); });
+    o.on_return("polygon_winding_", [this](emu::Machine& m) { winding(static_cast<std::int32_t>(m.reg(emu::Reg::eax))); });
     o.note_ran("polygon_winding_");
     o.tap("draw_attached_object_", [this](emu::Machine& m) { attach_enter(m.reg(emu::Reg::eax), m.reg(emu::Reg::edx)); });
-    o.tap_returns("draw_attached_object_", [this](emu::Machine&) { attach_leave(); });
+    o.on_return("draw_attached_object_", [this](emu::Machine&) { attach_leave(); });
     o.note_ran("draw_3d_object_");
 }
 
 void Recorder::begin(std::uint32_t record, std::uint32_t instance) {
+    o_.forget_pending_returns();
     frames_.assign(1, Frame{record, instance, false});
     slots_.clear();
     events_.clear();

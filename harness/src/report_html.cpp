@@ -61,7 +61,7 @@ std::string event_table(const ojson& d) {
     std::vector<std::string> names;
     for (const ojson* e : {&o, &r})
         if (e->is_object())
-            for (const auto& [k, v] : e->value("fields", ojson::object()).items())
+            for (const auto& [k, v] : member(*e, "fields").items())
                 if (std::find(names.begin(), names.end(), k) == names.end()) names.push_back(k);
     for (const auto& n : names) {
         const std::string a = o.is_object() && o["fields"].contains(n) ? o["fields"][n].dump() : "";
@@ -78,7 +78,7 @@ std::string context_list(const ojson& events) {
     h << "<ol class=ctx>";
     for (const auto& e : events) {
         std::string line = e.value("kind", std::string());
-        for (const auto& [k, v] : e.value("fields", ojson::object()).items()) line += " " + k + "=" + v.dump();
+        for (const auto& [k, v] : member(e, "fields").items()) line += " " + k + "=" + v.dump();
         h << "<li>" << esc(line) << "</li>";
     }
     h << "</ol>";
@@ -127,7 +127,7 @@ void write_html(const std::filesystem::path& file, const ojson& index, const std
         const ojson c = row.value("counts", ojson::object());
         const std::string st = row.at("status").get<std::string>();
         std::string metrics;
-        for (const auto& [k, v] : row.value("metrics", ojson::object()).items()) metrics += k + " " + v.dump() + "; ";
+        for (const auto& [k, v] : member(row, "metrics").items()) metrics += k + " " + v.dump() + "; ";
         h << "<tr class=" << st << "><td><a href=\"#" << esc(row.at("case").get<std::string>()) << "\">"
           << esc(row.at("case").get<std::string>()) << "</a></td><td>" << esc(row.at("family").get<std::string>())
           << "</td><td>" << st << "</td><td>" << c.value("compared", 0ull) << "</td><td>" << c.value("matched", 0ull)

@@ -20,6 +20,13 @@ Status parse_status(std::string_view s) {
     return Status::Error;
 }
 
+const ojson& member(const ojson& j, const char* key) {
+    static const ojson kNone;
+    if (!j.is_object()) return kNone;
+    auto it = j.find(key);
+    return it == j.end() ? kNone : *it;
+}
+
 ojson to_json(const Value& v) {
     struct Visitor {
         ojson operator()(std::int64_t i) const { return i; }
@@ -125,9 +132,9 @@ ojson make_run_index(const std::vector<ojson>& reports) {
         total.matched += c.value("matched", 0ull);
         total.known += c.value("known", 0ull);
         total.unexplained += c.value("unexplained", 0ull);
-        for (const auto& [k, v] : c.value("known_by_cause", ojson::object()).items())
+        for (const auto& [k, v] : member(c, "known_by_cause").items())
             total.known_by_cause[k] += v.get<std::uint64_t>();
-        for (const auto& [k, v] : c.value("by_kind", ojson::object()).items())
+        for (const auto& [k, v] : member(c, "by_kind").items())
             total.by_kind[k] += v.get<std::uint64_t>();
     }
     index["status"] = errors ? "error" : divergent ? "divergent" : "equivalent";

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,12 @@ public:
     // Hooks by profile routine name, recorded for the report's "hooks" section.
     emu::HookId replace(const std::string& routine, unsigned nargs, emu::ReplaceFn fn);
     emu::HookId tap(const std::string& routine, emu::TapFn fn);
-    // Taps the return site of every direct call to `callee` in the image's code (found by
-    // disassembling its executable sections), so the callee's result can be read in EAX.
-    std::size_t tap_returns(const std::string& callee, emu::TapFn fn);
+    // Calls `fn` when a call to `callee` returns, with the callee's result in EAX. At each entry the
+    // return address and stack pointer are noted and a tap is placed on that return address the
+    // first time it is seen (direct and indirect calls alike); the tap fires for a pending return
+    // only when the stack pointer is exactly where the convention leaves it.
+    void on_return(const std::string& callee, emu::TapFn fn);
+    void forget_pending_returns() { pending_.clear(); }  // before a new top-level call
     void note_ran(const std::string& routine) { ran_.push_back(routine); }
 
     const std::vector<ojson>& faults() const { return faults_; }
@@ -52,7 +56,14 @@ private:
     const Profile& profile_;
     std::unique_ptr<emu::Machine> machine_;
     std::vector<ojson> faults_;
-    std::vector<std::pair<std::string, std::uint32_t>> call_sites_;  // direct calls: text, return address
+    struct PendingReturn {
+        std::uint32_t address;
+        std::uint32_t esp;       // expected ESP after the return
+        std::size_t watcher;     // index into return_watchers_
+    };
+    std::vector<PendingReturn> pending_;
+    std::vector<emu::TapFn> return_watchers_;
+    std::set<std::uint32_t> return_taps_;
     std::vector<std::string> replaced_, tapped_, ran_;
 };
 

@@ -29,6 +29,10 @@ struct CaseResult {
     std::uint64_t events = 0;
 };
 
+// j[key] when present, else an empty (null) value: safe to iterate with items() or a range-for
+// (j.value(key, default).items() would iterate a destroyed temporary).
+const ojson& member(const ojson& j, const char* key);
+
 ojson to_json(const Value& v);
 ojson to_json(const EventRecord& e);
 ojson to_json(const Counts& c);
