@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 namespace refcheck::cli {
 
@@ -82,7 +83,7 @@ void print_summary(const harness::RunSummary& s) {
               << " error); events compared " << with_commas(c.value("compared", 0ull)) << ", matched "
               << with_commas(c.value("matched", 0ull)) << ", known divergences " << with_commas(c.value("known", 0ull))
               << ", unexplained " << with_commas(c.value("unexplained", 0ull)) << "\n";
-    for (const auto& [cause, n] : c.value("known_by_cause", harness::ojson::object()).items())
+    for (const auto& [cause, n] : harness::member(c, "known_by_cause").items())
         std::cout << "  known divergence " << cause << ": " << with_commas(n.get<std::uint64_t>()) << "\n";
     std::printf("wall time %.1f s, %s events/s\n", s.seconds,
                 with_commas(static_cast<std::uint64_t>(s.seconds > 0 ? double(s.events) / s.seconds : 0)).c_str());
@@ -101,6 +102,7 @@ const Command& run_command() {
             app.add_option("--profile", a->profile, "The image's profile JSON (default: the stand-in's)");
             app.add_option("--data", a->data, "Data root holding 3DDATA/ (default: the synthetic archives)");
             app.add_option("--out", a->out, "Output folder for reports")->capture_default_str();
+            a->jobs = std::max(1u, std::thread::hardware_concurrency());
             app.add_option("--jobs,-j", a->jobs, "Cases run in parallel")->capture_default_str();
             app.add_option("--shard", a->shard, "Run shard K of N (K/N); GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX also work");
             return [a] {

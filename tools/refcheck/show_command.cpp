@@ -14,7 +14,7 @@ namespace {
 
 std::string event_line(const ojson& e) {
     std::string line = e.value("kind", std::string());
-    for (const auto& [k, v] : e.value("fields", ojson::object()).items()) line += " " + k + "=" + v.dump();
+    for (const auto& [k, v] : harness::member(e, "fields").items()) line += " " + k + "=" + v.dump();
     return line;
 }
 
@@ -57,7 +57,7 @@ const Command& show_command() {
                 std::cout << "case " << r.at("case").get<std::string>() << " (" << r.at("family").get<std::string>()
                           << "): " << r.at("status").get<std::string>() << "\n";
                 if (r.contains("error")) std::cout << "error: " << r.at("error").get<std::string>() << "\n";
-                for (const auto& [k, v] : r.value("inputs", ojson::object()).items())
+                for (const auto& [k, v] : harness::member(r, "inputs").items())
                     std::cout << "  " << k << ": " << v.dump() << "\n";
                 std::cout << "counts: " << r.value("counts", ojson::object()).dump() << "\n";
                 if (r.contains("metrics")) std::cout << "metrics: " << r.at("metrics").dump() << "\n";
