@@ -6,6 +6,7 @@
 #include "refcheck/harness/compare.hpp"
 #include "refcheck/harness/original.hpp"
 #include "refcheck/harness/report.hpp"
+#include "refcheck/harness/run.hpp"
 
 #include <cstdint>
 #include <span>
@@ -25,6 +26,7 @@ struct CaseContext {
     Comparator& comparator;
     ojson& report;                       // the family adds "metrics", "buffers", ...
     std::uint64_t events = 0;            // events produced by both sides
+    const Injection* injection = nullptr;  // seeded faults (tests)
 };
 
 // Routines and globals each family needs from the profile (checked before anything runs).

@@ -63,6 +63,7 @@ void run_program(CaseContext& ctx) {
     o.machine().write(identity_at, pack_words(reimpl::kIdentityQ31));
     std::vector<reimpl::Light> lights;
     for (const auto& l : c.lights) lights.push_back(reimpl::Light{{l[0], l[1], l[2]}});
+    const bool swap_light = ctx.injection && ctx.injection->reimpl_light_swapped;
 
     ProgramMetrics m;
     std::uint64_t unexplained_before = 0;
@@ -87,7 +88,9 @@ void run_program(CaseContext& ctx) {
                     const std::vector<EventRecord> original = recorder.take();
 
                     events::VectorSink sink;
-                    interpreter.draw(root, reimpl::DrawInput{camera, lights[li], state}, sink);
+                    reimpl::Light light = lights[li];
+                    if (swap_light) std::swap(light.direction[0], light.direction[2]);
+                    interpreter.draw(root, reimpl::DrawInput{camera, light, state}, sink);
                     std::vector<EventRecord> reimpl_events;
                     std::vector<const events::Event*> control_flow;
                     convert_reimpl(sink.events(), reimpl_events, control_flow);

@@ -42,6 +42,22 @@ Original::Original(const Environment& env, const Profile& profile) : profile_(pr
         if (r.address) machine_->symbols().add(name, *r.address);
 }
 
+std::uint32_t Original::patch(const std::string& where, std::span<const std::uint8_t> bytes) {
+    std::uint32_t address = 0;
+    const auto plus = where.find('+');
+    const std::string base = where.substr(0, plus);
+    if (base.rfind("0x", 0) == 0) {
+        address = static_cast<std::uint32_t>(std::stoul(base, nullptr, 16));
+    } else if (auto a = machine_->image().address_of(base)) {
+        address = *a;
+    } else {
+        address = profile_.address_of(base);
+    }
+    if (plus != std::string::npos) address += static_cast<std::uint32_t>(std::stoul(where.substr(plus + 1), nullptr, 0));
+    machine_->write(address, bytes);
+    return address;
+}
+
 emu::CallResult Original::call(const std::string& routine, std::initializer_list<std::uint32_t> args,
                                std::uint32_t wall_ms) {
     const ProfileRoutine& r = profile_.routine(routine);

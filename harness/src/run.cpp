@@ -1,9 +1,14 @@
 #include "refcheck/harness/run.hpp"
 
+#include "families.hpp"
+#include "refcheck/harness/profile.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace refcheck::harness {
@@ -27,6 +32,17 @@ Environment resolve_environment(const Case& c, const RunOptions& o) {
             pick(o.data, c.data, c.file, o.defaults.data)};
 }
 
+Patch parse_patch(const std::string& text) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0) throw std::invalid_argument("a patch is WHERE:HEXBYTES, got \"" + text + "\"");
+    Patch p;
+    p.where = text.substr(0, colon);
+    const std::string hex = text.substr(colon + 1);
+    if (hex.empty() || hex.size() % 2) throw std::invalid_argument("patch bytes must be pairs of hex digits: " + hex);
+    for (std::size_t i = 0; i < hex.size(); i += 2) p.bytes.push_back(static_cast<std::uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
+    return p;
+}
+
 std::vector<fs::path> select_shard(const std::vector<fs::path>& cases, Shard shard) {
     std::vector<fs::path> out;
     for (std::size_t i = 0; i < cases.size(); ++i)
@@ -42,6 +58,34 @@ ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports) 
     return index;
 }
 
+std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOptions& options) {
+    std::vector<std::string> problems;
+    std::map<fs::path, std::set<std::string>> needed;  // profile -> names its cases need
+    std::set<fs::path> seen;
+    for (const Case& c : cases) {
+        const Environment env = resolve_environment(c, options);
+        if (!fs::is_regular_file(env.image) && seen.insert(env.image).second)
+            problems.push_back("image not found: " + env.image.string());
+        if (!fs::is_directory(env.data) && seen.insert(env.data).second)
+            problems.push_back("data root not found: " + env.data.string());
+        for (const auto& n : needed_symbols(c.family)) needed[env.profile].insert(n);
+    }
+    for (const auto& [file, names] : needed) {
+        try {
+            const Profile p = load_profile(file);
+            const auto missing = p.missing(std::vector<std::string>(names.begin(), names.end()));
+            if (missing.empty()) continue;
+            std::string list;
+            for (const auto& m : missing) list += "\n  " + m;
+            problems.push_back(file.string() + " has no address for " + std::to_string(missing.size()) +
+                               " routine(s)/global(s) the cases need:" + list);
+        } catch (const std::exception& e) {
+            problems.push_back(e.what());
+        }
+    }
+    return problems;
+}
+
 RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& options) {
     RunSummary summary;
     const auto start = std::chrono::steady_clock::now();
@@ -49,6 +93,8 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     for (const auto& f : select_shard(case_files, options.shard)) cases.push_back(load_case(f));
     // Reports are ordered by case name, so a sharded run merges into the same index.
     std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+    summary.problems = preflight(cases, options);
+    if (!summary.problems.empty()) return summary;
 
     summary.results.resize(cases.size());
     std::atomic<std::size_t> next{0};
@@ -56,7 +102,7 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     auto worker = [&] {
         for (std::size_t i = next++; i < cases.size(); i = next++) {
             const auto t0 = std::chrono::steady_clock::now();
-            CaseResult r = run_case(cases[i], resolve_environment(cases[i], options));
+            CaseResult r = run_case(cases[i], resolve_environment(cases[i], options), options.injection);
             r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             summary.results[i] = std::move(r);
             if (options.progress) {

@@ -61,7 +61,23 @@ ojson selection_json(const Case& c) {
 
 }  // namespace
 
-CaseResult run_case(const Case& c, const Environment& env) {
+namespace {
+ojson apply_injection(Original& o, const Injection& injection) {
+    ojson j = ojson::object();
+    ojson patches = ojson::array();
+    for (const auto& p : injection.patches) {
+        const std::uint32_t at = o.patch(p.where, p.bytes);
+        std::string hex;
+        for (auto b : p.bytes) hex += emu::hex(b).substr(8);
+        patches.push_back({{"where", p.where}, {"address", emu::hex(at)}, {"bytes", hex}});
+    }
+    if (!patches.empty()) j["patches"] = patches;
+    if (injection.reimpl_light_swapped) j["reimpl_light"] = "x and z swapped";
+    return j;
+}
+}  // namespace
+
+CaseResult run_case(const Case& c, const Environment& env, const Injection& injection) {
     CaseResult result;
     result.name = c.name;
     ojson& r = result.report;
@@ -90,6 +106,8 @@ CaseResult run_case(const Case& c, const Environment& env) {
         CaseContext ctx{c, env, *(original = std::make_unique<Original>(env, profile)),
                         read_file(env.data / "3DDATA" / "3DOBJS.BIN"), read_file(env.data / "3DDATA" / "OBJTEXT.BIN"),
                         read_file(env.data / "3DPAL.RGB"), comparator, r};
+        if (!injection.empty()) r["injected"] = apply_injection(*original, injection);
+        ctx.injection = &injection;
         r["inputs"]["archives"] = {{"3DDATA/3DOBJS.BIN", sha256_hex(ctx.models)},
                                    {"3DDATA/OBJTEXT.BIN", sha256_hex(ctx.textures)},
                                    {"3DPAL.RGB", sha256_hex(ctx.palette)}};

@@ -25,6 +25,8 @@ struct RunArgs {
     std::string out = "out/run";
     unsigned jobs = 1;
     std::string shard;
+    std::vector<std::string> patches;
+    bool swap_light = false;
 };
 
 harness::Shard parse_shard(const std::string& text) {
@@ -104,6 +106,11 @@ const Command& run_command() {
             app.add_option("--out", a->out, "Output folder for reports")->capture_default_str();
             a->jobs = std::max(1u, std::thread::hardware_concurrency());
             app.add_option("--jobs,-j", a->jobs, "Cases run in parallel")->capture_default_str();
+            app.add_option("--patch", a->patches,
+                           "Seed a fault in the original: WHERE:HEXBYTES, WHERE a symbol+offset or 0xADDRESS "
+                           "(recorded in every report)");
+            app.add_flag("--inject-reimpl-light-swap", a->swap_light,
+                         "Seed a fault in the reimplementation's input: its light has x and z swapped (recorded)");
             app.add_option("--shard", a->shard, "Run shard K of N (K/N); GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX also work");
             return [a] {
                 harness::RunOptions o;
@@ -114,6 +121,8 @@ const Command& run_command() {
                 o.out = a->out;
                 o.jobs = a->jobs;
                 o.shard = parse_shard(a->shard);
+                for (const auto& p : a->patches) o.injection.patches.push_back(harness::parse_patch(p));
+                o.injection.reimpl_light_swapped = a->swap_light;
                 const auto files = case_files(a->cases);
                 const bool tty = isatty(STDOUT_FILENO);
                 std::size_t done = 0;
@@ -130,6 +139,10 @@ const Command& run_command() {
                     }
                 };
                 const auto summary = harness::run(files, o);
+                if (!summary.problems.empty()) {
+                    for (const auto& p : summary.problems) std::cerr << "refcheck: " << p << "\n";
+                    return kError;
+                }
                 if (tty) std::printf("\n");
                 print_summary(summary);
                 return summary.exit_code;

@@ -24,6 +24,8 @@ class Original {
 public:
     // Loads the image at its preferred base and mounts the data root (throws on a bad image).
     Original(const Environment& env, const Profile& profile);
+    // Writes a seeded fault over the image ("symbol+0x1c" or "0x..."); returns the address patched.
+    std::uint32_t patch(const std::string& where, std::span<const std::uint8_t> bytes);
 
     emu::Machine& machine() { return *machine_; }
     const Profile& profile() const { return profile_; }

@@ -21,6 +21,19 @@ struct Environment {
     std::filesystem::path data;
 };
 
+// Seeded faults, to show that a comparison finds a difference (tests, experiments). Every injection
+// is written into the case report ("injected"), so a report can never hide one.
+struct Patch {
+    std::string where;                // "symbol+0x1c" (export or COFF symbol of the image) or "0x00401234"
+    std::vector<std::uint8_t> bytes;  // written over the original's code or data after loading
+};
+struct Injection {
+    std::vector<Patch> patches;       // bytes of the original changed under emulation
+    bool reimpl_light_swapped = false;  // the reimplementation gets the light with x and z swapped
+    bool empty() const { return patches.empty() && !reimpl_light_swapped; }
+};
+Patch parse_patch(const std::string& text);  // "WHERE:HEXBYTES"; throws std::invalid_argument
+
 struct Shard {
     unsigned index = 0;
     unsigned count = 1;
@@ -33,10 +46,12 @@ struct RunOptions {
     unsigned jobs = 1;
     Shard shard;
     std::function<void(std::string_view)> progress;  // one call per finished case (may be empty)
+    Injection injection;
 };
 
 struct RunSummary {
     int exit_code = 2;
+    std::vector<std::string> problems;  // from preflight(); nothing ran when not empty
     std::vector<CaseResult> results;
     ojson index;
     double seconds = 0;
@@ -49,10 +64,15 @@ struct RunSummary {
 Environment resolve_environment(const Case& c, const RunOptions& options);
 
 // Runs one case; never throws: a bad environment or a failed boot is a report with status "error".
-CaseResult run_case(const Case& c, const Environment& env);
+CaseResult run_case(const Case& c, const Environment& env, const Injection& injection = {});
 
 // The cases of a shard: case i (in sorted order) belongs to shard i % count.
 std::vector<std::filesystem::path> select_shard(const std::vector<std::filesystem::path>& cases, Shard shard);
+
+// Checks before anything runs: every case's image, data root and profile exist, and its profile has
+// an address for every routine and global the case's family needs. One line per problem; a
+// profile's missing names are listed together.
+std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOptions& options);
 
 // Loads, runs and reports. Case files that don't parse give exit code 2 before anything runs.
 RunSummary run(const std::vector<std::filesystem::path>& case_files, const RunOptions& options);
