@@ -153,3 +153,67 @@ void Comparator::compare(const std::string& input, const std::vector<EventRecord
 }
 
 }  // namespace refcheck::harness
+
+namespace refcheck::harness {
+
+FrameComparison Comparator::compare_frame(const std::string& input, std::span<const std::uint8_t> original,
+                                          std::span<const std::uint8_t> reimpl, std::span<const std::uint8_t> taint,
+                                          std::uint32_t width) {
+    FrameComparison fc;
+    fc.explained.assign(original.size(), 0);
+    std::uint32_t pixel_flags = 0;  // flags of allowed entries that may explain pixels
+    for (const auto& id : options_.allowed)
+        if (const KnownDivergence* k = find_known_divergence(id))
+            if (std::find(k->fields.begin(), k->fields.end(), "pixels") != k->fields.end()) pixel_flags |= k->flag;
+    std::uint32_t used_flags = 0;
+    std::optional<std::size_t> first;
+    for (std::size_t p = 0; p < original.size() && p < reimpl.size(); ++p) {
+        if (original[p] == reimpl[p]) continue;
+        ++fc.differing;
+        const std::uint32_t t = p < taint.size() ? taint[p] : 0;
+        if (t & pixel_flags) {
+            fc.explained[p] = 1;
+            used_flags |= t & pixel_flags;
+        } else {
+            ++fc.unexplained;
+            if (!first) first = p;
+        }
+        if (!first) first = p;
+    }
+    if (original.size() != reimpl.size()) ++fc.unexplained;
+    ++counts_.compared;
+    ++counts_.by_kind["frame"];
+    if (fc.differing == 0 && original.size() == reimpl.size()) {
+        ++counts_.matched;
+        return fc;
+    }
+    Divergence d;
+    d.input = input;
+    auto event = [&](std::span<const std::uint8_t> px) {
+        EventRecord e = {"frame", {{"size", static_cast<std::int64_t>(px.size())}, {"differing_pixels",
+                         static_cast<std::int64_t>(fc.differing)}}, 0, 0};
+        return e;
+    };
+    d.original = event(original);
+    d.reimpl = event(reimpl);
+    if (first) {
+        const std::size_t p = *first;
+        d.fields.push_back({"pixels", std::to_string(fc.differing) + " pixels differ; first at (" +
+                                          std::to_string(p % width) + "," + std::to_string(p / width) + "): " +
+                                          std::to_string(original[p]),
+                            std::to_string(reimpl[p])});
+    }
+    if (fc.unexplained == 0) {
+        for (const auto& k : known_divergences())
+            if (used_flags & k.flag) d.explained_by.emplace_back(k.id);
+        ++counts_.known;
+        for (const auto& id : d.explained_by) ++counts_.known_by_cause[id];
+        if (!first_known_) first_known_ = std::move(d);
+    } else {
+        ++counts_.unexplained;
+        if (!first_unexplained_) first_unexplained_ = std::move(d);
+    }
+    return fc;
+}
+
+}  // namespace refcheck::harness

@@ -6,7 +6,7 @@ namespace refcheck::harness {
 
 namespace {
 const std::array<KnownDivergence, 4> kRegistry = {{
-    {"missing_normal", "fault.normal.missing", kMissingNormal, {"face_level", "vertex_levels"}, false,
+    {"missing_normal", "fault.normal.missing", kMissingNormal, {"face_level", "vertex_levels", "pixels"}, false,
      "A normal index past the normal list: the original reads stray memory (uninitialised stack for "
      "signed-16-bit models, adjacent record bytes for grid models); the reimplementation uses the "
      "authored colour at full intensity."},

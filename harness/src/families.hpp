@@ -27,6 +27,7 @@ struct CaseContext {
     ojson& report;                       // the family adds "metrics", "buffers", ...
     std::uint64_t events = 0;            // events produced by both sides
     const Injection* injection = nullptr;  // seeded faults (tests)
+    std::vector<std::pair<std::string, std::vector<std::uint8_t>>>* files = nullptr;  // pictures to write
 };
 
 // Routines and globals each family needs from the profile (checked before anything runs).

@@ -9,7 +9,13 @@
 
 #include "refcheck/reimpl/construction.hpp"
 #include "refcheck/reimpl/interpreter.hpp"
+#include "refcheck/reimpl/palette.hpp"
+#include "refcheck/reimpl/rasteriser.hpp"
 
+#include "png.hpp"
+
+#include <algorithm>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -46,6 +52,66 @@ void count_checked(const std::vector<events::Event>& events, ProgramMetrics& m) 
     }
 }
 
+constexpr std::uint32_t kWidth = 320, kHeight = 200;  // fb.size
+constexpr std::size_t kSampleFrames = 1, kDivergentFrames = 3;
+
+// Frame mode: the original's face routines run and rasterise into its framebuffer; the
+// reimplementation rasterises its own events; the frames are compared pixel by pixel.
+class FrameCheck {
+public:
+    FrameCheck(CaseContext& ctx, const reimpl::TextureArchive& textures) : ctx_(ctx), o_(ctx.original) {
+        const auto r = o_.call("initialise_3d_palette_", {0});
+        if (!r.ok() || r.eax != 0) throw std::runtime_error("initialise_3d_palette_(0) failed");
+        o_.note_ran("initialise_3d_palette_");
+        palette_ = reimpl::build_palette(ctx.palette, 0);
+        rasteriser_.emplace(palette_, textures);
+        guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
+        framebuffer_ = o_.address("framebuffer");
+        for (const auto& c : palette_.rgb) reimpl_palette_.insert(reimpl_palette_.end(), c.begin(), c.end());
+    }
+    void clear() { o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour)); }
+    void compare(const std::string& input, const std::vector<events::Event>& events) {
+        const auto original = o_.bytes(framebuffer_, kWidth * kHeight);
+        reimpl::Frame frame;
+        for (const auto& ev : events)
+            if (const auto* f = std::get_if<events::FaceDraw>(&ev)) rasteriser_->draw(*f, frame);
+        const FrameComparison fc = ctx_.comparator.compare_frame(input, original, frame.pixels, frame.taint, kWidth);
+        ++frames_;
+        differing_ += fc.differing ? 1 : 0;
+        const bool drawn = std::any_of(original.begin(), original.end(), [](std::uint8_t p) { return p != reimpl::kClearColour; });
+        const bool sample = drawn && saved_samples_ < kSampleFrames;
+        const bool divergent = fc.differing && saved_divergent_ < kDivergentFrames;
+        if (sample || divergent) save(input, original, frame.pixels, fc);
+        if (divergent) ++saved_divergent_;
+        else if (sample) ++saved_samples_;
+    }
+    ojson metrics() const { return {{"frames", frames_}, {"frames_differing", differing_}}; }
+
+private:
+    void save(const std::string& input, const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b,
+              const FrameComparison& fc) {
+        const std::string stem = ctx_.c.name + "/frame-" + std::to_string(frames_);
+        const auto a_rgb = to_rgb(a, guest_palette_);
+        ctx_.files->emplace_back(stem + "-original.png", encode_png(kWidth, kHeight, a_rgb));
+        ctx_.files->emplace_back(stem + "-reimpl.png", encode_png(kWidth, kHeight, to_rgb(b, reimpl_palette_)));
+        ctx_.files->emplace_back(stem + "-diff.png", encode_png(kWidth, kHeight, difference_rgb(a_rgb, a, b, fc.explained)));
+        ctx_.report["frames"].push_back({{"input", input},
+                                         {"differing_pixels", fc.differing},
+                                         {"unexplained_pixels", fc.unexplained},
+                                         {"original_png", stem + "-original.png"},
+                                         {"reimpl_png", stem + "-reimpl.png"},
+                                         {"diff_png", stem + "-diff.png"}});
+    }
+    CaseContext& ctx_;
+    Original& o_;
+    reimpl::PaletteTables palette_;
+    std::optional<reimpl::Rasteriser> rasteriser_;
+    std::vector<std::uint8_t> guest_palette_, reimpl_palette_;
+    std::uint32_t framebuffer_ = 0;
+    std::uint64_t frames_ = 0, differing_ = 0;
+    std::size_t saved_samples_ = 0, saved_divergent_ = 0;
+};
+
 }  // namespace
 
 void run_program(CaseContext& ctx) {
@@ -56,6 +122,8 @@ void run_program(CaseContext& ctx) {
     reimpl::Interpreter interpreter(models, textures);
     const bool run_faces = !c.run.empty();
     Recorder recorder(o, run_faces);
+    std::optional<FrameCheck> frames;
+    if (run_faces) frames.emplace(ctx, textures);
 
     const std::uint32_t camera_at = o.scratch(48), light_at = o.scratch(12);
     const std::uint32_t origin_at = o.scratch(12), identity_at = o.scratch(36);
@@ -84,6 +152,7 @@ void run_program(CaseContext& ctx) {
                 for (const std::uint32_t state : c.states) {
                     ++m.inputs;
                     recorder.begin(record, built.eax);
+                    if (frames) frames->clear();
                     o.call("draw_3d_object_", {built.eax, camera_at, light_at, state});
                     const std::vector<EventRecord> original = recorder.take();
 
@@ -97,6 +166,7 @@ void run_program(CaseContext& ctx) {
 
                     ctx.events += original.size() + reimpl_events.size();
                     ctx.comparator.compare(input_name(record, vi, li, state), original, reimpl_events);
+                    if (frames) frames->compare(input_name(record, vi, li, state), sink.events());
                     if (ctx.comparator.counts().unexplained == unexplained_before) count_checked(sink.events(), m);
                     unexplained_before = ctx.comparator.counts().unexplained;
                 }
@@ -115,6 +185,7 @@ void run_program(CaseContext& ctx) {
         {"packet_checks", m.packets.size()},
         {"control_flow_instructions", m.cf_instructions.size()},
         {"control_flow_cases", m.cf_cases.size()}};
+    if (frames) ctx.report["metrics"].update(frames->metrics());
 }
 
 }  // namespace refcheck::harness

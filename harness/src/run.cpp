@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -118,8 +119,14 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     for (auto& t : threads) t.join();
 
     std::vector<ojson> reports;
+    for (const auto& r : summary.results) fs::remove_all(options.out / r.name);  // pictures of an earlier run
     for (const auto& r : summary.results) {
         write_json(options.out / (r.name + ".json"), r.report);
+        for (const auto& [rel, bytes] : r.files) {
+            fs::create_directories((options.out / rel).parent_path());
+            std::ofstream(options.out / rel, std::ios::binary)
+                .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        }
         reports.push_back(r.report);
         summary.events += r.events;
     }

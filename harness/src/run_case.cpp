@@ -26,7 +26,7 @@ std::vector<std::string> needed_symbols(Family f) {
             add({"initialise_3d_palette_", "construct_3d_object_", "draw_3d_object_",
                  "draw_completely_visible_primary_face_", "draw_partially_visible_primary_face_",
                  "draw_completely_visible_secondary_face_", "draw_partially_visible_secondary_face_",
-                 "polygon_winding_", "draw_attached_object_"});
+                 "polygon_winding_", "draw_attached_object_", "palette_rgb", "framebuffer"});
             break;
     }
     return n;
@@ -108,6 +108,7 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
                         read_file(env.data / "3DPAL.RGB"), comparator, r};
         if (!injection.empty()) r["injected"] = apply_injection(*original, injection);
         ctx.injection = &injection;
+        ctx.files = &result.files;
         r["inputs"]["archives"] = {{"3DDATA/3DOBJS.BIN", sha256_hex(ctx.models)},
                                    {"3DDATA/OBJTEXT.BIN", sha256_hex(ctx.textures)},
                                    {"3DPAL.RGB", sha256_hex(ctx.palette)}};

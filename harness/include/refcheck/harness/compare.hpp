@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,12 @@ struct CompareOptions {
     std::size_t window = 64;           // look-ahead when re-aligning after a missing/extra event
 };
 
+struct FrameComparison {
+    std::size_t differing = 0;              // pixels that differ
+    std::size_t unexplained = 0;            // of those, pixels no allowed registry entry explains
+    std::vector<std::uint8_t> explained;    // per pixel: 1 when it differs and is explained
+};
+
 // Accumulates the comparison of many streams (one per input); keeps the first unexplained divergence
 // in full and a bounded sample of known ones.
 class Comparator {
@@ -60,6 +67,13 @@ public:
     const Counts& counts() const { return counts_; }
     const std::optional<Divergence>& first_unexplained() const { return first_unexplained_; }
     const std::optional<Divergence>& first_known() const { return first_known_; }
+
+    // One frame as one event (name, size, SHA-256) per side. A differing frame is a known divergence
+    // only when every differing pixel's taint (the reimplementation's per-pixel flag set) holds the
+    // flag of an allowed registry entry that may explain "pixels".
+    FrameComparison compare_frame(const std::string& input, std::span<const std::uint8_t> original,
+                                  std::span<const std::uint8_t> reimpl, std::span<const std::uint8_t> taint,
+                                  std::uint32_t width);
 
 private:
     void record(Divergence d, const std::vector<EventRecord>& a, const std::vector<EventRecord>& b);

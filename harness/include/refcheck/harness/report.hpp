@@ -27,6 +27,8 @@ struct CaseResult {
     ojson report;            // the whole case report (deterministic)
     double seconds = 0;      // wall time; printed, never written into reports
     std::uint64_t events = 0;
+    // Files beside the report (frame pictures), relative to the run's output folder.
+    std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files;
 };
 
 // j[key] when present, else an empty (null) value: safe to iterate with items() or a range-for
