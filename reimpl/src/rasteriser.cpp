@@ -37,7 +37,6 @@ class FacePainter {
   void points();
   void polyline();
   void polygon();
-  bool crossing(std::size_t edge, std::int32_t y, std::int32_t& x) const;
   Attributes edge_attributes(std::size_t edge, std::int32_t y) const;
 
   const PaletteTables& palette_;
@@ -148,15 +147,6 @@ void FacePainter::polyline() {
   }
 }
 
-// rast.edge: edge i -> i+1 covers min(ya, yb) <= y < max(ya, yb); its crossing at row y.
-bool FacePainter::crossing(std::size_t edge, std::int32_t y, std::int32_t& x) const {
-  const auto& a = face_.screen[edge];
-  const auto& b = face_.screen[(edge + 1) % face_.screen.size()];
-  if (a.sy == b.sy || y < std::min(a.sy, b.sy) || y >= std::max(a.sy, b.sy)) return false;
-  x = a.sx + static_cast<std::int32_t>((std::int64_t{y - a.sy} * (b.sx - a.sx)) / (b.sy - a.sy));
-  return true;
-}
-
 // rast.attr: u, v and level on an edge at row y, interpolated exactly as x.
 Attributes FacePainter::edge_attributes(std::size_t edge, std::int32_t y) const {
   const std::size_t next = (edge + 1) % face_.screen.size();
@@ -171,24 +161,13 @@ Attributes FacePainter::edge_attributes(std::size_t edge, std::int32_t y) const 
 
 // rast.rows, rast.span, rast.attr: rows top to bottom, pixels left to right.
 void FacePainter::polygon() {
-  const auto [lo, hi] = std::minmax_element(face_.screen.begin(), face_.screen.end(),
-                                            [](const auto& p, const auto& q) { return p.sy < q.sy; });
-  const std::int32_t y_end = std::min(kFrameHeight, hi->sy);
-  for (std::int32_t y = std::max(0, lo->sy); y < y_end; ++y) {
-    std::optional<std::size_t> left_edge, right_edge;
-    std::int32_t left = 0, right = 0;
-    for (std::size_t edge = 0; edge < face_.screen.size(); ++edge) {
-      std::int32_t x = 0;
-      if (!crossing(edge, y, x)) continue;
-      if (!left_edge || x < left) left_edge = edge, left = x;
-      if (!right_edge || x > right) right_edge = edge, right = x;
-    }
-    if (!left_edge) continue;
-    const Attributes l = edge_attributes(*left_edge, y), r = edge_attributes(*right_edge, y);
+  for (const PolygonRow& row : polygon_rows(face_.screen)) {
+    const std::int32_t y = row.y, left = row.left, right = row.right;
+    const Attributes l = edge_attributes(row.left_edge, y), r = edge_attributes(row.right_edge, y);
     const auto across = [&](std::int32_t x, std::int32_t from, std::int32_t to) {
       return from + static_cast<std::int32_t>((std::int64_t{x - left} * (std::int64_t{to} - from)) / (right - left));
     };
-    for (std::int32_t x = std::max(0, left); x < std::min(kFrameWidth, right); ++x) {
+    for (std::int32_t x = row.x_begin(); x < row.x_end(); ++x) {
       pixel(x, y, {across(x, l.u, r.u), across(x, l.v, r.v), across(x, l.level, r.level)});
     }
   }
@@ -204,6 +183,40 @@ void FacePainter::paint() {
 }
 
 }  // namespace
+
+namespace {
+
+// rast.edge: edge i -> i+1 covers min(ya, yb) <= y < max(ya, yb); its crossing at row y.
+bool crossing(std::span<const events::ScreenVertex> screen, std::size_t edge, std::int32_t y, std::int32_t& x) {
+  const auto& a = screen[edge];
+  const auto& b = screen[(edge + 1) % screen.size()];
+  if (a.sy == b.sy || y < std::min(a.sy, b.sy) || y >= std::max(a.sy, b.sy)) return false;
+  x = a.sx + static_cast<std::int32_t>((std::int64_t{y - a.sy} * (b.sx - a.sx)) / (b.sy - a.sy));
+  return true;
+}
+
+}  // namespace
+
+// rast.rows, rast.span: rows top to bottom; the least and the greatest crossing, first edge on ties.
+std::vector<PolygonRow> polygon_rows(std::span<const events::ScreenVertex> screen) {
+  std::vector<PolygonRow> rows;
+  if (screen.empty()) return rows;
+  const auto [lo, hi] =
+      std::minmax_element(screen.begin(), screen.end(), [](const auto& p, const auto& q) { return p.sy < q.sy; });
+  const std::int32_t y_end = std::min(kFrameHeight, hi->sy);
+  for (std::int32_t y = std::max(0, lo->sy); y < y_end; ++y) {
+    std::optional<std::size_t> left_edge, right_edge;
+    std::int32_t left = 0, right = 0;
+    for (std::size_t edge = 0; edge < screen.size(); ++edge) {
+      std::int32_t x = 0;
+      if (!crossing(screen, edge, y, x)) continue;
+      if (!left_edge || x < left) left_edge = edge, left = x;
+      if (!right_edge || x > right) right_edge = edge, right = x;
+    }
+    if (left_edge) rows.push_back({y, *left_edge, *right_edge, left, right});
+  }
+  return rows;
+}
 
 Rasteriser::Rasteriser(const PaletteTables& palette, const TextureArchive& textures)
     : palette_(palette), textures_(textures) {}

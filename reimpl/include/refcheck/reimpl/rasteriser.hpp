@@ -3,7 +3,9 @@
 // glass and haze remaps), and keeps the per-pixel flag sets of div.taint.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "refcheck/events.hpp"
@@ -26,6 +28,24 @@ struct Frame {
   std::vector<std::uint8_t> pixels;  // palette indices, pitch 320 (fb.size)
   std::vector<std::uint8_t> taint;   // per pixel FaceFlags bits (div.taint)
 };
+
+// One row of a filled polygon (rast.rows, rast.edge, rast.span): edge i runs from vertex i to
+// vertex (i + 1) mod n; `left` and `right` are the chosen crossings (the least and the greatest,
+// the edge earliest in order on equal crossings). The row's pixels are x = x_begin .. x_end - 1
+// (none when x_end <= x_begin).
+struct PolygonRow {
+  std::int32_t y = 0;
+  std::size_t left_edge = 0;
+  std::size_t right_edge = 0;
+  std::int32_t left = 0;
+  std::int32_t right = 0;
+  std::int32_t x_begin() const { return left > 0 ? left : 0; }
+  std::int32_t x_end() const { return right < kFrameWidth ? right : kFrameWidth; }
+};
+
+// The rows of a polygon with at least one edge crossing, top to bottom, clipped to the frame's rows
+// (y = max(0, ymin) .. min(200, ymax) - 1). Shared by the face rasteriser and the shadow renderer.
+std::vector<PolygonRow> polygon_rows(std::span<const events::ScreenVertex> screen);
 
 class Rasteriser {
  public:
