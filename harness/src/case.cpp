@@ -18,6 +18,9 @@ std::string_view family_name(Family f) {
         case Family::Palette: return "palette";
         case Family::Construct: return "construct";
         case Family::Program: return "program";
+        case Family::Shadow: return "shadow";
+        case Family::Mobile: return "mobile";
+        case Family::Receiver: return "receiver";
     }
     return "?";
 }
@@ -43,7 +46,10 @@ Family parse_family(const std::string& s, const std::filesystem::path& file) {
     if (s == "palette") return Family::Palette;
     if (s == "construct") return Family::Construct;
     if (s == "program") return Family::Program;
-    fail(file, "unknown family \"" + s + "\" (loader, palette, construct, program)");
+    if (s == "shadow") return Family::Shadow;
+    if (s == "mobile") return Family::Mobile;
+    if (s == "receiver") return Family::Receiver;
+    fail(file, "unknown family \"" + s + "\" (loader, palette, construct, program, shadow, mobile, receiver)");
 }
 
 RecordSelection parse_records(const json& j, const std::filesystem::path& file) {
@@ -112,6 +118,12 @@ Case load_case(const std::filesystem::path& file) {
         if (l.size() != 3) fail(file, "a light is [x, y, z] (Q14)");
     c.states = get<std::vector<std::uint32_t>>(sel, "states", {}, file);
     c.warzones = get<std::vector<std::int32_t>>(sel, "warzones", {}, file);
+    c.suns = get<std::vector<std::vector<std::int32_t>>>(sel, "suns", {}, file);
+    for (const auto& d : c.suns)
+        if (d.size() != 3 || d[1] >= 0) fail(file, "a sun is [x, y, z] (Q14) with y < 0 (it shines downward)");
+    c.steps = get<std::uint32_t>(sel, "steps", 0, file);
+    c.queries = get<std::uint32_t>(sel, "queries", 0, file);
+    c.seed = get<std::uint64_t>(sel, "seed", 1, file);
     const json hooks = j.value("hooks", json::object());
     c.replace = get<std::vector<std::string>>(hooks, "replace", {}, file);
     c.run = get<std::vector<std::string>>(hooks, "run", {}, file);
@@ -125,6 +137,10 @@ Case load_case(const std::filesystem::path& file) {
     if (c.family == Family::Program && (c.views.empty() || c.lights.empty() || c.states.empty()))
         fail(file, "a program case needs selection.views, selection.lights and selection.states");
     if (c.family == Family::Palette && c.warzones.empty()) c.warzones = {0};
+    if (c.family == Family::Shadow && (c.views.empty() || c.suns.empty() || c.states.empty()))
+        fail(file, "a shadow case needs selection.views, selection.suns and selection.states");
+    if (c.family == Family::Mobile && c.steps == 0) fail(file, "a mobile case needs selection.steps");
+    if (c.family == Family::Receiver && c.queries == 0) fail(file, "a receiver case needs selection.queries");
     return c;
 }
 

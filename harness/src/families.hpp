@@ -37,6 +37,15 @@ void run_loader(CaseContext& ctx);
 void run_palette(CaseContext& ctx);
 void run_construct(CaseContext& ctx);
 void run_program(CaseContext& ctx);
+void run_shadow(CaseContext& ctx);
+void run_mobile(CaseContext& ctx);
+void run_receiver(CaseContext& ctx);
+
+// Writes the original / reimplementation / difference pictures of a 320x200 frame beside the report
+// and lists them under the report's "frames".
+void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n, std::span<const std::uint8_t> a,
+                         std::span<const std::uint8_t> b, const FrameComparison& fc,
+                         std::span<const std::uint8_t> palette);
 
 // A large buffer as one event: its name, size and SHA-256 (apitrace's blob comparison).
 EventRecord buffer_event(const std::string& kind, const std::string& name, std::span<const std::uint8_t> bytes);

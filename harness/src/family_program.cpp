@@ -12,7 +12,6 @@
 #include "refcheck/reimpl/palette.hpp"
 #include "refcheck/reimpl/rasteriser.hpp"
 
-#include "png.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -67,7 +66,6 @@ public:
         rasteriser_.emplace(palette_, textures);
         guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
         framebuffer_ = o_.address("framebuffer");
-        for (const auto& c : palette_.rgb) reimpl_palette_.insert(reimpl_palette_.end(), c.begin(), c.end());
     }
     void clear() { o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour)); }
     void compare(const std::string& input, const std::vector<events::Event>& events) {
@@ -90,23 +88,13 @@ public:
 private:
     void save(const std::string& input, const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b,
               const FrameComparison& fc) {
-        const std::string stem = ctx_.c.name + "/frame-" + std::to_string(frames_);
-        const auto a_rgb = to_rgb(a, guest_palette_);
-        ctx_.files->emplace_back(stem + "-original.png", encode_png(kWidth, kHeight, a_rgb));
-        ctx_.files->emplace_back(stem + "-reimpl.png", encode_png(kWidth, kHeight, to_rgb(b, reimpl_palette_)));
-        ctx_.files->emplace_back(stem + "-diff.png", encode_png(kWidth, kHeight, difference_rgb(a_rgb, a, b, fc.explained)));
-        ctx_.report["frames"].push_back({{"input", input},
-                                         {"differing_pixels", fc.differing},
-                                         {"unexplained_pixels", fc.unexplained},
-                                         {"original_png", stem + "-original.png"},
-                                         {"reimpl_png", stem + "-reimpl.png"},
-                                         {"diff_png", stem + "-diff.png"}});
+        save_frame_pictures(ctx_, input, frames_, a, b, fc, guest_palette_);
     }
     CaseContext& ctx_;
     Original& o_;
     reimpl::PaletteTables palette_;
     std::optional<reimpl::Rasteriser> rasteriser_;
-    std::vector<std::uint8_t> guest_palette_, reimpl_palette_;
+    std::vector<std::uint8_t> guest_palette_;
     std::uint32_t framebuffer_ = 0;
     std::uint64_t frames_ = 0, differing_ = 0;
     std::size_t saved_samples_ = 0, saved_divergent_ = 0;

@@ -3,6 +3,9 @@
 // difference picture, embedded as PNG data URIs.
 #include "refcheck/harness/report.hpp"
 
+#include "refcheck/harness/coverage.hpp"
+#include "refcheck/harness/ledger.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -11,20 +14,6 @@
 namespace refcheck::harness {
 
 namespace {
-
-std::string esc(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '&': out += "&amp;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
 
 std::string base64(const std::string& bytes) {
     static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -46,10 +35,10 @@ std::string base64(const std::string& bytes) {
 
 std::string embed_png(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
-    if (!in) return "<em>missing " + esc(file.filename().string()) + "</em>";
+    if (!in) return "<em>missing " + escape_markup(file.filename().string()) + "</em>";
     std::stringstream ss;
     ss << in.rdbuf();
-    return "<img alt=\"" + esc(file.filename().string()) + "\" src=\"data:image/png;base64," + base64(ss.str()) +
+    return "<img alt=\"" + escape_markup(file.filename().string()) + "\" src=\"data:image/png;base64," + base64(ss.str()) +
            "\">";
 }
 
@@ -66,8 +55,8 @@ std::string event_table(const ojson& d) {
     for (const auto& n : names) {
         const std::string a = o.is_object() && o["fields"].contains(n) ? o["fields"][n].dump() : "";
         const std::string b = r.is_object() && r["fields"].contains(n) ? r["fields"][n].dump() : "";
-        h << "<tr" << (a != b ? " class=bad" : "") << "><td>" << esc(n) << "</td><td>" << esc(a) << "</td><td>"
-          << esc(b) << "</td></tr>";
+        h << "<tr" << (a != b ? " class=bad" : "") << "><td>" << escape_markup(n) << "</td><td>" << escape_markup(a) << "</td><td>"
+          << escape_markup(b) << "</td></tr>";
     }
     h << "</table>";
     return h.str();
@@ -79,7 +68,7 @@ std::string context_list(const ojson& events) {
     for (const auto& e : events) {
         std::string line = e.value("kind", std::string());
         for (const auto& [k, v] : member(e, "fields").items()) line += " " + k + "=" + v.dump();
-        h << "<li>" << esc(line) << "</li>";
+        h << "<li>" << escape_markup(line) << "</li>";
     }
     h << "</ol>";
     return h.str();
@@ -87,7 +76,7 @@ std::string context_list(const ojson& events) {
 
 std::string divergence_section(const ojson& d) {
     std::ostringstream h;
-    h << "<p>" << esc(d.value("kind", std::string())) << " at input <code>" << esc(d.value("input", std::string()))
+    h << "<p>" << escape_markup(d.value("kind", std::string())) << " at input <code>" << escape_markup(d.value("input", std::string()))
       << "</code>, original event #" << d.value("original_index", 0ull) << ", reimpl event #"
       << d.value("reimpl_index", 0ull) << "</p>";
     const ojson ctx = d.value("context", ojson::object());
@@ -114,7 +103,7 @@ void write_html(const std::filesystem::path& file, const ojson& index, const std
     std::ostringstream h;
     const auto& t = index.at("totals");
     h << "<!DOCTYPE html><html><head><meta charset=utf-8><title>refcheck run</title><style>" << kStyle
-      << "</style></head><body><h1>refcheck run: " << esc(index.at("status").get<std::string>()) << "</h1>";
+      << "</style></head><body><h1>refcheck run: " << escape_markup(index.at("status").get<std::string>()) << "</h1>";
     const ojson& tc = t.at("counts");
     h << "<p>" << t.at("cases").get<std::uint64_t>() << " cases: " << t.at("equivalent").get<std::uint64_t>()
       << " equivalent, " << t.at("divergent").get<std::uint64_t>() << " divergent, "
@@ -128,29 +117,31 @@ void write_html(const std::filesystem::path& file, const ojson& index, const std
         const std::string st = row.at("status").get<std::string>();
         std::string metrics;
         for (const auto& [k, v] : member(row, "metrics").items()) metrics += k + " " + v.dump() + "; ";
-        h << "<tr class=" << st << "><td><a href=\"#" << esc(row.at("case").get<std::string>()) << "\">"
-          << esc(row.at("case").get<std::string>()) << "</a></td><td>" << esc(row.at("family").get<std::string>())
+        h << "<tr class=" << st << "><td><a href=\"#" << escape_markup(row.at("case").get<std::string>()) << "\">"
+          << escape_markup(row.at("case").get<std::string>()) << "</a></td><td>" << escape_markup(row.at("family").get<std::string>())
           << "</td><td>" << st << "</td><td>" << c.value("compared", 0ull) << "</td><td>" << c.value("matched", 0ull)
           << "</td><td>" << c.value("known", 0ull) << "</td><td>" << c.value("unexplained", 0ull) << "</td><td>"
-          << esc(metrics) << "</td></tr>";
+          << escape_markup(metrics) << "</td></tr>";
     }
     h << "</table>";
+    if (index.contains("ledger")) h << ledger_html(index.at("ledger"));
+    if (index.contains("coverage")) h << coverage_html(index.at("coverage"));
     for (const auto& r : reports) {
         const std::string name = r.at("case").get<std::string>();
-        h << "<h2 id=\"" << esc(name) << "\">" << esc(name) << " — " << esc(r.at("status").get<std::string>())
-          << "</h2><p>" << esc(r.value("description", std::string())) << "</p>";
-        if (r.contains("error")) h << "<p class=error>" << esc(r.at("error").get<std::string>()) << "</p>";
+        h << "<h2 id=\"" << escape_markup(name) << "\">" << escape_markup(name) << " — " << escape_markup(r.at("status").get<std::string>())
+          << "</h2><p>" << escape_markup(r.value("description", std::string())) << "</p>";
+        if (r.contains("error")) h << "<p class=error>" << escape_markup(r.at("error").get<std::string>()) << "</p>";
         if (r.contains("first_unexplained"))
             h << "<h3>First unexplained divergence</h3>" << divergence_section(r.at("first_unexplained"));
         for (const auto& f : r.value("frames", ojson::array())) {
-            h << "<h3>frame " << esc(f.value("input", std::string())) << "</h3><p>original / reimplementation / "
+            h << "<h3>frame " << escape_markup(f.value("input", std::string())) << "</h3><p>original / reimplementation / "
                  "difference</p><div>";
             for (const char* k : {"original_png", "reimpl_png", "diff_png"})
                 if (f.contains(k)) h << embed_png(out_dir / f.at(k).get<std::string>());
             h << "</div>";
         }
         if (r.contains("faults") && !r.at("faults").empty())
-            h << "<h3>Faults of the original</h3><pre>" << esc(r.at("faults").dump(1)) << "</pre>";
+            h << "<h3>Faults of the original</h3><pre>" << escape_markup(r.at("faults").dump(1)) << "</pre>";
     }
     h << "</body></html>\n";
     std::filesystem::create_directories(file.parent_path());

@@ -1,5 +1,8 @@
 #include "refcheck/harness/report.hpp"
 
+#include "refcheck/harness/coverage.hpp"
+#include "refcheck/harness/ledger.hpp"
+
 #include <fstream>
 #include <stdexcept>
 
@@ -18,6 +21,20 @@ Status parse_status(std::string_view s) {
     if (s == "equivalent") return Status::Equivalent;
     if (s == "divergent") return Status::Divergent;
     return Status::Error;
+}
+
+std::string escape_markup(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '&': out += "&amp;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+    return out;
 }
 
 const ojson& member(const ojson& j, const char* key) {
@@ -141,6 +158,8 @@ ojson make_run_index(const std::vector<ojson>& reports) {
     index["cases"] = cases;
     index["totals"] = {{"cases", reports.size()}, {"equivalent", equivalent}, {"divergent", divergent},
                        {"error", errors}, {"counts", to_json(total)}};
+    if (ojson ledger = make_ledger(reports); !ledger.is_null()) index["ledger"] = std::move(ledger);
+    if (ojson coverage = merge_coverage(reports); !coverage.empty()) index["coverage"] = std::move(coverage);
     return index;
 }
 

@@ -7,20 +7,6 @@
 namespace refcheck::harness {
 
 namespace {
-std::string xml_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '&': out += "&amp;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
 std::string first_divergence_text(const ojson& report) {
     if (!report.contains("first_unexplained")) return report.value("error", std::string("divergent"));
     const ojson& d = report.at("first_unexplained");
@@ -47,13 +33,13 @@ void write_junit(const std::filesystem::path& file, const ojson& index, const st
         const std::string name = r.at("case").get<std::string>();
         const std::string family = r.at("family").get<std::string>();
         const auto status = parse_status(r.at("status").get<std::string>());
-        out << "  <testcase classname=\"refcheck." << xml_escape(family) << "\" name=\"" << xml_escape(name)
+        out << "  <testcase classname=\"refcheck." << escape_markup(family) << "\" name=\"" << escape_markup(name)
             << "\">\n";
         if (status == Status::Divergent)
-            out << "   <failure message=\"unexplained divergence\">" << xml_escape(first_divergence_text(r))
+            out << "   <failure message=\"unexplained divergence\">" << escape_markup(first_divergence_text(r))
                 << "</failure>\n";
         else if (status == Status::Error)
-            out << "   <error message=\"" << xml_escape(r.value("error", std::string("error"))) << "\"/>\n";
+            out << "   <error message=\"" << escape_markup(r.value("error", std::string("error"))) << "\"/>\n";
         const ojson c = r.value("counts", ojson::object());
         out << "   <system-out>compared " << c.value("compared", 0ull) << ", matched " << c.value("matched", 0ull)
             << ", known " << c.value("known", 0ull) << ", unexplained " << c.value("unexplained", 0ull)

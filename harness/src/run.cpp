@@ -1,6 +1,7 @@
 #include "refcheck/harness/run.hpp"
 
 #include "families.hpp"
+#include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/profile.hpp"
 
 #include <algorithm>
@@ -84,6 +85,15 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
             problems.push_back(e.what());
         }
     }
+    if (options.rules_document) {
+        try {
+            const RuleIndex index = load_rule_index(*options.rules_document);
+            for (const Case& c : cases)
+                for (auto& p : unknown_rule_ids(c, index)) problems.push_back(std::move(p));
+        } catch (const LedgerError& e) {
+            problems.push_back(e.what());
+        }
+    }
     return problems;
 }
 
@@ -117,6 +127,10 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
     worker();
     for (auto& t : threads) t.join();
+    if (options.rules_document) {
+        const ojson evidence = evidence_json(load_rule_index(*options.rules_document));
+        for (auto& r : summary.results) r.report["evidence"] = evidence;
+    }
 
     std::vector<ojson> reports;
     for (const auto& r : summary.results) fs::remove_all(options.out / r.name);  // pictures of an earlier run
@@ -145,13 +159,16 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
         for (const auto& row : index.at("cases")) {
             const std::string file = row.at("report").get<std::string>();
             ojson report = read_json(dir / file);
+            std::vector<fs::path> beside;  // files next to the report: frame pictures, the drcov file
             for (const auto& f : report.value("frames", ojson::array()))
                 for (const char* k : {"original_png", "reimpl_png", "diff_png"})
-                    if (f.contains(k)) {
-                        const fs::path rel = f.at(k).get<std::string>();
-                        fs::create_directories((out / rel).parent_path());
-                        fs::copy_file(dir / rel, out / rel, fs::copy_options::overwrite_existing);
-                    }
+                    if (f.contains(k)) beside.emplace_back(f.at(k).get<std::string>());
+            if (const ojson& drcov = member(member(report, "coverage"), "drcov"); drcov.is_string())
+                beside.emplace_back(drcov.get<std::string>());
+            for (const fs::path& rel : beside) {
+                fs::create_directories((out / rel).parent_path());
+                fs::copy_file(dir / rel, out / rel, fs::copy_options::overwrite_existing);
+            }
             named.emplace_back(row.at("case").get<std::string>(), std::move(report));
         }
     }

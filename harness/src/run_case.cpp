@@ -2,10 +2,12 @@
 // run, the report assembled. Never throws: problems become a report with status "error".
 #include "families.hpp"
 
+#include "refcheck/harness/coverage.hpp"
 #include "refcheck/harness/hash.hpp"
 #include "refcheck/harness/run.hpp"
 #include "refcheck/reimpl/format_error.hpp"
 
+#include <cstdlib>
 #include <fstream>
 
 namespace refcheck::harness {
@@ -27,6 +29,16 @@ std::vector<std::string> needed_symbols(Family f) {
                  "draw_completely_visible_primary_face_", "draw_partially_visible_primary_face_",
                  "draw_completely_visible_secondary_face_", "draw_partially_visible_secondary_face_",
                  "polygon_winding_", "draw_attached_object_", "palette_rgb", "framebuffer"});
+            break;
+        case Family::Shadow:
+            add({"initialise_3d_palette_", "construct_3d_object_", "draw_3d_object_shadow_", "draw_shadow_face_",
+                 "polygon_winding_", "palette_rgb", "framebuffer"});
+            break;
+        case Family::Mobile:
+            add({"reset_mobiles_", "add_mobile_", "move_mobile_", "remove_mobile_", "build_mobile_queue_"});
+            break;
+        case Family::Receiver:
+            add({"reset_mobiles_", "add_mobile_", "move_mobile_", "shadow_plane_height_", "last_receiver"});
             break;
     }
     return n;
@@ -93,6 +105,7 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
     options.tolerance = c.tolerance;
     Comparator comparator(options);
     std::unique_ptr<Original> original;
+    std::vector<RoutineBlocks> covered;  // the profile's routines and those they call
     try {
         const Profile profile = load_profile(env.profile);
         const auto missing = profile.missing(needed_symbols(c.family));
@@ -106,6 +119,8 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
         CaseContext ctx{c, env, *(original = std::make_unique<Original>(env, profile)),
                         read_file(env.data / "3DDATA" / "3DOBJS.BIN"), read_file(env.data / "3DDATA" / "OBJTEXT.BIN"),
                         read_file(env.data / "3DPAL.RGB"), comparator, r};
+        covered = discover_routines(original->machine(), profile_entries(profile));  // before any patch
+        if (!std::getenv("REFCHECK_H7_NO_COVERAGE")) enable_coverage(original->machine(), covered);  // TEMP: measurement
         if (!injection.empty()) r["injected"] = apply_injection(*original, injection);
         ctx.injection = &injection;
         ctx.files = &result.files;
@@ -123,6 +138,9 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
             case Family::Palette: run_palette(ctx); break;
             case Family::Construct: run_construct(ctx); break;
             case Family::Program: run_program(ctx); break;
+            case Family::Shadow: run_shadow(ctx); break;
+            case Family::Mobile: run_mobile(ctx); break;
+            case Family::Receiver: run_receiver(ctx); break;
         }
         result.events = ctx.events;
         const Counts& counts = comparator.counts();
@@ -139,6 +157,12 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
     if (comparator.first_unexplained()) r["first_unexplained"] = to_json(*comparator.first_unexplained());
     if (comparator.first_known()) r["first_known"] = to_json(*comparator.first_known());
     r["faults"] = original ? ojson(original->faults()) : ojson::array();
+    if (original && !covered.empty()) {
+        const std::string drcov = c.name + "/coverage.drcov";
+        r["coverage"] = coverage_json(covered, original->machine().coverage(), env.image.filename().string());
+        r["coverage"]["drcov"] = drcov;
+        result.files.emplace_back(drcov, drcov_bytes(original->machine()));
+    }
     return result;
 }
 

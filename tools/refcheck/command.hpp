@@ -25,5 +25,7 @@ const Command& run_command();
 const Command& merge_command();
 const Command& show_command();
 const Command& dump_command();
+const Command& diff_command();
+const Command& call_command();
 
 }  // namespace refcheck::cli

@@ -2,6 +2,7 @@
 // report per case, the run index, JUnit XML and the HTML page, and exits 0/1/2.
 #include "command.hpp"
 
+#include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/run.hpp"
 
 #include <unistd.h>
@@ -87,6 +88,7 @@ void print_summary(const harness::RunSummary& s) {
               << ", unexplained " << with_commas(c.value("unexplained", 0ull)) << "\n";
     for (const auto& [cause, n] : harness::member(c, "known_by_cause").items())
         std::cout << "  known divergence " << cause << ": " << with_commas(n.get<std::uint64_t>()) << "\n";
+    if (s.index.contains("ledger")) std::cout << harness::ledger_summary(s.index.at("ledger")) << "\n";
     std::printf("wall time %.1f s, %s events/s\n", s.seconds,
                 with_commas(static_cast<std::uint64_t>(s.seconds > 0 ? double(s.events) / s.seconds : 0)).c_str());
     std::cout << "HTML report: " << fs::absolute(s.html).lexically_normal().string() << "\n";
@@ -115,6 +117,7 @@ const Command& run_command() {
             return [a] {
                 harness::RunOptions o;
                 o.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA};
+                o.rules_document = fs::path(REFCHECK_SOURCE_DIR) / "docs" / "formats" / "apache-3d.md";
                 if (!a->image.empty()) o.image = a->image;
                 if (!a->profile.empty()) o.profile = a->profile;
                 if (!a->data.empty()) o.data = a->data;

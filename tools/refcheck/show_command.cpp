@@ -49,7 +49,7 @@ const Command& show_command() {
             auto file = std::make_shared<std::string>();
             auto event = std::make_shared<int>(-1);
             app.add_option("report", *file, "A case report (JSON) written by refcheck run")->required();
-            app.add_option("--event", *event, "Show recorded divergence N (0 = the first unexplained)");
+            app.add_option("--event", *event, "Show recorded divergence N (the first unexplained, then the first known)");
             return [file, event] {
                 const ojson r = harness::read_json(*file);
                 if (r.value("schema", std::string()) != harness::kCaseReportSchema)
@@ -61,7 +61,10 @@ const Command& show_command() {
                     std::cout << "  " << k << ": " << v.dump() << "\n";
                 std::cout << "counts: " << r.value("counts", ojson::object()).dump() << "\n";
                 if (r.contains("metrics")) std::cout << "metrics: " << r.at("metrics").dump() << "\n";
-                const ojson divs = r.value("divergences", ojson::array());
+                // The recorded divergences: the first unexplained one, then the first known one.
+                ojson divs = ojson::array();
+                for (const char* k : {"first_unexplained", "first_known"})
+                    if (r.contains(k)) divs.push_back(r.at(k));
                 if (*event >= 0) {
                     if (static_cast<std::size_t>(*event) >= divs.size()) {
                         std::cerr << "the report records " << divs.size() << " divergence(s)\n";

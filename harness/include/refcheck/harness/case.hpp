@@ -17,7 +17,7 @@ struct CaseError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-enum class Family { Loader, Palette, Construct, Program };
+enum class Family { Loader, Palette, Construct, Program, Shadow, Mobile, Receiver };
 std::string_view family_name(Family f);
 
 struct View {
@@ -43,6 +43,10 @@ struct Case {
     std::vector<std::vector<std::int32_t>> lights;  // Q14 directions
     std::vector<std::uint32_t> states;              // animation states
     std::vector<std::int32_t> warzones;             // palette family
+    std::vector<std::vector<std::int32_t>> suns;    // shadow family: sun directions (Q14, y < 0)
+    std::uint32_t steps = 0;                        // mobile family: steps of the scripted sequence
+    std::uint32_t queries = 0;                      // receiver family: queries
+    std::uint64_t seed = 1;                         // mobile and receiver scripts
     std::vector<std::string> replace;               // face routines replaced by recorders
     std::vector<std::string> run;                   // routines that run (frame capture)
     std::int64_t tolerance = 0;                     // for "grid_rounding"

@@ -35,6 +35,9 @@ struct CaseResult {
 // (j.value(key, default).items() would iterate a destroyed temporary).
 const ojson& member(const ojson& j, const char* key);
 
+// Escapes &, <, > and " for HTML and XML text and attributes.
+std::string escape_markup(const std::string& s);
+
 ojson to_json(const Value& v);
 ojson to_json(const EventRecord& e);
 ojson to_json(const Counts& c);

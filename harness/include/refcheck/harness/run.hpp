@@ -47,6 +47,10 @@ struct RunOptions {
     Shard shard;
     std::function<void(std::string_view)> progress;  // one call per finished case (may be empty)
     Injection injection;
+    // The format specification whose rule index becomes the evidence ledger (docs/formats/apache-3d.md).
+    // When set, a case naming a rule id the document lacks is a preflight problem (exit 2), and every
+    // case report carries the index ("evidence") so that run.json holds the ledger.
+    std::optional<std::filesystem::path> rules_document;
 };
 
 struct RunSummary {
@@ -70,7 +74,8 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
 std::vector<std::filesystem::path> select_shard(const std::vector<std::filesystem::path>& cases, Shard shard);
 
 // Checks before anything runs: every case's image, data root and profile exist, and its profile has
-// an address for every routine and global the case's family needs. One line per problem; a
+// an address for every routine and global the case's family needs; with a rules document, the
+// document's index parses and lists every rule id the cases name. One line per problem; a
 // profile's missing names are listed together.
 std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOptions& options);
 

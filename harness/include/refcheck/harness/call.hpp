@@ -1,0 +1,68 @@
+// One routine of any PE32 image called under emu/, for exploring an original before writing a
+// case: its return value and registers, the files it touched in the data root, the calls it made
+// to imports (recorded by one tap per import thunk), the basic blocks it executed out of those it
+// has (and of the routines it calls directly) and, on a fault, the full fault report.
+#pragma once
+
+#include "refcheck/emu/machine.hpp"
+#include "refcheck/harness/report.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace refcheck::harness {
+
+// A usage problem: a bad image, an unknown routine, a bad argument or convention (exit code 2).
+struct CallError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct CallRequest {
+    std::filesystem::path image;
+    std::string routine;                  // export or symbol name, or 0xADDRESS
+    std::vector<std::string> args;        // see parse_call_argument
+    std::string convention = "watcall";   // cdecl, stdcall, fastcall, watcall
+    std::optional<std::filesystem::path> data;  // data root; none: every file open is refused
+    std::uint64_t budget = 0;             // instruction budget, 0 = none
+    std::uint32_t wall_ms = 20000;
+};
+
+struct ImportCall {
+    std::string function;              // "KERNEL32.dll!CreateFileA"
+    std::vector<std::uint32_t> args;   // as many as the shim takes (none for an unshimmed import)
+    std::string text;                  // the string argument of CreateFileA/FindFirstFileA/OutputDebugStringA
+    std::uint32_t result = 0;          // EAX after the shim
+    bool shimmed = true;               // false: the call stopped the run (unimplemented import)
+    std::string returns_to;            // "routine+0x1c"
+};
+
+struct CallOutcome {
+    std::string routine;               // "name" or the address given
+    std::uint32_t address = 0;
+    emu::Convention convention = emu::Convention::watcall;
+    std::vector<std::uint32_t> args;   // as passed (string arguments as their guest addresses)
+    emu::CallResult result;
+    emu::Registers registers;          // after the return, or at the faulting instruction
+    std::vector<emu::FileAccess> files;
+    std::vector<ImportCall> imports;
+    std::vector<std::string> log;      // the machine's log lines
+    ojson coverage;                    // coverage_json of the routine and those it reaches
+};
+
+// "123", "-5", "0x1f" -> the 32-bit value; "str:TEXT" and "buf:N" are placed in the guest heap
+// by call_routine (a NUL-terminated copy of TEXT, N zero bytes). Throws CallError otherwise.
+std::uint32_t parse_call_argument(std::string_view text);
+
+// Loads the image, mounts the data root, enables coverage, calls the routine. Guest faults are in
+// the outcome, never thrown; usage problems throw CallError.
+CallOutcome call_routine(const CallRequest& request);
+
+// The outcome for people: return value, registers, files, import calls, coverage, fault report.
+std::string call_report(const CallOutcome& outcome);
+
+}  // namespace refcheck::harness

@@ -1,0 +1,207 @@
+#include "refcheck/harness/ledger.hpp"
+
+#include "refcheck/harness/hash.hpp"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace refcheck::harness {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kIndexHeading = "## Index of rule ids";
+constexpr const char* kStatuses[] = {"Proven", "Chosen-unproven", "Sourced-unproven", "Unknown"};
+
+std::string trim(std::string_view s) {
+    const auto b = s.find_first_not_of(" \t\r");
+    if (b == std::string_view::npos) return "";
+    const auto e = s.find_last_not_of(" \t\r");
+    return std::string(s.substr(b, e - b + 1));
+}
+
+// "| a | b | c |" -> {"a", "b", "c"}
+std::vector<std::string> cells(const std::string& line) {
+    std::vector<std::string> out;
+    std::size_t at = line.find('|');
+    while (at != std::string::npos) {
+        const std::size_t next = line.find('|', at + 1);
+        if (next == std::string::npos) break;
+        out.push_back(trim(std::string_view(line).substr(at + 1, next - at - 1)));
+        at = next;
+    }
+    return out;
+}
+
+[[noreturn]] void fail(const fs::path& file, std::size_t line, const std::string& what) {
+    throw LedgerError(file.string() + ":" + std::to_string(line) + ": " + what);
+}
+
+RuleEntry parse_row(const fs::path& file, std::size_t n, const std::string& line) {
+    const auto c = cells(line);
+    if (c.size() != 3) fail(file, n, "a rule index row has 3 cells (id, level, section)");
+    const std::string& id = c[0];
+    if (id.size() < 3 || id.front() != '`' || id.back() != '`' || id.find('`', 1) != id.size() - 1)
+        fail(file, n, "a rule id is written in backticks, got " + id);
+    if (c[1] != "Sourced" && c[1] != "Chosen" && c[1] != "Unknown")
+        fail(file, n, "unknown evidence level \"" + c[1] + "\" (Sourced, Chosen or Unknown)");
+    return {id.substr(1, id.size() - 2), c[1], c[2]};
+}
+
+}  // namespace
+
+const RuleEntry* RuleIndex::find(std::string_view id) const {
+    for (const auto& r : rules)
+        if (r.id == id) return &r;
+    return nullptr;
+}
+
+RuleIndex load_rule_index(const fs::path& document) {
+    std::ifstream in(document, std::ios::binary);
+    if (!in) throw LedgerError("cannot read the rule document " + document.string());
+    RuleIndex index;
+    index.file = document;
+    index.sha256 = sha256_file(document);
+    std::set<std::string> seen;
+    std::string line;
+    std::size_t n = 0;
+    enum class State { Before, Header, Rows } state = State::Before;
+    while (std::getline(in, line)) {
+        ++n;
+        if (state == State::Before) {
+            if (trim(line) == kIndexHeading) state = State::Header;
+            continue;
+        }
+        if (trim(line).empty() && state == State::Header) continue;
+        if (trim(line).rfind('|', 0) != 0) {
+            if (state == State::Rows) break;  // the table ended
+            fail(document, n, "expected the rule index table after \"" + std::string(kIndexHeading) + "\"");
+        }
+        const auto c = cells(line);
+        if (state == State::Header) {
+            if (c.size() != 3 || c[0] != "id" || c[1] != "level" || c[2] != "section")
+                fail(document, n, "the rule index header is | id | level | section |");
+            state = State::Rows;
+            continue;
+        }
+        if (!c.empty() && c[0].find_first_not_of("-: ") == std::string::npos) continue;  // | --- |
+        RuleEntry r = parse_row(document, n, line);
+        if (!seen.insert(r.id).second) fail(document, n, "rule id \"" + r.id + "\" is listed twice");
+        index.rules.push_back(std::move(r));
+    }
+    if (state == State::Before) throw LedgerError(document.string() + " has no \"" + std::string(kIndexHeading) + "\" section");
+    if (index.rules.empty()) throw LedgerError(document.string() + ": the rule index lists no rule");
+    return index;
+}
+
+std::vector<std::string> unknown_rule_ids(const Case& c, const RuleIndex& index) {
+    std::vector<std::string> out;
+    for (const auto& id : c.rules)
+        if (!index.find(id))
+            out.push_back("case " + c.name + " (" + c.file.string() + ") names rule id \"" + id + "\", which " +
+                          index.file.filename().string() + " does not list");
+    return out;
+}
+
+ojson evidence_json(const RuleIndex& index) {
+    ojson rules = ojson::object();
+    for (const auto& r : index.rules) rules[r.id] = {{"level", r.level}, {"section", r.section}};
+    return {{"document", index.file.filename().string()}, {"sha256", index.sha256}, {"rules", rules}};
+}
+
+std::string ledger_status(const std::string& level, bool proven) {
+    if (proven) return "Proven";
+    return level == "Unknown" ? "Unknown" : level + "-unproven";
+}
+
+ojson make_ledger(const std::vector<ojson>& reports) {
+    const ojson* evidence = nullptr;
+    std::set<std::string> documents;
+    std::map<std::string, std::set<std::string>> proven_by, exercised_by;
+    for (const auto& r : reports) {
+        const ojson& e = member(r, "evidence");
+        if (!e.is_object()) continue;
+        if (!evidence) evidence = &e;
+        documents.insert(e.value("sha256", std::string()));
+        const std::string name = r.at("case").get<std::string>();
+        const bool equivalent = r.value("status", std::string()) == "equivalent";
+        for (const auto& id : member(r, "rules")) {
+            exercised_by[id.get<std::string>()].insert(name);
+            if (equivalent) proven_by[id.get<std::string>()].insert(name);
+        }
+    }
+    if (!evidence) return ojson();
+    ojson ledger;
+    ledger["document"] = evidence->at("document");
+    ledger["sha256"] = evidence->at("sha256");
+    if (documents.size() > 1)
+        ledger["error"] = "the case reports cite " + std::to_string(documents.size()) +
+                          " different versions of the rule document; levels are those of the first";
+    std::map<std::string, std::uint64_t> counts;
+    ojson rows = ojson::array();
+    for (const auto& [id, rule] : evidence->at("rules").items()) {
+        const std::string level = rule.at("level").get<std::string>();
+        const auto p = proven_by.find(id);
+        const auto x = exercised_by.find(id);
+        ojson row;
+        row["id"] = id;
+        row["level"] = level;
+        row["section"] = rule.at("section");
+        row["status"] = ledger_status(level, p != proven_by.end());
+        row["proven_by"] = p == proven_by.end() ? ojson::array() : ojson(p->second);
+        row["exercised_by"] = x == exercised_by.end() ? ojson::array() : ojson(x->second);
+        ++counts[row["status"].get<std::string>()];
+        rows.push_back(std::move(row));
+    }
+    ojson c = ojson::object();
+    for (const char* s : kStatuses) c[s] = counts[s];
+    ledger["rules_total"] = rows.size();
+    ledger["counts"] = c;
+    ledger["rules"] = std::move(rows);
+    return ledger;
+}
+
+namespace {
+std::string joined(const ojson& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n.get<std::string>();
+    return out;
+}
+}  // namespace
+
+std::string ledger_summary(const ojson& ledger) {
+    std::string line = "evidence ledger (" + ledger.value("document", std::string()) + "): " +
+                       std::to_string(ledger.value("rules_total", 0ull)) + " rule ids:";
+    bool first = true;
+    for (const auto& [status, n] : member(ledger, "counts").items()) {
+        line += (first ? " " : ", ") + std::to_string(n.get<std::uint64_t>()) + " " + status;
+        first = false;
+    }
+    return line;
+}
+
+std::string ledger_html(const ojson& ledger) {
+    std::ostringstream h;
+    h << "<h2 id=ledger>Evidence ledger</h2><p>" << escape_markup(ledger_summary(ledger)) << ". Document SHA-256 "
+      << escape_markup(ledger.value("sha256", std::string()))
+      << ". A rule is Proven when a case exercising it ran equivalent on its image.</p>";
+    if (ledger.contains("error")) h << "<p class=error>" << escape_markup(ledger.at("error").get<std::string>()) << "</p>";
+    h << "<table><tr><th>rule id</th><th>level</th><th>section</th><th>status</th><th>proven by</th>"
+         "<th>exercised by</th></tr>";
+    for (const auto& row : member(ledger, "rules")) {
+        const std::string status = row.at("status").get<std::string>();
+        h << "<tr" << (status == "Proven" ? " class=equivalent" : "") << "><td><code>"
+          << escape_markup(row.at("id").get<std::string>()) << "</code></td><td>"
+          << escape_markup(row.at("level").get<std::string>()) << "</td><td>"
+          << escape_markup(row.at("section").get<std::string>()) << "</td><td>" << escape_markup(status) << "</td><td>"
+          << escape_markup(joined(row.at("proven_by"))) << "</td><td>" << escape_markup(joined(row.at("exercised_by")))
+          << "</td></tr>";
+    }
+    h << "</table>";
+    return h.str();
+}
+
+}  // namespace refcheck::harness

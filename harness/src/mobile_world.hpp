@@ -1,0 +1,46 @@
+// Mobile objects kept on both sides at once: the original's mobile structs in guest memory driven
+// through add_mobile_/move_mobile_/remove_mobile_, and the reimplementation's MobileMap.
+#pragma once
+
+#include "refcheck/harness/original.hpp"
+#include "refcheck/reimpl/mobile.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+namespace refcheck::harness {
+
+// A deterministic generator for scripted sequences (splitmix64): same seed, same script.
+class Script {
+public:
+    explicit Script(std::uint64_t seed) : state_(seed) {}
+    std::uint64_t next();
+    std::int32_t range(std::int32_t lo, std::int32_t hi);  // inclusive
+    bool chance(unsigned percent) { return next() % 100 < percent; }
+
+private:
+    std::uint64_t state_;
+};
+
+class MobileWorld {
+public:
+    MobileWorld(Original& original, const reimpl::ModelArchive& models);
+    void add(const reimpl::Mobile& m);
+    void move(std::uint32_t id, const reimpl::Vec3& position);
+    void remove(std::uint32_t id);
+    std::uint32_t address(std::uint32_t id) const { return guest_.at(id); }
+    const reimpl::MobileMap& map() const { return map_; }
+    std::vector<std::uint32_t> ids() const;
+
+private:
+    Original& o_;
+    const reimpl::ModelArchive& models_;
+    reimpl::MobileMap map_;
+    std::map<std::uint32_t, std::uint32_t> guest_;  // id -> guest mobile struct
+    std::uint32_t position_at_ = 0;
+    std::uint32_t off_id_, off_model_, off_pos_, off_rot_, size_;
+};
+
+}  // namespace refcheck::harness

@@ -1,0 +1,206 @@
+#include "cli_support.hpp"
+
+#include "placement.hpp"  // harness/src: the camera a run builds for each view
+
+#include "refcheck/reimpl/construction.hpp"
+#include "refcheck/reimpl/file_bytes.hpp"
+#include "refcheck/reimpl/interpreter.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/texture_archive.hpp"
+
+#include <openssl/evp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace refcheck::cli_test {
+
+ojson ProgramCase::to_json() const {
+    ojson views_json = ojson::array();
+    for (const auto& v : views)
+        views_json.push_back({{"yaw", v.yaw}, {"pitch", v.pitch}, {"roll", v.roll}, {"distance", v.distance}});
+    ojson j = {{"schema", "refcheck-case/1"},
+               {"family", "program"},
+               {"description", "cli_tests: a small program case"},
+               {"selection", {{"records", {{"list", records}}}, {"views", views_json}, {"lights", lights},
+                              {"states", states}}}};
+    j["hooks"] = {{run_faces ? "run" : "replace", kFaceRoutines}};
+    if (!allow.empty()) j["allow"] = allow;
+    return j;
+}
+
+ProgramCase small_program() {
+    ProgramCase c;
+    c.records = {1, 5, 9};
+    c.views = {{35, 25, 0, 4}, {215, 15, 0, 4}};
+    c.lights = {{6689, 13377, 6689}, {16384, 0, 0}};
+    c.states = {0, 524287};
+    return c;
+}
+
+ProgramCase small_frames() {
+    ProgramCase c;
+    c.records = {2, 6};
+    c.views = {{35, 25, 0, 2}};
+    c.lights = {{6689, 13377, 6689}};
+    c.states = {0};
+    c.run_faces = true;
+    c.allow = {"missing_normal"};
+    return c;
+}
+
+ojson small_palette() {
+    return {{"schema", "refcheck-case/1"},
+            {"family", "palette"},
+            {"description", "cli_tests: the palette tables of one warzone"},
+            {"selection", {{"warzones", {2}}}}};
+}
+
+void CliTest::SetUp() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) / ("refcheck-cli-" + std::to_string(::getpid())) /
+           (std::string(info->test_suite_name()) + "." + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "cases");
+}
+
+void CliTest::TearDown() {
+    if (HasFailure()) {
+        std::printf("test folder kept: %s\n", dir_.c_str());
+        return;
+    }
+    fs::remove_all(dir_);
+    std::error_code ignored;
+    fs::remove(dir_.parent_path(), ignored);  // only when no other test left its folder there
+}
+
+Result CliTest::refcheck(const std::string& args, const std::string& env) {
+    const std::string stem = "refcheck-" + std::to_string(++runs_);
+    const fs::path out = dir_ / (stem + ".stdout"), err = dir_ / (stem + ".stderr");
+    const std::string command = "cd " + quote(dir_) +
+                                " && env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX -u GTEST_SHARD_STATUS_FILE " +
+                                env + " " + quote(kRefcheck) + " " + args + " >" + quote(out) + " 2>" + quote(err);
+    const int status = std::system(command.c_str());
+    Result r;
+    r.code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_text(out);
+    r.err = read_text(err);
+    return r;
+}
+
+fs::path CliTest::write_case(const std::string& name, const ojson& j) {
+    const fs::path file = dir_ / "cases" / (name + ".json");
+    std::ofstream(file) << j.dump(2) << "\n";
+    return file;
+}
+
+std::string quote(const fs::path& p) {
+    std::string out = "'";
+    for (char c : p.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string join(const std::vector<fs::path>& paths) {
+    std::string out;
+    for (const auto& p : paths) out += (out.empty() ? "" : " ") + quote(p);
+    return out;
+}
+
+fs::path shipped_case(const std::string& name) { return kCasesDir / (name + ".json"); }
+
+std::string read_text(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+ojson read_json(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + file.string());
+    return ojson::parse(in);
+}
+
+std::map<std::string, std::string> tree(const fs::path& dir) {
+    std::map<std::string, std::string> out;
+    if (!fs::is_directory(dir)) return out;
+    for (const auto& e : fs::recursive_directory_iterator(dir))
+        if (e.is_regular_file()) out[fs::relative(e.path(), dir).string()] = read_text(e.path());
+    return out;
+}
+
+std::string sha256_of(const fs::path& file) {
+    const std::string bytes = read_text(file);
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int size = 0;
+    EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr);
+    static const char* hex = "0123456789abcdef";
+    std::string out;
+    for (unsigned int i = 0; i < size; ++i) {
+        out += hex[digest[i] >> 4];
+        out += hex[digest[i] & 15];
+    }
+    return out;
+}
+
+std::size_t count_of(const std::string& text, const std::string& needle) {
+    std::size_t n = 0;
+    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+    return n;
+}
+
+std::string input_name(std::uint32_t record, std::size_t view, std::size_t light, std::uint32_t state) {
+    return "record " + std::to_string(record) + " view " + std::to_string(view) + " light " + std::to_string(light) +
+           " state " + std::to_string(state);
+}
+
+namespace {
+struct SmallArchives {
+    reimpl::ModelArchive models =
+        reimpl::ModelArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN"));
+    reimpl::TextureArchive textures =
+        reimpl::TextureArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "OBJTEXT.BIN"));
+};
+const SmallArchives& small_archives() {
+    static const SmallArchives archives;
+    return archives;
+}
+}  // namespace
+
+std::vector<events::Event> reimpl_stream(std::uint32_t record, const harness::View& view,
+                                         const std::vector<std::int32_t>& light, std::uint32_t state,
+                                         bool swap_light_xz) {
+    const SmallArchives& a = small_archives();
+    reimpl::Interpreter interpreter(a.models, a.textures);
+    const reimpl::Instance root = reimpl::construct(a.models, record, reimpl::Transform{});
+    reimpl::Light l{{light.at(0), light.at(1), light.at(2)}};
+    if (swap_light_xz) std::swap(l.direction[0], l.direction[2]);
+    events::VectorSink sink;
+    interpreter.draw(root, reimpl::DrawInput{harness::camera_for(a.models.record(record), view), l, state}, sink);
+    std::vector<events::Event> out;
+    for (const auto& e : sink.events())
+        if (!std::holds_alternative<events::ControlFlow>(e)) out.push_back(e);
+    return out;
+}
+
+ojson report_event(const events::Event& e) {
+    const bool face = std::holds_alternative<events::FaceDraw>(e);
+    ojson fields = ojson::object();
+    events::visit_fields(e, [&](std::string_view name, const events::FieldValue& value) {
+        if (name == "flags" || (!face && (name == "offset" || name == "opcode"))) return;
+        std::visit([&](const auto& v) { fields[std::string(name)] = v; }, value);
+    });
+    return {{"kind", std::string(events::kind_name(e))}, {"fields", fields}};
+}
+
+ojson without_flags(const ojson& e) {
+    ojson out = e;
+    out.erase("flags");
+    return out;
+}
+
+}  // namespace refcheck::cli_test

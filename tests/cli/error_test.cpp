@@ -1,0 +1,105 @@
+// Exit status 2: a bad case file, a missing image, a profile that lacks an address a case needs.
+// The message names what is wrong, and nothing runs (no run index is written).
+#include "cli_support.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace refcheck::cli_test {
+namespace {
+
+// The lines of a message, trimmed (a profile's missing names are listed one per line).
+std::set<std::string> lines(const std::string& text) {
+    std::set<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        const auto b = line.find_first_not_of(' ');
+        if (b != std::string::npos) out.insert(line.substr(b));
+    }
+    return out;
+}
+
+class ErrorTest : public CliTest {
+protected:
+    // Runs `refcheck run ARGS --data small --out out` and expects exit 2, nothing written.
+    Result run_fails(const std::string& args) {
+        const Result r = refcheck("run " + args + " --data " + quote(kSmallData) + " --out out");
+        EXPECT_EQ(r.code, 2) << r.out << r.err;
+        EXPECT_FALSE(fs::exists(path("out/run.json"))) << "something ran: " << r.out;
+        EXPECT_FALSE(r.err.empty());
+        return r;
+    }
+};
+
+TEST_F(ErrorTest, CaseFileWithAnUnknownKey) {
+    ojson j = small_program().to_json();
+    j["tolerence"] = {{"grid_rounding", 5}};  // misspelt
+    const fs::path file = write_case("typo", j);
+    const Result r = run_fails(quote(file) + " " + quote(shipped_case("loader")));
+    EXPECT_NE(r.err.find("tolerence"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(file.filename().string()), std::string::npos) << r.err;
+    // The same case spelt right runs.
+    j.erase("tolerence");
+    const Result ok = refcheck("run " + quote(write_case("typo", j)) + " --data " + quote(kSmallData) + " --out ok");
+    EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
+}
+
+TEST_F(ErrorTest, CaseAllowingADivergenceOutsideTheRegistry) {
+    ProgramCase pc = small_program();
+    pc.allow = {"missing_normal", "rounding_whatever"};
+    const Result r = run_fails(quote(write_case("invented", pc.to_json())));
+    EXPECT_NE(r.err.find("rounding_whatever"), std::string::npos) << r.err;
+}
+
+TEST_F(ErrorTest, MissingImage) {
+    const Result r = run_fails(quote(shipped_case("loader")) + " --image /nonexistent/original.exe");
+    EXPECT_NE(r.err.find("/nonexistent/original.exe"), std::string::npos) << r.err;
+}
+
+TEST_F(ErrorTest, ProfileLackingAnAddressTheCaseNeeds) {
+    ojson profile = read_json(kProfile);
+    bool blanked = false;
+    for (auto& routine : profile.at("routines"))
+        if (routine.at("name") == "draw_3d_object_") {
+            routine["address"] = "";
+            blanked = true;
+        }
+    ASSERT_TRUE(blanked) << "the stand-in's profile has no draw_3d_object_";
+    const fs::path file = path("no-draw.profile.json");
+    std::ofstream(file) << profile.dump(1) << "\n";
+
+    const fs::path program = write_case("small-program", small_program().to_json());
+    const Result r = run_fails(quote(shipped_case("loader")) + " " + quote(program) + " --profile " + quote(file));
+    EXPECT_TRUE(lines(r.err).count("draw_3d_object_")) << r.err;
+    EXPECT_EQ(r.err.find("construct_3d_object_"), std::string::npos) << "only the missing address is named: " << r.err;
+    // A case that does not need draw_3d_object_ runs with the same profile.
+    const Result loader = refcheck("run " + quote(shipped_case("loader")) + " --profile " + quote(file) +
+                                   " --data " + quote(kSmallData) + " --out loader");
+    EXPECT_EQ(loader.code, 0) << loader.out << loader.err;
+}
+
+TEST_F(ErrorTest, RealImageTemplateNamesEveryMissingAddress) {
+    const ojson tpl = read_json(kTemplate);
+    std::vector<std::string> names;
+    for (const char* section : {"routines", "data"})
+        for (const auto& entry : tpl.at(section)) {
+            EXPECT_EQ(entry.at("address"), "") << entry.at("name") << ": a template ships no address";
+            names.push_back(entry.at("name").get<std::string>());
+        }
+    for (const char* needed : {"initialise_3d_objects_", "draw_3d_object_", "construct_3d_object_",
+                               "initialise_3d_palette_", "polygon_winding_", "draw_attached_object_"})
+        EXPECT_NE(std::find(names.begin(), names.end(), needed), names.end()) << needed << " not in the template";
+
+    // Every family at once: the template lacks every address, and the run names them all.
+    const fs::path program = write_case("small-program", small_program().to_json());
+    const Result r = run_fails(join({shipped_case("loader"), shipped_case("palette"), shipped_case("construct"),
+                                     program}) +
+                               " --image " + quote(kImage) + " --profile " + quote(kTemplate));
+    const auto named = lines(r.err);
+    for (const auto& name : names) EXPECT_TRUE(named.count(name)) << name << " not named:\n" << r.err;
+}
+
+}  // namespace
+}  // namespace refcheck::cli_test

@@ -1,0 +1,199 @@
+// Proof that a run can fail, on both sides: a byte of the original patched under emulation (the
+// winding test of op 1 inverted), and the reimplementation given another light (x and z swapped).
+// Each run must exit 1 with its first unexplained divergence exactly where the fault first shows.
+#include "cli_support.hpp"
+
+#include "refcheck/emu/disasm.hpp"
+#include "refcheck/emu/machine.hpp"
+#include "refcheck/reimpl/file_bytes.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/program.hpp"
+
+#include <optional>
+
+namespace refcheck::cli_test {
+namespace {
+
+class SeededFaultTest : public CliTest {};
+
+// The winding test's branch in the stand-in's op_secondary (`if (pr->last_winding >= 0)`): the
+// first `jns` of the static function, found from its COFF symbol and Capstone's disassembly.
+struct Branch {
+    emu::Address function = 0;
+    emu::Instruction instruction;
+    std::uint8_t opcode_byte = 0;
+};
+
+Branch winding_branch() {
+    emu::Machine machine;
+    const emu::Image& image = machine.load(kImage);
+    const auto start = image.address_of("op_secondary");
+    if (!start) throw std::runtime_error("standin.exe has no symbol op_secondary");
+    emu::Address end = image.range().end;  // the function ends where the next symbol starts
+    for (const auto& [name, address] : image.symbols)
+        if (address > *start && address < end) end = address;
+    const auto code = machine.read_bytes(*start, end - *start);
+    for (const auto& in : emu::Disassembler().decode(code, *start))
+        if (in.text.rfind("jns ", 0) == 0) return {*start, in, code.at(in.address - *start)};
+    throw std::runtime_error("no jns in op_secondary");
+}
+
+std::string hex_offset(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%x", v);
+    return buf;
+}
+
+const reimpl::ModelArchive& small_models() {
+    static const auto models =
+        reimpl::ModelArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN"));
+    return models;
+}
+
+// The event a missing/extra divergence is about.
+const ojson& divergent_event(const ojson& d) {
+    return d.at("kind") == "missing_in_reimpl" ? d.at("original") : d.at("reimpl");
+}
+
+struct FirstChange {
+    std::string input;
+    std::size_t index = 0;
+    ojson truth, swapped;  // the event with the true light, and with x and z swapped
+};
+
+// Where swapping x and z of the light first changes what the reimplementation draws, input by
+// input in the order of a run (records, views, lights, states).
+std::optional<FirstChange> first_light_swap_change(const ProgramCase& pc) {
+    for (const std::uint32_t record : pc.records)
+        for (std::size_t v = 0; v < pc.views.size(); ++v)
+            for (std::size_t l = 0; l < pc.lights.size(); ++l)
+                for (const std::uint32_t state : pc.states) {
+                    const auto a = reimpl_stream(record, pc.views[v], pc.lights[l], state);
+                    const auto b = reimpl_stream(record, pc.views[v], pc.lights[l], state, true);
+                    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+                        if (!(a[i] == b[i]))
+                            return FirstChange{input_name(record, v, l, state), i, report_event(a[i]), report_event(b[i])};
+                    if (a.size() != b.size()) throw std::runtime_error("the light changed what is drawn");
+                }
+    return std::nullopt;
+}
+
+TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecondaryFace) {
+    const Branch branch = winding_branch();
+    ASSERT_EQ(branch.instruction.size, 2u) << branch.instruction.text;  // a short jns (0x79 rel8)
+    ASSERT_EQ(branch.opcode_byte, 0x79) << branch.instruction.text;
+    const std::uint32_t offset = branch.instruction.address - branch.function;
+    const std::string where = "op_secondary+" + hex_offset(offset);
+
+    const ProgramCase pc = small_program();
+    const fs::path file = write_case("small-program", pc.to_json());
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    // The same case unpatched is equivalent: whatever differs below, the patch made it differ.
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+
+    const Result run = refcheck("run " + common + " --out patched --patch " + where + ":78");  // jns -> js
+    ASSERT_EQ(run.code, 1) << run.out << run.err;
+    EXPECT_EQ(read_json(path("patched/run.json")).at("status"), "divergent");
+    const ojson report = read_json(path("patched/small-program.json"));
+    EXPECT_EQ(report.at("status"), "divergent");
+
+    // The report records the seeded fault.
+    ASSERT_TRUE(report.contains("injected"));
+    const ojson& patches = report.at("injected").at("patches");
+    ASSERT_EQ(patches.size(), 1u);
+    EXPECT_EQ(patches.at(0).at("where"), where);
+    EXPECT_EQ(std::stoul(patches.at(0).at("address").get<std::string>(), nullptr, 16), branch.instruction.address);
+    EXPECT_EQ(patches.at(0).at("bytes"), "78");
+
+    // With op 1's test inverted, every secondary face with its vertices in front is drawn by
+    // exactly one side, so the first divergence is in the case's first input (which draws
+    // secondary faces), at or before the reimplementation's first secondary face there.
+    const std::uint32_t record = pc.records.front();
+    const auto stream = reimpl_stream(record, pc.views.front(), pc.lights.front(), pc.states.front());
+    std::optional<std::size_t> first_secondary;
+    for (std::size_t i = 0; i < stream.size() && !first_secondary; ++i)
+        if (const auto* f = std::get_if<events::FaceDraw>(&stream[i]); f && f->opcode == 1) first_secondary = i;
+    ASSERT_TRUE(first_secondary) << "the first input must draw a secondary face";
+
+    ASSERT_TRUE(report.contains("first_unexplained"));
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("input"), input_name(record, 0, 0, pc.states.front()));
+    ASSERT_TRUE(d.at("kind") == "missing_in_reimpl" || d.at("kind") == "extra_in_reimpl") << d.at("kind");
+    const ojson& event = divergent_event(d);
+    ASSERT_EQ(event.at("kind"), "face_draw");
+    EXPECT_EQ(event.at("fields").at("opcode"), 1);
+    EXPECT_EQ(event.at("fields").at("secondary"), true);
+    const std::size_t at = d.at("reimpl_index").get<std::size_t>();
+    EXPECT_EQ(d.at("original_index").get<std::size_t>(), at);  // everything before aligned one to one
+    EXPECT_LE(at, *first_secondary);
+    if (d.at("kind") == "extra_in_reimpl") {
+        // The original skipped the reimplementation's first secondary face.
+        EXPECT_EQ(at, *first_secondary);
+        EXPECT_EQ(without_flags(event), report_event(stream[at]));
+    } else {
+        // The original drew a secondary face the reimplementation skipped, because the winding of
+        // the last primary face of that instance was negative.
+        const auto ev_path = event.at("fields").at("path").get<std::vector<std::int32_t>>();
+        std::optional<std::int32_t> last_winding;
+        for (std::size_t i = 0; i < at; ++i)
+            if (const auto* w = std::get_if<events::WindingDecision>(&stream[i]); w && w->opcode == 0 && w->path == ev_path)
+                last_winding = w->winding;
+        ASSERT_TRUE(last_winding) << "no primary face before the secondary one";
+        EXPECT_LT(*last_winding, 0);
+    }
+
+    // The instruction at the event's offset is an op 1 of the face program of the event's record.
+    const auto ev_record = event.at("fields").at("record").get<std::uint32_t>();
+    const auto ev_offset = event.at("fields").at("offset").get<std::uint32_t>();
+    const reimpl::Program program = reimpl::decode_program(small_models(), ev_record);
+    ASSERT_TRUE(program.instructions.count(ev_offset)) << "no instruction at +" << ev_offset;
+    EXPECT_EQ(program.at(ev_offset).opcode, reimpl::Opcode::Secondary);
+
+    // The events before it matched: the same on both sides, and the reimplementation's own stream.
+    const ojson& ctx = d.at("context");
+    const ojson& before_o = ctx.at("original_before");
+    const ojson& before_r = ctx.at("reimpl_before");
+    ASSERT_EQ(before_o.size(), std::min<std::size_t>(at, 5));
+    ASSERT_EQ(before_r.size(), before_o.size());
+    for (std::size_t k = 0; k < before_o.size(); ++k) {
+        const ojson expected = report_event(stream.at(at - before_o.size() + k));
+        EXPECT_EQ(without_flags(before_o.at(k)), without_flags(before_r.at(k))) << k;
+        EXPECT_EQ(without_flags(before_r.at(k)), expected) << k;
+    }
+}
+
+TEST_F(SeededFaultTest, ReimplementationGivenASwappedLightDivergesAtTheFirstLevelItChanges) {
+    const ProgramCase pc = small_program();
+    const std::optional<FirstChange> change = first_light_swap_change(pc);
+    ASSERT_TRUE(change) << "the case's asymmetric light must change some level";
+    const auto& [input, index, truth, swapped] = *change;
+    ASSERT_NE(input, input_name(pc.records.front(), 0, 0, pc.states.front()))
+        << "the first light is symmetric in x and z: the swap cannot show there";
+
+    const fs::path file = write_case("small-program", pc.to_json());
+    const Result run =
+        refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --out out --inject-reimpl-light-swap");
+    ASSERT_EQ(run.code, 1) << run.out << run.err;
+    const ojson report = read_json(path("out/small-program.json"));
+    EXPECT_EQ(report.at("status"), "divergent");
+    EXPECT_EQ(report.at("injected").at("reimpl_light"), "x and z swapped");
+    ASSERT_TRUE(report.contains("first_unexplained"));
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("kind"), "field_mismatch");
+    EXPECT_EQ(d.at("input"), input);
+    EXPECT_EQ(d.at("original_index"), index);
+    EXPECT_EQ(d.at("reimpl_index"), index);
+    EXPECT_EQ(without_flags(d.at("original")), truth);
+    EXPECT_EQ(without_flags(d.at("reimpl")), swapped);
+    ASSERT_FALSE(d.at("fields").empty());
+    for (const auto& f : d.at("fields")) {
+        const std::string name = f.at("field").get<std::string>();
+        EXPECT_TRUE(name == "face_level" || name == "vertex_levels") << name;
+        EXPECT_EQ(f.at("original"), truth.at("fields").at(name).dump()) << name;
+        EXPECT_EQ(f.at("reimpl"), swapped.at("fields").at(name).dump()) << name;
+    }
+}
+
+}  // namespace
+}  // namespace refcheck::cli_test

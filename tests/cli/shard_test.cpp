@@ -1,0 +1,104 @@
+// Sharding: `--shard K/N` (and the GoogleTest variables GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX when
+// --shard is absent) split the cases; `refcheck merge` joins shard outputs into exactly the bytes
+// of an unsharded run.
+#include "cli_support.hpp"
+
+#include <set>
+
+namespace refcheck::cli_test {
+namespace {
+
+class ShardTest : public CliTest {
+protected:
+    void SetUp() override {
+        CliTest::SetUp();
+        files_ = join({shipped_case("loader"), shipped_case("construct"),
+                       write_case("small-palette", small_palette()),
+                       write_case("small-program", small_program().to_json()),
+                       write_case("small-frames", small_frames().to_json())});
+        common_ = " --data " + quote(kSmallData);
+    }
+    std::set<std::string> cases_of(const std::string& out) {
+        std::set<std::string> names;
+        const ojson index = read_json(path(out + "/run.json"));
+        for (const auto& row : index.at("cases")) names.insert(row.at("case").get<std::string>());
+        return names;
+    }
+    // Runs the cases unsharded and in two shards, merges the shards both ways round, and expects
+    // every merged file to be byte for byte the unsharded run's.
+    void expect_merge_identical(const std::string& extra, int expected_code) {
+        const Result all = refcheck("run " + files_ + common_ + extra + " --out all");
+        ASSERT_EQ(all.code, expected_code) << all.out << all.err;
+        const auto unsharded = tree(path("all"));
+        ASSERT_TRUE(unsharded.count("run.json") && unsharded.count("junit.xml") && unsharded.count("index.html"));
+        ASSERT_TRUE(unsharded.count("small-frames/frame-1-original.png")) << "the frames case saves pictures";
+
+        for (int k = 0; k < 2; ++k) {
+            const Result shard = refcheck("run " + files_ + common_ + extra + " --shard " + std::to_string(k) +
+                                          "/2 --out s" + std::to_string(k));
+            EXPECT_LE(shard.code, expected_code) << shard.out << shard.err;
+            ASSERT_TRUE(fs::exists(path("s" + std::to_string(k) + "/run.json"))) << shard.err;
+        }
+        const auto s0 = cases_of("s0"), s1 = cases_of("s1");
+        EXPECT_EQ(s0, (std::set<std::string>{"loader", "small-palette", "small-frames"}));  // files 0, 2, 4
+        EXPECT_EQ(s1, (std::set<std::string>{"construct", "small-program"}));              // files 1, 3
+
+        for (const std::string order : {"s0 s1", "s1 s0"}) {
+            const std::string out = order == "s0 s1" ? "merged" : "merged-reversed";
+            const Result merge = refcheck("merge --out " + out + " " + order);
+            EXPECT_EQ(merge.code, expected_code) << merge.out << merge.err;
+            const auto merged = tree(path(out));
+            EXPECT_EQ(merged.size(), unsharded.size()) << order;
+            for (const auto& [file, bytes] : unsharded) {
+                ASSERT_TRUE(merged.count(file)) << file << " missing from the merge of " << order;
+                EXPECT_TRUE(merged.at(file) == bytes) << file << " differs after merging " << order;
+            }
+        }
+    }
+    std::string files_, common_;
+};
+
+TEST_F(ShardTest, MergedShardsAreByteIdenticalToAnUnshardedRun) { expect_merge_identical("", 0); }
+
+TEST_F(ShardTest, MergedShardsOfADivergentRunAreByteIdenticalToIt) {
+    expect_merge_identical(" --inject-reimpl-light-swap", 1);
+    EXPECT_EQ(read_json(path("merged/run.json")).at("status"), "divergent");
+}
+
+TEST_F(ShardTest, GoogleTestShardingVariablesSelectTheSameCasesAsShard) {
+    for (int k = 0; k < 2; ++k) {
+        const std::string n = std::to_string(k);
+        const Result flag = refcheck("run " + files_ + common_ + " --shard " + n + "/2 --out flag" + n);
+        ASSERT_EQ(flag.code, 0) << flag.out << flag.err;
+        const fs::path status = path("shard-status-" + n);
+        const Result vars = refcheck("run " + files_ + common_ + " --out vars" + n,
+                                     "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=" + n +
+                                         " GTEST_SHARD_STATUS_FILE=" + quote(status));
+        ASSERT_EQ(vars.code, 0) << vars.out << vars.err;
+        EXPECT_TRUE(fs::exists(status)) << "the sharding protocol's status file is not created";
+        EXPECT_EQ(cases_of("vars" + n).size(), k == 0 ? 3u : 2u);
+        EXPECT_TRUE(tree(path("vars" + n)) == tree(path("flag" + n))) << "shard " << n;
+    }
+    // --shard wins over the variables.
+    const Result both = refcheck("run " + files_ + common_ + " --shard 0/2 --out both",
+                                 "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1");
+    ASSERT_EQ(both.code, 0) << both.out << both.err;
+    EXPECT_TRUE(tree(path("both")) == tree(path("flag0")));
+}
+
+TEST_F(ShardTest, BadShardsAreErrors) {
+    const Result r = refcheck("run " + files_ + common_ + " --shard 2/2 --out out");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_FALSE(fs::exists(path("out/run.json")));
+    const Result vars = refcheck("run " + files_ + common_ + " --out vars", "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=5");
+    EXPECT_EQ(vars.code, 2) << vars.out << vars.err;
+    EXPECT_FALSE(fs::exists(path("vars/run.json")));
+    // A shard folder without a run index cannot be merged.
+    fs::create_directories(path("empty-shard"));
+    const Result merge = refcheck("merge --out merged empty-shard");
+    EXPECT_EQ(merge.code, 2) << merge.out << merge.err;
+    EXPECT_FALSE(fs::exists(path("merged/run.json")));
+}
+
+}  // namespace
+}  // namespace refcheck::cli_test

@@ -1,0 +1,107 @@
+// `refcheck show`, `refcheck dump` and `--help` everywhere.
+#include "cli_support.hpp"
+
+#include "refcheck/reimpl/file_bytes.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/program.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace refcheck::cli_test {
+namespace {
+
+class SubcommandTest : public CliTest {
+protected:
+    // A divergent program report (the reimplementation given a swapped light) and an equivalent one.
+    void run_divergent() {
+        const std::string files =
+            join({shipped_case("loader"), write_case("small-program", small_program().to_json())});
+        const Result r = refcheck("run " + files + " --data " + quote(kSmallData) + " --out out --inject-reimpl-light-swap");
+        ASSERT_EQ(r.code, 1) << r.out << r.err;
+    }
+    // Expects `show` output to print the report's first unexplained divergence.
+    void expect_shows_first_divergence(const Result& r, const ojson& report) {
+        const ojson& d = report.at("first_unexplained");
+        EXPECT_NE(r.out.find("case small-program (program): divergent"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("at input " + d.at("input").get<std::string>() + ":"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("original event #" + d.at("original_index").dump()), std::string::npos) << r.out;
+        ASSERT_FALSE(d.at("fields").empty());
+        for (const auto& f : d.at("fields"))
+            EXPECT_NE(r.out.find("field " + f.at("field").get<std::string>() + ": " + f.at("diff").get<std::string>()),
+                      std::string::npos)
+                << r.out;
+    }
+};
+
+TEST_F(SubcommandTest, ShowPrintsTheFirstDivergenceOfADivergentReport) {
+    ASSERT_NO_FATAL_FAILURE(run_divergent());
+    const Result r = refcheck("show out/small-program.json");
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    expect_shows_first_divergence(r, read_json(path("out/small-program.json")));
+
+    const Result equivalent = refcheck("show out/loader.json");
+    EXPECT_EQ(equivalent.code, 0) << equivalent.out << equivalent.err;
+    EXPECT_NE(equivalent.out.find("case loader (loader): equivalent"), std::string::npos) << equivalent.out;
+    EXPECT_EQ(equivalent.out.find("divergence"), std::string::npos) << equivalent.out;
+
+    const Result not_a_report = refcheck("show out/run.json");
+    EXPECT_EQ(not_a_report.code, 2) << not_a_report.out << not_a_report.err;
+}
+
+// `--event N`: "Show recorded divergence N (0 = the first unexplained)".
+TEST_F(SubcommandTest, ShowEventZeroIsTheFirstUnexplainedDivergence) {
+    ASSERT_NO_FATAL_FAILURE(run_divergent());
+    const Result r = refcheck("show out/small-program.json --event 0");
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    expect_shows_first_divergence(r, read_json(path("out/small-program.json")));
+}
+
+TEST_F(SubcommandTest, DumpListsEveryInstructionOfTheRecordsProgram) {
+    const std::uint32_t record = 1;
+    const Result r = refcheck("dump " + std::to_string(record) + " --data " + quote(kSmallData));
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const auto models =
+        reimpl::ModelArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN"));
+    const reimpl::Program program = reimpl::decode_program(models, record);
+    ASSERT_FALSE(program.empty());
+    EXPECT_NE(r.out.find("record 1 \"" + models.record(record).name() + "\""), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(std::to_string(program.instructions.size()) + " instructions"), std::string::npos);
+    // One line per instruction: its offset, then its opcode's name.
+    std::map<std::string, std::string> lines;  // offset -> line
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);)
+        if (line.size() > 6 && (line[0] == ' ' || line[0] == '>')) lines[line.substr(1, 4)] = line;
+    for (const auto& [offset, instruction] : program.instructions) {
+        char key[8];
+        std::snprintf(key, sizeof key, "%04x", offset);
+        ASSERT_TRUE(lines.count(key)) << "no line for +" << key;
+        EXPECT_NE(lines.at(key).find(std::string(reimpl::opcode_name(instruction.opcode))), std::string::npos)
+            << lines.at(key);
+    }
+    for (const char* op : {"primary", "secondary", "plane"}) EXPECT_NE(r.out.find(op), std::string::npos) << op;
+
+    const Result missing = refcheck("dump 100000 --data " + quote(kSmallData));
+    EXPECT_EQ(missing.code, 2) << missing.out << missing.err;
+}
+
+TEST_F(SubcommandTest, HelpExitsZeroForEverySubcommand) {
+    const std::vector<std::pair<std::string, std::vector<std::string>>> helps = {
+        {"", {"run", "merge", "show", "dump"}},
+        {"run", {"--image", "--profile", "--data", "--out", "--jobs", "--shard", "--patch", "--inject-reimpl-light-swap"}},
+        {"merge", {"--out"}},
+        {"show", {"--event"}},
+        {"dump", {"--data"}}};
+    for (const auto& [sub, options] : helps) {
+        const Result r = refcheck(sub + " --help");
+        EXPECT_EQ(r.code, 0) << sub << ": " << r.out << r.err;
+        for (const auto& o : options) EXPECT_NE(r.out.find(o), std::string::npos) << sub << " --help lacks " << o;
+    }
+    const Result none = refcheck("");
+    EXPECT_EQ(none.code, 2) << "no subcommand is an error";
+    const Result unknown = refcheck("run --no-such-option");
+    EXPECT_EQ(unknown.code, 2);
+}
+
+}  // namespace
+}  // namespace refcheck::cli_test

@@ -1,0 +1,122 @@
+// refcheck diff over synthetic run indexes: a seeded regression is reported (and is the verdict),
+// fixes, new and removed cases, count, metric, ledger and coverage changes are listed, and bad
+// inputs fail.
+#include "refcheck/harness/diff.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+using namespace refcheck::harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+ojson row(const std::string& name, const std::string& status, std::uint64_t compared, std::uint64_t unexplained,
+          std::uint64_t records = 10) {
+    return {{"case", name},
+            {"family", "program"},
+            {"status", status},
+            {"report", name + ".json"},
+            {"counts", {{"compared", compared}, {"matched", compared - unexplained}, {"known", 0}, {"unexplained", unexplained}}},
+            {"metrics", {{"records", records}}}};
+}
+
+ojson index_of(std::vector<ojson> rows, const std::string& proven_status = "Proven", std::uint64_t executed = 5) {
+    ojson index;
+    index["schema"] = kRunIndexSchema;
+    index["status"] = "equivalent";
+    std::uint64_t compared = 0, unexplained = 0;
+    for (const auto& r : rows) {
+        compared += r["counts"]["compared"].get<std::uint64_t>();
+        unexplained += r["counts"]["unexplained"].get<std::uint64_t>();
+        if (r["status"] != "equivalent") index["status"] = "divergent";
+    }
+    index["cases"] = rows;
+    index["totals"] = {{"cases", rows.size()},
+                       {"counts", {{"compared", compared}, {"matched", compared - unexplained}, {"known", 0}, {"unexplained", unexplained}}}};
+    index["ledger"] = {{"rules", {{{"id", "op.primary"}, {"status", proven_status}}, {{"id", "arc.table"}, {"status", "Proven"}}}}};
+    index["coverage"] = {{{"image", "standin.exe"},
+                          {"routines", {{"draw_3d_object_", {{"blocks", 8}, {"executed", executed}}},
+                                        {"polygon_winding_", {{"blocks", 3}, {"executed", 3}}}}}}};
+    return index;
+}
+
+fs::path write(const std::string& name, const ojson& j) {
+    const fs::path dir = fs::path(testing::TempDir()) / "diff" / name;
+    fs::create_directories(dir);
+    write_json(dir / "run.json", j);
+    return dir;
+}
+
+}  // namespace
+
+TEST(Diff, ASeededRegressionIsReportedAndIsTheVerdict) {
+    const ojson before = index_of({row("loader", "equivalent", 3, 0), row("program", "equivalent", 100, 0)});
+    const ojson after = index_of({row("loader", "equivalent", 3, 0), row("program", "divergent", 100, 4)}, "Chosen-unproven");
+    const ojson d = diff_runs(load_run_index(write("old", before)), load_run_index(write("new", after) / "run.json"));
+    EXPECT_TRUE(regressed(d));
+    ASSERT_EQ(d["regressions"].size(), 1u);
+    EXPECT_EQ(d["regressions"][0]["case"], "program");
+    EXPECT_EQ(d["regressions"][0]["why"], "status equivalent -> divergent");
+    ASSERT_EQ(d["newly_divergent"].size(), 1u);
+    EXPECT_EQ(d["counts_changed"][0]["changes"]["unexplained"]["delta"], 4);
+    EXPECT_EQ(d["counts_changed"][0]["changes"]["matched"]["delta"], -4);
+    EXPECT_FALSE(d["counts_changed"][0]["changes"].contains("compared"));
+    EXPECT_EQ(d["totals_changed"]["unexplained"]["new"], 4);
+    ASSERT_EQ(d["ledger_changed"].size(), 1u);
+    EXPECT_EQ(d["ledger_changed"][0]["id"], "op.primary");
+    EXPECT_EQ(d["ledger_changed"][0]["new"], "Chosen-unproven");
+    const std::string text = diff_text(d);
+    EXPECT_NE(text.find("newly divergent (1):\n  program  equivalent -> divergent"), std::string::npos) << text;
+    EXPECT_NE(text.find("program: matched 100 -> 96 (-4), unexplained 0 -> 4 (+4)"), std::string::npos) << text;
+    EXPECT_NE(text.find("op.primary: Proven -> Chosen-unproven"), std::string::npos) << text;
+    EXPECT_NE(text.find("1 case(s) got worse"), std::string::npos) << text;
+    // The other direction is a fix, not a regression.
+    const ojson back = diff_runs(after, before);
+    EXPECT_FALSE(regressed(back));
+    ASSERT_EQ(back["fixed"].size(), 1u);
+    EXPECT_EQ(back["fixed"][0]["case"], "program");
+    EXPECT_NE(diff_text(back).find("no case got worse"), std::string::npos);
+}
+
+TEST(Diff, MoreUnexplainedInAnAlreadyDivergentCaseIsARegression) {
+    const ojson d = diff_runs(index_of({row("program", "divergent", 100, 2)}), index_of({row("program", "divergent", 100, 3)}));
+    EXPECT_TRUE(regressed(d));
+    EXPECT_EQ(d["regressions"][0]["why"], "unexplained 2 -> 3");
+    EXPECT_TRUE(d["status_changes"].empty());
+    const ojson e = diff_runs(index_of({row("program", "divergent", 100, 2)}), index_of({row("program", "error", 0, 0)}));
+    EXPECT_EQ(e["regressions"][0]["why"], "status divergent -> error");
+    EXPECT_NE(diff_text(e).find("other status changes (1):\n  program  divergent -> error"), std::string::npos) << diff_text(e);
+}
+
+TEST(Diff, NewRemovedMetricsAndCoverage) {
+    const ojson before = index_of({row("a", "equivalent", 5, 0), row("gone", "divergent", 1, 1)});
+    const ojson after = index_of({row("a", "equivalent", 7, 0, 12), row("b", "divergent", 2, 2)}, "Proven", 7);
+    const ojson d = diff_runs(before, after);
+    EXPECT_FALSE(regressed(d));  // a new divergent case and a removed case are listed, not regressions
+    EXPECT_EQ(d["cases_new"], ojson::parse(R"([{"case":"b","status":"divergent"}])"));
+    EXPECT_EQ(d["cases_removed"], ojson::parse(R"([{"case":"gone","status":"divergent"}])"));
+    EXPECT_EQ(d["metrics_changed"][0]["case"], "a");
+    EXPECT_EQ(d["metrics_changed"][0]["changes"]["records"]["old"], 10);
+    EXPECT_EQ(d["metrics_changed"][0]["changes"]["records"]["new"], 12);
+    EXPECT_EQ(d["counts_changed"][0]["changes"]["compared"]["delta"], 2);
+    ASSERT_EQ(d["coverage_changed"].size(), 1u);
+    EXPECT_EQ(d["coverage_changed"][0]["routine"], "draw_3d_object_");
+    EXPECT_NE(diff_text(d).find("draw_3d_object_: 5/8 -> 7/8"), std::string::npos) << diff_text(d);
+    // Identical runs: nothing listed.
+    const ojson same = diff_runs(before, before);
+    for (const char* k : {"cases_new", "cases_removed", "fixed", "newly_divergent", "status_changes", "counts_changed",
+                          "metrics_changed", "ledger_changed", "coverage_changed", "regressions"})
+        EXPECT_TRUE(same[k].empty()) << k;
+}
+
+TEST(Diff, BadInputsAreErrors) {
+    const fs::path dir = fs::path(testing::TempDir()) / "diff" / "empty";
+    fs::create_directories(dir);
+    EXPECT_THROW(load_run_index(dir), DiffError);
+    std::ofstream(dir / "x.json") << "{\"schema\":\"something-else\"}";
+    EXPECT_THROW(load_run_index(dir / "x.json"), DiffError);
+    std::ofstream(dir / "y.json") << "{not json";
+    EXPECT_THROW(load_run_index(dir / "y.json"), DiffError);
+}
