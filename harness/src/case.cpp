@@ -127,6 +127,13 @@ Case load_case(const std::filesystem::path& file) {
     const json hooks = j.value("hooks", json::object());
     c.replace = get<std::vector<std::string>>(hooks, "replace", {}, file);
     c.run = get<std::vector<std::string>>(hooks, "run", {}, file);
+    static const std::set<std::string> kFaceRoutines = {
+        "draw_completely_visible_primary_face_", "draw_partially_visible_primary_face_",
+        "draw_completely_visible_secondary_face_", "draw_partially_visible_secondary_face_"};
+    for (const auto* list : {&c.replace, &c.run})
+        for (const auto& name : *list)
+            if (!kFaceRoutines.count(name))
+                fail(file, "hooks name \"" + name + "\", which is not one of the four face routines");
     const json tol = j.value("tolerance", json::object());
     c.tolerance = get<std::int64_t>(tol, "grid_rounding", 0, file);
     c.allow = get<std::vector<std::string>>(j, "allow", {}, file);

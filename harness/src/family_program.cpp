@@ -108,8 +108,11 @@ void run_program(CaseContext& ctx) {
     const auto models = reimpl::ModelArchive::parse(ctx.models);
     const auto textures = reimpl::TextureArchive::parse(ctx.textures);
     reimpl::Interpreter interpreter(models, textures);
+    for (const auto& name : c.run)
+        if (std::find(c.replace.begin(), c.replace.end(), name) != c.replace.end())
+            throw std::runtime_error("hooks: " + name + " is both replaced and run");
     const bool run_faces = !c.run.empty();
-    Recorder recorder(o, run_faces);
+    Recorder recorder(o, c.run);
     std::optional<FrameCheck> frames;
     if (run_faces) frames.emplace(ctx, textures);
 

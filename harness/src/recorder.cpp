@@ -2,6 +2,8 @@
 
 #include "refcheck/reimpl/primitive.hpp"
 
+#include <algorithm>
+
 namespace refcheck::harness {
 
 namespace {
@@ -18,7 +20,7 @@ EventRecord winding_event(std::int64_t record, std::vector<std::int64_t> path, s
 
 }  // namespace
 
-Recorder::Recorder(Original& o, bool run_faces) : o_(o) {
+Recorder::Recorder(Original& o, const std::vector<std::string>& run) : o_(o) {
     const Profile& p = o.profile();
     off_fv_sx_ = p.offset_of("face_vertex", "sx");
     off_fv_sy_ = p.offset_of("face_vertex", "sy");
@@ -36,7 +38,7 @@ Recorder::Recorder(Original& o, bool run_faces) : o_(o) {
 
     for (const FaceRoutine& f : kFaceRoutines) {
         const bool clipped = f.clipped;
-        if (run_faces) {
+        if (std::find(run.begin(), run.end(), f.name) != run.end()) {
             o.tap(f.name, [this, clipped](emu::Machine& m) {
                 face(m.reg(emu::Reg::eax), m.reg(emu::Reg::edx), static_cast<std::int32_t>(m.reg(emu::Reg::ebx)),
                      m.reg(emu::Reg::ecx), clipped);

@@ -9,6 +9,7 @@
 #include "refcheck/events.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace refcheck::harness {
@@ -27,8 +28,8 @@ inline constexpr FaceRoutine kFaceRoutines[] = {
 
 class Recorder {
 public:
-    // `run_faces`: tap the face routines so they rasterise (frames); otherwise replace them.
-    Recorder(Original& original, bool run_faces);
+    // Face routines named in `run` are tapped so they rasterise (frames); the others are replaced.
+    Recorder(Original& original, const std::vector<std::string>& run);
     void begin(std::uint32_t record, std::uint32_t instance);
     std::vector<EventRecord> take();
 

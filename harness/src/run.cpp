@@ -174,6 +174,9 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
     }
     // Unsharded runs list cases in sorted file order; the case name is the file stem.
     std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 1; i < named.size(); ++i)
+        if (named[i].first == named[i - 1].first)
+            throw std::runtime_error("case \"" + named[i].first + "\" is in more than one shard output");
     std::vector<ojson> reports;
     for (auto& [name, report] : named) {
         write_json(out / (name + ".json"), report);
