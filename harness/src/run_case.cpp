@@ -7,7 +7,6 @@
 #include "refcheck/harness/run.hpp"
 #include "refcheck/reimpl/format_error.hpp"
 
-#include <cstdlib>
 #include <fstream>
 
 namespace refcheck::harness {
@@ -120,7 +119,7 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
                         read_file(env.data / "3DDATA" / "3DOBJS.BIN"), read_file(env.data / "3DDATA" / "OBJTEXT.BIN"),
                         read_file(env.data / "3DPAL.RGB"), comparator, r};
         covered = discover_routines(original->machine(), profile_entries(profile));  // before any patch
-        if (!std::getenv("REFCHECK_H7_NO_COVERAGE")) enable_coverage(original->machine(), covered);  // TEMP: measurement
+        enable_coverage(original->machine(), covered);
         if (!injection.empty()) r["injected"] = apply_injection(*original, injection);
         ctx.injection = &injection;
         ctx.files = &result.files;
