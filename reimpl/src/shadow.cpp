@@ -1,5 +1,5 @@
 // The shadow renderer: shadow.caster, substitute, geometry, world, project, camera, attach, faces,
-// mesh and colour (spec section 15), walking the program exactly as section 8 does.
+// mesh and colour (spec section 15), walking the program as section 8 does (program_walk.cpp).
 #include "refcheck/reimpl/shadow.hpp"
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 #include "refcheck/reimpl/fixed_point.hpp"
 #include "refcheck/reimpl/geometry.hpp"
 #include "refcheck/reimpl/interpreter.hpp"
+#include "program_walk.hpp"
 
 namespace refcheck::reimpl {
 
@@ -51,9 +52,9 @@ struct Pass {
   std::vector<ShadowFace>& faces;
 };
 
-// One instance's shadow: its geometry record's program run over the projected vertices, with its
+// One instance's shadow: its geometry record's program walked over the projected vertices, with its
 // own last winding, nesting and step count (op.last_wind, op.nesting, op.steps).
-class ShadowDraw {
+class ShadowDraw final : public ProgramVisitor {
  public:
   ShadowDraw(ShadowRenderer& renderer, const Instance& instance, const Pass& pass, std::vector<std::int32_t>& path)
       : renderer_(renderer),
@@ -65,33 +66,12 @@ class ShadowDraw {
 
   void run();
 
+  void face(const Instruction& in, const Packet& packet) override;
+  void attach(const Instruction& in, std::uint8_t slot) override;
+  [[noreturn]] void fail(std::uint32_t at, std::string_view detail) override;
+
  private:
-  struct Position {
-    std::uint32_t offset = 0;
-    std::uint32_t nesting = 0;
-  };
-  using Handler = void (ShadowDraw::*)(const Instruction&);
-
   void prepare_vertices();
-  [[noreturn]] void fail(std::uint32_t at, std::string_view detail) const;
-  bool any_behind(std::span<const std::uint8_t> vertices) const;
-  void draw_face(const Instruction& in, const Packet& packet);
-
-  void primary(const Instruction& in);
-  void secondary(const Instruction& in);
-  void plane(const Instruction& in);
-  void if_mask(const Instruction& in);
-  void choose(const Instruction& in);
-  void select(const Instruction& in);
-  void attach(const Instruction& in);
-  void return_(const Instruction& in);
-  static constexpr std::array<Handler, kOpcodeCount> kHandlers{
-      &ShadowDraw::primary, &ShadowDraw::secondary, &ShadowDraw::plane,  &ShadowDraw::if_mask,
-      &ShadowDraw::choose,  &ShadowDraw::select,    &ShadowDraw::attach, &ShadowDraw::return_};
-
-  void run_branches(const Instruction& in, std::uint32_t first, std::optional<std::uint32_t> second,
-                    std::uint32_t continuation);
-  void continue_at(std::uint32_t offset) { at_.offset = offset; }
 
   ShadowRenderer& renderer_;
   const Instance& instance_;
@@ -99,23 +79,13 @@ class ShadowDraw {
   const Program& program_;
   const Pass& pass_;
   std::vector<std::int32_t>& path_;
-
   std::vector<ScreenPoint> screen_;
-  std::int32_t last_winding_ = -1;
-  Position at_;
-  std::vector<Position> pending_;
-  bool finished_ = false;
 };
 
 void ShadowDraw::run() {
   if (program_.empty()) return;
   prepare_vertices();
-  std::uint32_t steps = 0;
-  while (!finished_) {
-    const Instruction& in = program_.at(at_.offset);
-    if (++steps > kMaxSteps) fail(in.offset, fmt::format("more than {} instructions executed (op.steps)", kMaxSteps));
-    (this->*kHandlers[static_cast<std::size_t>(in.opcode)])(in);
-  }
+  walk_program(program_, screen_, pass_.state, *this);
 }
 
 // shadow.world, shadow.project, shadow.camera, geo.project: exact local coordinates, no tables.
@@ -128,16 +98,12 @@ void ShadowDraw::prepare_vertices() {
   }
 }
 
-void ShadowDraw::fail(std::uint32_t at, std::string_view detail) const {
+void ShadowDraw::fail(std::uint32_t at, std::string_view detail) {
   renderer_.archive().reader(record_.index).fail(program_.base + at, fmt::format("program +0x{:x}: {}", at, detail));
 }
 
-bool ShadowDraw::any_behind(std::span<const std::uint8_t> vertices) const {
-  return std::any_of(vertices.begin(), vertices.end(), [this](std::uint8_t i) { return screen_[i].behind; });
-}
-
 // shadow.faces, shadow.mesh: a mesh type makes one draw_shadow_face_ call; the others none.
-void ShadowDraw::draw_face(const Instruction& in, const Packet& packet) {
+void ShadowDraw::face(const Instruction& in, const Packet& packet) {
   const std::optional<ShadowMesh> mesh = shadow_mesh(packet.type);
   if (!mesh) return;
   ShadowFace face{record_.index, path_, in.offset, static_cast<std::uint8_t>(in.opcode), packet.type, *mesh, {}};
@@ -147,67 +113,8 @@ void ShadowDraw::draw_face(const Instruction& in, const Packet& packet) {
   pass_.faces.push_back(std::move(face));
 }
 
-// op 0 (op.primary.order): winding stored as the last winding, then the face unless a vertex is behind.
-void ShadowDraw::primary(const Instruction& in) {
-  const Packet& packet = std::get<FaceOperands>(in.operands).packet;
-  continue_at(in.offset + in.size);
-  if (any_behind(packet.vertices)) {
-    last_winding_ = -1;
-    return;
-  }
-  const auto& v = packet.vertices;
-  last_winding_ = v.size() >= 3 ? winding(screen_[v[0]], screen_[v[1]], screen_[v[2]]) : 0;
-  draw_face(in, packet);
-}
-
-// op 1: drawn when the last winding is >= 0 and no vertex is behind.
-void ShadowDraw::secondary(const Instruction& in) {
-  const Packet& packet = std::get<FaceOperands>(in.operands).packet;
-  continue_at(in.offset + in.size);
-  if (last_winding_ >= 0 && !any_behind(packet.vertices)) draw_face(in, packet);
-}
-
-// op 2 (op.plane.order): w >= 0 runs back then front, else front then back.
-void ShadowDraw::plane(const Instruction& in) {
-  const auto& o = std::get<PlaneOperands>(in.operands);
-  const std::int32_t w = any_behind(o.vertices) ? -1 : winding(screen_[o.vertices[0]], screen_[o.vertices[1]],
-                                                               screen_[o.vertices[2]]);
-  if (w >= 0) {
-    run_branches(in, o.back, o.front, o.continuation);
-  } else {
-    run_branches(in, o.front, o.back, o.continuation);
-  }
-}
-
-void ShadowDraw::if_mask(const Instruction& in) {
-  const auto& o = std::get<IfMaskOperands>(in.operands);
-  if ((pass_.state & o.mask) != 0) {
-    run_branches(in, o.branch, std::nullopt, o.continuation);
-  } else {
-    continue_at(o.continuation);
-  }
-}
-
-void ShadowDraw::choose(const Instruction& in) {
-  const auto& o = std::get<ChooseOperands>(in.operands);
-  run_branches(in, (pass_.state & o.mask) != 0 ? o.set : o.clear, std::nullopt, o.continuation);
-}
-
-// op.select.value, op.select.bound.
-void ShadowDraw::select(const Instruction& in) {
-  const auto& o = std::get<SelectOperands>(in.operands);
-  const std::uint32_t value = (pass_.state >> o.shift) & o.mask;
-  if (value < o.cases.size()) {
-    run_branches(in, o.cases[value], std::nullopt, o.continuation);
-  } else {
-    continue_at(o.continuation);
-  }
-}
-
 // shadow.attach: a filled slot of the drawn instance recurses into the child's shadow.
-void ShadowDraw::attach(const Instruction& in) {
-  const std::uint8_t slot = std::get<AttachOperands>(in.operands).slot;
-  continue_at(in.offset + in.size);
+void ShadowDraw::attach(const Instruction& in, std::uint8_t slot) {
   if (slot >= instance_.slots.size()) {
     fail(in.offset, fmt::format("attachment slot {} of the shadow geometry is past model {}'s {} attachments", slot,
                                 instance_.model, instance_.slots.size()));
@@ -217,24 +124,6 @@ void ShadowDraw::attach(const Instruction& in) {
   path_.push_back(slot);
   ShadowDraw(renderer_, *child, pass_, path_).run();
   path_.pop_back();
-}
-
-void ShadowDraw::return_(const Instruction&) {
-  if (pending_.empty()) {
-    finished_ = true;
-    return;
-  }
-  at_ = pending_.back();
-  pending_.pop_back();
-}
-
-void ShadowDraw::run_branches(const Instruction& in, std::uint32_t first, std::optional<std::uint32_t> second,
-                              std::uint32_t continuation) {
-  const std::uint32_t nesting = at_.nesting + 1;
-  if (nesting > kMaxNesting) fail(in.offset, fmt::format("branch nesting deeper than {} (op.nesting)", kMaxNesting));
-  pending_.push_back({continuation, at_.nesting});
-  if (second) pending_.push_back({*second, nesting});
-  at_ = {first, nesting};
 }
 
 }  // namespace
