@@ -2,9 +2,8 @@
 // winding test of op 1 inverted), and the reimplementation given another light (x and z swapped).
 // Each run must exit 1 with its first unexplained divergence exactly where the fault first shows.
 #include "cli_support.hpp"
+#include "code_site.hpp"
 
-#include "refcheck/emu/disasm.hpp"
-#include "refcheck/emu/machine.hpp"
 #include "refcheck/reimpl/file_bytes.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
 #include "refcheck/reimpl/program.hpp"
@@ -17,31 +16,9 @@ namespace {
 class SeededFaultTest : public CliTest {};
 
 // The winding test's branch in the stand-in's op_secondary (`if (pr->last_winding >= 0)`): the
-// first `jns` of the static function, found from its COFF symbol and Capstone's disassembly.
-struct Branch {
-    emu::Address function = 0;
-    emu::Instruction instruction;
-    std::uint8_t opcode_byte = 0;
-};
-
-Branch winding_branch() {
-    emu::Machine machine;
-    const emu::Image& image = machine.load(kImage);
-    const auto start = image.address_of("op_secondary");
-    if (!start) throw std::runtime_error("standin.exe has no symbol op_secondary");
-    emu::Address end = image.range().end;  // the function ends where the next symbol starts
-    for (const auto& [name, address] : image.symbols)
-        if (address > *start && address < end) end = address;
-    const auto code = machine.read_bytes(*start, end - *start);
-    for (const auto& in : emu::Disassembler().decode(code, *start))
-        if (in.text.rfind("jns ", 0) == 0) return {*start, in, code.at(in.address - *start)};
-    throw std::runtime_error("no jns in op_secondary");
-}
-
-std::string hex_offset(std::uint32_t v) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%x", v);
-    return buf;
+// first `jns` of the static function.
+CodeSite winding_branch() {
+    return find_instruction("op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
 }
 
 const reimpl::ModelArchive& small_models() {
@@ -79,11 +56,10 @@ std::optional<FirstChange> first_light_swap_change(const ProgramCase& pc) {
 }
 
 TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecondaryFace) {
-    const Branch branch = winding_branch();
+    const CodeSite branch = winding_branch();
     ASSERT_EQ(branch.instruction.size, 2u) << branch.instruction.text;  // a short jns (0x79 rel8)
-    ASSERT_EQ(branch.opcode_byte, 0x79) << branch.instruction.text;
-    const std::uint32_t offset = branch.instruction.address - branch.function;
-    const std::string where = "op_secondary+" + hex_offset(offset);
+    ASSERT_EQ(branch.bytes.at(0), 0x79) << branch.instruction.text;
+    const std::string where = branch.where();
 
     const ProgramCase pc = small_program();
     const fs::path file = write_case("small-program", pc.to_json());

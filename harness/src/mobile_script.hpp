@@ -1,0 +1,46 @@
+// The scripted inputs of the mobile and receiver families, generated from the case's seed alone:
+// which mobiles arrive, move and leave, from where the camera looks after each step, and where a
+// shadow caster flies for each receiver query. A family plays a script on both sides; tests replay
+// it on the reimplementation to predict where a seeded fault must first show.
+#pragma once
+
+#include "refcheck/reimpl/mobile.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/shadow.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace refcheck::harness {
+
+// Populated records (index >= 1) whose header has every bit of `need_bits` set.
+std::vector<std::uint32_t> populated_records(const reimpl::ModelArchive& models, std::uint32_t need_bits = 0);
+
+struct MobileStep {
+    enum class Op { Add, Move, Remove };
+    Op op = Op::Add;
+    reimpl::Mobile mobile;    // Add: the arrival; Move: its id and new position; Remove: its id
+    bool across = false;      // Move: the new position is in another sector
+    reimpl::Camera camera;    // the camera the drawing queue is built for after the step
+};
+
+// The mobile family's sequence: at least six mobiles live, then arrivals (some at the mirrored
+// position of another, so that distances tie), moves inside a sector and across boundaries, and
+// departures, around the centre of the map.
+std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t steps);
+
+struct ReceiverScript {
+    std::vector<reimpl::Mobile> receivers;  // added first, each receiver record twice, turned differently
+    reimpl::Mobile caster;                  // added after them, then moved for every query
+    struct Query {
+        reimpl::Vec3 position;        // where the caster is for this query
+        reimpl::ShadowParams params;  // sun, terrain height, cloud altitude
+    };
+    std::vector<Query> queries;
+};
+
+// The receiver family's queries: each aims the caster's shadow at a point on, near or beside a
+// receiver, under varied suns, altitudes (some above the cloud layer) and terrain heights.
+ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries);
+
+}  // namespace refcheck::harness

@@ -1,0 +1,216 @@
+// Seeded faults in the original's shadow, mobile and receiver routines (issue 6): one instruction
+// of the stand-in patched under emulation, found by disassembling the routine. Each run must exit
+// 1 with its first unexplained divergence at the event or pixel the fault must first change, which
+// the test predicts from the reimplementation and the family's script alone.
+#include "cli_support.hpp"
+#include "code_site.hpp"
+
+#include "mobile_script.hpp"  // harness/src: the scripted inputs of the mobile and receiver families
+#include "placement.hpp"
+#include "selection.hpp"
+
+#include "refcheck/emu/machine.hpp"
+#include "refcheck/harness/case.hpp"
+#include "refcheck/reimpl/construction.hpp"
+#include "refcheck/reimpl/file_bytes.hpp"
+#include "refcheck/reimpl/mobile.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/rasteriser.hpp"
+#include "refcheck/reimpl/shadow.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+namespace refcheck::cli_test {
+namespace {
+
+class FamilyFaultTest : public CliTest {
+protected:
+    // Runs `file` clean (it must be equivalent), then with `site` overwritten by `bytes` (it must
+    // diverge), and returns the patched case report.
+    ojson run_clean_and_patched(const fs::path& file, const std::string& name, const CodeSite& site,
+                                const std::vector<std::uint8_t>& bytes) {
+        const std::string common = quote(file) + " --data " + quote(kSmallData);
+        const Result clean = refcheck("run " + common + " --out clean");
+        EXPECT_EQ(clean.code, 0) << clean.out << clean.err;
+        const std::string patch = site.where() + ":" + hex_bytes(bytes);
+        const Result run = refcheck("run " + common + " --out patched --patch " + patch);
+        EXPECT_EQ(run.code, 1) << run.out << run.err;
+        const ojson report = read_json(path("patched/" + name + ".json"));
+        EXPECT_EQ(report.at("status"), "divergent");
+        EXPECT_EQ(report.at("injected").at("patches").at(0).at("where"), site.where());
+        return report;
+    }
+};
+
+const reimpl::ModelArchive& small_models() {
+    static const auto models =
+        reimpl::ModelArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN"));
+    return models;
+}
+
+// ---- mobile: the sort order ---------------------------------------------------------------------
+
+TEST_F(FamilyFaultTest, UnsortedMobileQueueDivergesAtTheFirstEntryOutOfPaintersOrder) {
+    // build_mobile_queue_body's call of sort_queue (the call whose target is that symbol); replaced
+    // by five nops, the queue keeps the order the 3 x 3 sector scan collected it in.
+    emu::Machine machine;
+    const emu::Image& image = machine.load(kImage);
+    const auto sort_queue = image.address_of("sort_queue");
+    ASSERT_TRUE(sort_queue) << "standin.exe has no symbol sort_queue";
+    char target[32];
+    std::snprintf(target, sizeof target, "call 0x%x", *sort_queue);
+    const CodeSite site = find_instruction("build_mobile_queue_body",
+                                           [&](const emu::Instruction& in) { return in.text == target; });
+    ASSERT_EQ(site.bytes.size(), 5u) << site.instruction.text;
+
+    const std::uint32_t steps = 120, seed = 7;
+    const fs::path file = write_case("small-mobiles", {{"schema", "refcheck-case/1"},
+                                                       {"family", "mobile"},
+                                                       {"description", "cli_tests: mobile queues"},
+                                                       {"selection", {{"steps", steps}, {"seed", seed}}}});
+    const ojson report = run_clean_and_patched(file, "small-mobiles", site, {0x90, 0x90, 0x90, 0x90, 0x90});
+
+    // Replay the script on the reimplementation: the unsorted queue is the sorted one's ids in the
+    // order of the scan (the filters keep scan order).
+    const auto& models = small_models();
+    reimpl::MobileMap map;
+    std::optional<std::pair<std::uint32_t, std::size_t>> first;  // step, entry index
+    std::uint32_t expected_original = 0, expected_reimpl = 0;
+    const auto script = harness::mobile_script(models, seed, steps);
+    for (std::uint32_t step = 0; step < script.size() && !first; ++step) {
+        const auto& s = script[step];
+        if (s.op == harness::MobileStep::Op::Add) map.add(s.mobile);
+        if (s.op == harness::MobileStep::Op::Move) map.move(s.mobile.id, s.mobile.position);
+        if (s.op == harness::MobileStep::Op::Remove) map.remove(s.mobile.id);
+        const auto sorted = map.queue(models, s.camera, reimpl::Scene{});
+        const auto scan = map.scan(s.camera.position);
+        auto unsorted = sorted;
+        std::stable_sort(unsorted.begin(), unsorted.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return std::find(scan.begin(), scan.end(), a) < std::find(scan.begin(), scan.end(), b);
+        });
+        for (std::size_t i = 0; i < sorted.size() && !first; ++i)
+            if (sorted[i] != unsorted[i]) {
+                first = {step, i};
+                expected_original = unsorted[i];
+                expected_reimpl = sorted[i];
+            }
+    }
+    ASSERT_TRUE(first) << "no queue of the script is out of scan order: the fault cannot show";
+    ASSERT_GT(first->first, 0u) << "the first queue should come out in order by luck of the script";
+
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("input"), "step " + std::to_string(first->first));
+    EXPECT_EQ(d.at("kind"), "field_mismatch");
+    EXPECT_EQ(d.at("original").at("fields").at("index"), first->second);
+    EXPECT_EQ(d.at("original").at("fields").at("id"), expected_original);
+    EXPECT_EQ(d.at("reimpl").at("fields").at("id"), expected_reimpl);
+}
+
+// ---- shadows: the mesh density ------------------------------------------------------------------
+
+TEST_F(FamilyFaultTest, CoarserFineMeshDivergesAtTheFirstFineShadowPixelItDrops) {
+    // on_mesh's fine test ((x + y) & 1) == 0, inlined into draw_shadow_face_body as `test al, 1`;
+    // made `test al, 3`, fine meshes draw the medium pattern.
+    const CodeSite site = find_instruction("draw_shadow_face_body",
+                                           [](const emu::Instruction& in) { return in.text == "test al, 1"; });
+    ASSERT_EQ(hex_bytes(site.bytes), "a801");
+
+    ojson shipped = read_json(shipped_case("shadows"));
+    shipped["description"] = "cli_tests: the shipped shadow selection on the small archives";
+    shipped.erase("rules");
+    const fs::path file = write_case("small-shadows", shipped);
+    const ojson report = run_clean_and_patched(file, "small-shadows", site, {0xa8, 0x03});
+
+    // The patched original draws exactly the reimplementation's shadow pixels less those with
+    // (x + y) & 3 == 2 (which only a fine mesh draws): the first frame having one is the first to
+    // differ, at its first such pixel in raster order.
+    const auto& models = small_models();
+    const harness::Case c = harness::load_case(file);
+    std::optional<std::string> input;
+    std::size_t first_pixel = 0, dropped = 0;
+    for (const std::uint32_t record : harness::select_records(c, models)) {
+        const reimpl::Instance root = reimpl::construct(models, record, reimpl::Transform{});
+        const auto& h = models.record(record).header;
+        for (std::size_t vi = 0; vi < c.views.size() && !input; ++vi)
+            for (std::size_t si = 0; si < c.suns.size() && !input; ++si)
+                for (const std::uint32_t state : c.states) {
+                    reimpl::ShadowParams params;
+                    params.sun = {c.suns[si][0], c.suns[si][1], c.suns[si][2]};
+                    params.terrain_height = params.plane_height = h.bounds[2];
+                    reimpl::Frame frame;
+                    reimpl::draw_shadow(models, root, harness::camera_for(models.record(record), c.views[vi]), params,
+                                        state, frame);
+                    for (std::size_t p = 0; p < frame.pixels.size(); ++p)
+                        if (frame.pixels[p] == 0 && ((p % 320 + p / 320) & 3) == 2 && dropped++ == 0) first_pixel = p;
+                    if (dropped) {
+                        input = "record " + std::to_string(record) + " view " + std::to_string(vi) + " sun " +
+                                std::to_string(si) + " state " + std::to_string(state);
+                        break;
+                    }
+                }
+        if (input) break;
+    }
+    ASSERT_TRUE(input) << "no shadow of the selection has a fine mesh";
+
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("input"), *input);
+    ASSERT_EQ(d.at("fields").size(), 1u);
+    const ojson& f = d.at("fields").at(0);
+    EXPECT_EQ(f.at("field"), "pixels");
+    EXPECT_EQ(f.at("original"), std::to_string(dropped) + " pixels differ; first at (" +
+                                    std::to_string(first_pixel % 320) + "," + std::to_string(first_pixel / 320) +
+                                    "): " + std::to_string(reimpl::kClearColour));
+    EXPECT_EQ(f.at("reimpl"), "0");
+    // The differing frame is in the report as pictures.
+    bool pictured = false;
+    for (const auto& fr : report.at("frames")) pictured |= fr.at("input") == *input && fr.at("differing_pixels") == dropped;
+    EXPECT_TRUE(pictured);
+}
+
+// ---- receivers: the bound test ------------------------------------------------------------------
+
+TEST_F(FamilyFaultTest, ReceiverBoundTestAgainstTheWrongBoundDivergesAtTheFirstDeckHit) {
+    // receives()'s `local x <= max x` reads the bounds at header offset 0x10 (max x); pointed at
+    // 0x0c (min x), only a shadow exactly on the receiver's min-x edge would still be received.
+    const CodeSite site = find_instruction("receives", [](const emu::Instruction& in) {
+        return in.text.rfind("cmp dword ptr [", 0) == 0 && in.text.find(" + 0x10], ") != std::string::npos;
+    });
+    ASSERT_EQ(site.bytes.size(), 3u) << site.instruction.text;
+    ASSERT_EQ(site.bytes.back(), 0x10) << site.instruction.text;
+
+    const std::uint32_t queries = 200, seed = 11;
+    const fs::path file = write_case("small-receivers", {{"schema", "refcheck-case/1"},
+                                                         {"family", "receiver"},
+                                                         {"description", "cli_tests: receiver queries"},
+                                                         {"selection", {{"queries", queries}, {"seed", seed}}}});
+    const ojson report = run_clean_and_patched(file, "small-receivers", site, {site.bytes[0], site.bytes[1], 0x0c});
+
+    // The first query whose shadow the reimplementation puts on a receiver.
+    const auto& models = small_models();
+    const auto script = harness::receiver_script(models, seed, queries);
+    reimpl::MobileMap map;
+    for (const auto& m : script.receivers) map.add(m);
+    map.add(script.caster);
+    std::optional<std::uint32_t> first;
+    reimpl::ReceiverQuery hit;
+    for (std::uint32_t q = 0; q < script.queries.size() && !first; ++q) {
+        map.move(script.caster.id, script.queries[q].position);
+        hit = reimpl::shadow_plane_height(models, map, script.caster.id, script.queries[q].params);
+        if (hit.receiver) first = q;
+    }
+    ASSERT_TRUE(first) << "no query hits a receiver";
+    ASSERT_GT(*first, 0u);
+
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("input"), "query " + std::to_string(*first));
+    EXPECT_EQ(d.at("kind"), "field_mismatch");
+    EXPECT_EQ(d.at("original").at("fields").at("receiver"), 0);
+    EXPECT_EQ(d.at("original").at("fields").at("height"), script.queries[*first].params.terrain_height);
+    EXPECT_EQ(d.at("reimpl").at("fields").at("receiver"), hit.receiver);
+    EXPECT_EQ(d.at("reimpl").at("fields").at("height"), hit.height);
+}
+
+}  // namespace
+}  // namespace refcheck::cli_test
