@@ -1,7 +1,7 @@
 // emu_bench: guest MIPS of the test image's store-heavy and load-heavy loops (tests/emu/guest/
 // bench.c) under emu/, with and without the default hooks, beside the same C compiled natively;
-// plus the cost of the instruction-budget mechanisms, of a per-instruction code hook and of a
-// memory watch, and the fixed cost of one call(). Prints a table; exits 0.
+// plus the cost of the instruction-budget mechanisms, of block coverage, of a per-instruction code
+// hook and of a memory watch, and the fixed cost of one call(). Prints a table; exits 0.
 //
 //   emu_bench [image.exe] [--quick]
 #include <chrono>
@@ -198,6 +198,11 @@ int main(int argc, char** argv)
     row("  + wall-clock limit 10 s (watchdog thread)", [&](int i) {
         return guest_mips(m, loops[i].routine, buf, reps, count[i], CallLimits{0, 10000});
     });
+    m.enable_coverage(routines_of(m.image()));
+    row("  + coverage, block hook over every routine", [&](int i) {
+        return guest_mips(m, loops[i].routine, buf, reps, count[i], none);
+    });
+    m.disable_coverage();
     uc_hook every = 0;
     uc_hook_add(m.engine(), &every, UC_HOOK_CODE, reinterpret_cast<void*>(no_code), nullptr, 1, 0);
     for (const ImageSection& s : m.image().sections)
@@ -222,7 +227,8 @@ int main(int argc, char** argv)
                 "pass) / best of 3 wall-clock times. The instruction budget is enforced with a UC_HOOK_BLOCK that adds\n"
                 "each block's cached instruction count, installed only for budgeted calls; Unicorn's own `count`\n"
                 "installs a per-instruction hook and flushes the whole translation cache when it is switched off.\n"
-                "Memory watches force Unicorn's slow memory path for every access while installed.\n");
+                "Memory watches force Unicorn's slow memory path for every access while installed. Coverage counts\n"
+                "each executed block in a flat table indexed by its offset in the covered span (constant time).\n");
     call_overhead(m);
     return 0;
 }

@@ -8,12 +8,9 @@ namespace refcheck::emu {
 std::vector<Routine> routines_of(const Image& image)
 {
     std::map<Address, std::string> starts;
-    for (const auto& [name, address] : image.exports)
+    for (auto& [address, name] : address_names(image))
         if (image.is_code(address))
-            starts.try_emplace(address, name);
-    for (const auto& [name, address] : image.symbols)
-        if (image.is_code(address))
-            starts.try_emplace(address, undecorate(name));
+            starts.emplace(address, std::move(name));
     std::vector<Routine> out;
     for (auto it = starts.begin(); it != starts.end(); ++it) {
         Address end = image.section_at(it->first)->range.end;
@@ -24,11 +21,38 @@ std::vector<Routine> routines_of(const Image& image)
     return out;
 }
 
-void Coverage::record(Address block, uint32_t size)
+void Coverage::set_routines(std::vector<Routine> routines)
 {
-    BlockHits& b = blocks_[block];
-    b.size = size;
-    ++b.hits;
+    routines_ = std::move(routines);
+    span_ = {};
+    for (const Routine& r : routines_) {
+        if (r.range.end <= r.range.begin)
+            continue;
+        if (span_.end == 0)
+            span_ = r.range;
+        span_ = {std::min(span_.begin, r.range.begin), std::max(span_.end, r.range.end)};
+    }
+    table_.assign(span_.size(), BlockHits{});
+}
+
+void Coverage::clear()
+{
+    std::fill(table_.begin(), table_.end(), BlockHits{});
+}
+
+std::map<Address, BlockHits> Coverage::blocks() const
+{
+    std::map<Address, BlockHits> out;
+    for (size_t i = 0; i < table_.size(); ++i)
+        if (table_[i].hits != 0)
+            out.emplace_hint(out.end(), span_.begin + static_cast<Address>(i), table_[i]);
+    return out;
+}
+
+size_t Coverage::executed_blocks() const
+{
+    return static_cast<size_t>(
+        std::count_if(table_.begin(), table_.end(), [](const BlockHits& b) { return b.hits != 0; }));
 }
 
 std::vector<std::pair<std::string, size_t>> Coverage::blocks_per_routine() const
@@ -36,8 +60,8 @@ std::vector<std::pair<std::string, size_t>> Coverage::blocks_per_routine() const
     std::vector<std::pair<std::string, size_t>> out;
     for (const Routine& r : routines_) {
         size_t n = 0;
-        for (auto it = blocks_.lower_bound(r.range.begin); it != blocks_.end() && it->first < r.range.end; ++it)
-            ++n;
+        for (Address a = r.range.begin; a < r.range.end; ++a)
+            n += span_.contains(a) && table_[a - span_.begin].hits != 0;
         out.emplace_back(r.name, n);
     }
     return out;
@@ -59,7 +83,7 @@ void put_u16(std::ostream& out, uint16_t v)
 void Coverage::write_drcov(std::ostream& out, const Image& image) const
 {
     std::vector<std::pair<Address, uint32_t>> inside;
-    for (const auto& [address, hits] : blocks_)
+    for (const auto& [address, hits] : blocks())
         if (image.range().contains(address))
             inside.emplace_back(address, hits.size);
     char line[512];

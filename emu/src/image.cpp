@@ -17,6 +17,20 @@ std::string undecorate(std::string_view name)
     return std::string(name);
 }
 
+std::map<Address, std::string> address_names(const Image& image)
+{
+    std::map<Address, std::string> out;
+    for (const auto& [name, address] : image.exports)
+        out.try_emplace(address, name);
+    for (const CoffSymbol& s : image.coff_symbols) {
+        std::string name = undecorate(s.name);
+        if (s.storage_class == coff_static && !s.file.empty())
+            name = s.file + ":" + name;
+        out.try_emplace(s.address, std::move(name));
+    }
+    return out;
+}
+
 std::optional<Address> Image::address_of(std::string_view name) const
 {
     std::string key(name);

@@ -1,6 +1,6 @@
 // PE32 loading with LIEF: headers and sections mapped with their protections, .bss zero-filled,
 // base relocations applied when rebased, imports bound to shim thunks or the trap, exports and
-// COFF symbols recorded.
+// COFF symbols recorded (the symbol table read from the file itself: coff_symbols.cpp).
 #include <LIEF/PE.hpp>
 #include <LIEF/exception.hpp>
 
@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "coff_symbols.hpp"
 #include "machine_impl.hpp"
 
 namespace refcheck::emu {
@@ -167,15 +168,15 @@ struct Loader {
             for (const LIEF::PE::ExportEntry& e : bin.get_export().entries())
                 if (!e.is_extern() && !e.name().empty())
                     image.exports[e.name()] = image.base + e.address();
-        std::vector<uint32_t> section_va;
+        std::vector<uint32_t> section_rva;
         for (const LIEF::PE::Section& s : bin.sections())
-            section_va.push_back(static_cast<uint32_t>(s.virtual_address()));
-        for (const LIEF::PE::Symbol& s : bin.symbols()) {
-            int n = s.section_number();
-            const std::string& name = s.name();
-            if (n <= 0 || static_cast<size_t>(n) > section_va.size() || name.empty() || name[0] == '.')
-                continue;
-            image.symbols.emplace(name, image.base + section_va[n - 1] + s.value());
+            section_rva.push_back(static_cast<uint32_t>(s.virtual_address()));
+        const std::vector<uint8_t> file = file_head(image.path, static_cast<uint32_t>(std::filesystem::file_size(image.path)));
+        for (CoffSymbol& s : read_coff_symbols(file, image.path.string(), image.base, section_rva)) {
+            if (s.name[0] == '.')
+                continue;  // section and .file names
+            image.symbols.emplace(s.name, s.address);
+            image.coff_symbols.push_back(std::move(s));
         }
     }
 
@@ -220,10 +221,12 @@ void Machine::Impl::map_image(const std::filesystem::path& path, std::optional<A
     loader.bind_imports();
     loader.read_names();
     loader.map();
+    // Shown names: exports, then every COFF symbol undecorated (statics of the same name in several
+    // files each name their own address; by name, the first resolves).
     for (const auto& [name, address] : img.exports)
         symbols.add(name, address);
-    for (const auto& [name, address] : img.symbols)
-        symbols.add(undecorate(name), address);
+    for (const CoffSymbol& s : img.coff_symbols)
+        symbols.add(undecorate(s.name), s.address);
     for (const auto& [name, address] : img.symbols)
         symbols.add(name, address);
     for (size_t i = 0; i < thunks.size(); ++i)

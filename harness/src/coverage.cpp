@@ -1,5 +1,7 @@
 #include "refcheck/harness/coverage.hpp"
 
+#include "refcheck/harness/coverage_reasons.hpp"
+
 #include <capstone/capstone.h>
 
 #include <algorithm>
@@ -73,8 +75,28 @@ void jump_table(const cs_x86& x, std::uint32_t begin, std::uint32_t end, const R
     }
 }
 
+struct Found {
+    std::set<std::uint32_t> targets, outgoing, pointer_tables, immediates;
+};
+
+// [T + reg*4] outside a jmp (call [T + reg*4], mov reg, [T + reg*4]) records T as a possible table of
+// routine pointers; immediates of instructions that are not branches are kept as possible addresses
+// taken.
+void note_references(const cs_insn& i, bool branch, Found& found) {
+    const cs_x86& x = i.detail->x86;
+    for (std::uint8_t k = 0; k < x.op_count; ++k) {
+        const cs_x86_op& op = x.operands[k];
+        if (op.type == X86_OP_MEM && i.id != X86_INS_JMP && op.mem.base == X86_REG_INVALID &&
+            op.mem.index != X86_REG_INVALID && op.mem.scale == 4)
+            found.pointer_tables.insert(static_cast<std::uint32_t>(op.mem.disp));
+        if (op.type == X86_OP_IMM && !branch) found.immediates.insert(static_cast<std::uint32_t>(op.imm));
+    }
+}
+
 std::vector<Decoded> decode_all(std::span<const std::uint8_t> code, std::uint32_t address, const ReadU32& read,
-                                std::set<std::uint32_t>& targets, std::set<std::uint32_t>& outgoing) {
+                                Found& found) {
+    std::set<std::uint32_t>& targets = found.targets;
+    std::set<std::uint32_t>& outgoing = found.outgoing;
     static thread_local Capstone cs;
     const std::uint32_t end = address + static_cast<std::uint32_t>(code.size());
     std::vector<Decoded> out;
@@ -102,6 +124,7 @@ std::vector<Decoded> decode_all(std::span<const std::uint8_t> code, std::uint32_
         } else if (i.id == X86_INS_JMP) {
             jump_table(x, address, end, read, targets);
         }
+        note_references(i, jump || call, found);
         out.push_back(d);
     }
     return out;
@@ -110,10 +133,13 @@ std::vector<Decoded> decode_all(std::span<const std::uint8_t> code, std::uint32_
 }  // namespace
 
 SweptCode sweep(std::span<const std::uint8_t> code, std::uint32_t address, const ReadU32& read) {
-    std::set<std::uint32_t> targets, outgoing;
-    const std::vector<Decoded> insns = decode_all(code, address, read, targets, outgoing);
+    Found found;
+    const std::vector<Decoded> insns = decode_all(code, address, read, found);
+    const std::set<std::uint32_t>& targets = found.targets;
     SweptCode out;
-    out.outgoing.assign(outgoing.begin(), outgoing.end());
+    out.outgoing.assign(found.outgoing.begin(), found.outgoing.end());
+    out.pointer_tables.assign(found.pointer_tables.begin(), found.pointer_tables.end());
+    out.immediates.assign(found.immediates.begin(), found.immediates.end());
     struct Open {
         StaticBlock block;
         bool all_padding = true, after_transfer = false, target = false;
@@ -169,6 +195,27 @@ SweptCode sweep_at(const emu::Machine& m, const std::set<std::uint32_t>& starts,
     });
 }
 
+// The routines a swept extent reaches: direct targets in code, the entries of its routine-pointer
+// tables, and the named routines whose address it takes. `named` holds every export and symbol.
+std::vector<std::uint32_t> reached_from(const emu::Machine& m, const SweptCode& swept,
+                                        const std::map<emu::Address, std::string>& named) {
+    const emu::Image& image = m.image();
+    std::set<std::uint32_t> out;
+    for (std::uint32_t t : swept.outgoing)
+        if (image.is_code(t)) out.insert(t);
+    for (std::uint32_t v : swept.immediates)
+        if (named.count(v) && image.is_code(v)) out.insert(v);
+    for (std::uint32_t table : swept.pointer_tables) {
+        for (std::uint32_t at = table; at - table < 4096; at += 4) {
+            if ((at != table && named.count(at)) || !m.is_mapped(at) || !m.is_mapped(at + 3)) break;
+            const std::uint32_t entry = m.read_u32(at);
+            if (!image.is_code(entry)) break;
+            out.insert(entry);
+        }
+    }
+    return {out.begin(), out.end()};
+}
+
 }  // namespace
 
 std::vector<RoutineBlocks> discover_routines(const emu::Machine& m,
@@ -176,6 +223,7 @@ std::vector<RoutineBlocks> discover_routines(const emu::Machine& m,
     const emu::Image& image = m.image();
     std::set<std::uint32_t> starts;
     std::map<std::uint32_t, std::string> symbol_names, entry_names;
+    const std::map<emu::Address, std::string> named = emu::address_names(image);
     for (const auto& r : emu::routines_of(image)) {
         starts.insert(r.range.begin);
         symbol_names.emplace(r.range.begin, r.name);
@@ -192,8 +240,8 @@ std::vector<RoutineBlocks> discover_routines(const emu::Machine& m,
         const std::uint32_t a = work.front();
         work.pop_front();
         if (!visited.insert(a).second) continue;
-        for (std::uint32_t t : sweep_at(m, starts, a).outgoing)
-            if (image.is_code(t) && !visited.count(t)) {
+        for (std::uint32_t t : reached_from(m, sweep_at(m, starts, a), named))
+            if (!visited.count(t)) {
                 starts.insert(t);
                 work.push_back(t);
             }
@@ -208,7 +256,9 @@ std::vector<RoutineBlocks> discover_routines(const emu::Machine& m,
         r.name = r.in_profile ? e->second : s != symbol_names.end() ? s->second : sub_name(a);
         if (!used.insert(r.name).second) r.name += "@" + emu::hex(a);
         r.range = {a, extent_end(image, starts, a)};
-        r.blocks = sweep_at(m, starts, a).blocks;
+        SweptCode swept = sweep_at(m, starts, a);
+        r.calls = reached_from(m, swept, named);
+        r.blocks = std::move(swept.blocks);
         out.push_back(std::move(r));
     }
     return out;
@@ -296,11 +346,14 @@ ojson merged_json(const std::string& image, const std::string& sha, const std::m
 
 ojson merge_coverage(const std::vector<ojson>& reports) {
     std::map<std::pair<std::string, std::string>, std::map<std::string, Merged>> images;
+    std::map<std::pair<std::string, std::string>, std::vector<const ojson*>> coverages;
     for (const auto& r : reports) {
         const ojson& c = member(r, "coverage");
         if (!c.is_object()) continue;
         const ojson& sha = member(member(member(r, "inputs"), "image"), "sha256");
-        auto& routines = images[{c.at("image").get<std::string>(), sha.is_string() ? sha.get<std::string>() : ""}];
+        const std::pair<std::string, std::string> key{c.at("image").get<std::string>(), sha.is_string() ? sha.get<std::string>() : ""};
+        coverages[key].push_back(&c);
+        auto& routines = images[key];
         for (const auto& [name, rc] : member(c, "routines").items()) {
             const std::set<std::string> missed(rc.at("missed").begin(), rc.at("missed").end());
             auto [it, fresh] = routines.try_emplace(name);
@@ -317,7 +370,10 @@ ojson merge_coverage(const std::vector<ojson>& reports) {
         }
     }
     ojson out = ojson::array();
-    for (const auto& [key, routines] : images) out.push_back(merged_json(key.first, key.second, routines));
+    for (const auto& [key, routines] : images) {
+        out.push_back(merged_json(key.first, key.second, routines));
+        merge_reasons(out.back(), coverages[key]);
+    }
     return out;
 }
 
@@ -349,7 +405,7 @@ std::string coverage_html(const ojson& run_coverage) {
               << (r.at("profile").get<bool>() ? "yes" : "") << "</td><td>" << e << "</td><td>" << b << "</td><td>"
               << percent(e, b) << "</td><td><code>" << missed << "</code></td></tr>";
         }
-        h << "</table>";
+        h << "</table>" << reasons_html(image);
     }
     return h.str();
 }

@@ -88,6 +88,33 @@ TEST(Coverage, RoutinesFromTheImageSymbols)
     EXPECT_EQ(covered, 2u);  // call_add3 and add3_cdecl
 }
 
+// The table behind record(): one slot per byte of the covered span, hits counted per block start,
+// nothing recorded outside the span, clear() forgets everything.
+TEST(Coverage, FlatTableRecordsBlocksInsideTheSpanOnly)
+{
+    Coverage c;
+    c.set_routines({{"b", {0x2000, 0x2040}}, {"a", {0x1000, 0x1010}}});
+    EXPECT_EQ(c.span().begin, 0x1000u);
+    EXPECT_EQ(c.span().end, 0x2040u);
+    c.record(0x1004, 6);
+    c.record(0x1004, 6);
+    c.record(0x203f, 1);
+    c.record(0x0fff, 3);  // before the span
+    c.record(0x2040, 3);  // at its end
+    const auto blocks = c.blocks();
+    ASSERT_EQ(blocks.size(), 2u);
+    EXPECT_EQ(blocks.at(0x1004).hits, 2u);
+    EXPECT_EQ(blocks.at(0x1004).size, 6u);
+    EXPECT_EQ(blocks.at(0x203f).hits, 1u);
+    EXPECT_EQ(c.executed_blocks(), 2u);
+    auto per = c.blocks_per_routine();
+    ASSERT_EQ(per.size(), 2u);
+    EXPECT_EQ(per[0], (std::pair<std::string, size_t>{"b", 1}));
+    EXPECT_EQ(per[1], (std::pair<std::string, size_t>{"a", 1}));
+    c.clear();
+    EXPECT_TRUE(c.blocks().empty());
+}
+
 TEST(Trace, RingBufferOfExecutedInstructions)
 {
     Machine m;

@@ -1,5 +1,9 @@
 // PE32 loading: sections and protections, .bss, exports and COFF symbols, import binding,
 // relocation at a non-preferred base.
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+
 #include "emu_test_support.hpp"
 
 namespace refcheck::emu {
@@ -53,6 +57,70 @@ TEST(Load, ExportsAndCoffSymbolsResolveByName)
     EXPECT_GT(*label, *image.address_of("fault_read_unmapped"));
     EXPECT_EQ(m.symbols().describe(*image.address_of("add3_cdecl") + 3), "add3_cdecl+0x3");
     EXPECT_THROW(image.require("no_such_routine"), EmuError);
+}
+
+// Names of up to 8 bytes sit inline in the COFF symbol record; Debian's LIEF 0.9 returned them
+// empty, so the loader reads the table itself.
+TEST(Load, ShortCoffNamesAreRead)
+{
+    Machine m;
+    const Image& image = m.load(test::test_image());
+    for (const char* name : {"say", "quit", "name_at"}) {
+        ASSERT_TRUE(image.symbols.count("_" + std::string(name))) << name;
+        EXPECT_EQ(image.symbols.at("_" + std::string(name)), image.exports.at(name)) << name;
+    }
+    ASSERT_TRUE(image.symbols.count("_scratch"));  // data in .bss: 8 bytes exactly, no terminator
+    const ImageSection* bss = image.section_at(image.symbols.at("_scratch"));
+    ASSERT_NE(bss, nullptr);
+    EXPECT_EQ(bss->name, ".bss");
+    // Every symbol sits in its source file's run of the table.
+    auto say = std::find_if(image.coff_symbols.begin(), image.coff_symbols.end(),
+                            [](const CoffSymbol& s) { return s.name == "_say"; });
+    ASSERT_NE(say, image.coff_symbols.end());
+    EXPECT_EQ(say->file, "memory.c");
+    EXPECT_EQ(say->storage_class, coff_external);
+    EXPECT_EQ(m.symbols().describe(image.exports.at("say")), "say");
+}
+
+// Names that survive a rebuild with other files: statics qualified by their file (two files may
+// each have a static "push"), externals and exports as they are.
+TEST(Load, StaticsAreQualifiedByTheirFile)
+{
+    Image image;
+    image.exports = {{"draw", 0x401000}};
+    image.coff_symbols = {{"_draw", "program.c", 0x401000, coff_external},
+                          {"_push", "program.c", 0x401100, coff_static},
+                          {"_stop", "program.c", 0x401200, coff_static},
+                          {"_push", "shadow.c", 0x402100, coff_static},
+                          {"_memcpy", "rt.c", 0x400100, coff_external},
+                          {"_orphan", "", 0x400200, coff_static}};
+    const std::map<Address, std::string> names = address_names(image);
+    EXPECT_EQ(names.at(0x401000), "draw");
+    EXPECT_EQ(names.at(0x401100), "program.c:push");
+    EXPECT_EQ(names.at(0x402100), "shadow.c:push");
+    EXPECT_EQ(names.at(0x401200), "program.c:stop");
+    EXPECT_EQ(names.at(0x400100), "memcpy");
+    EXPECT_EQ(names.at(0x400200), "orphan");
+}
+
+// A symbol table that runs past the end of the file is an error that names the table.
+TEST(Load, TruncatedSymbolTableIsAnError)
+{
+    test::ScratchDir dir("coff");
+    std::ifstream in(test::test_image(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    uint32_t pe = 0, count = 0x00ffffff;
+    std::memcpy(&pe, bytes.data() + 0x3c, 4);
+    std::memcpy(bytes.data() + pe + 4 + 12, &count, 4);  // NumberOfSymbols
+    dir.put("bad.exe", bytes);
+    Machine m;
+    try {
+        m.load(dir.path() / "bad.exe");
+        FAIL() << "loaded an image whose symbol table runs past the file";
+    } catch (const EmuError& e) {
+        EXPECT_NE(std::string(e.what()).find("COFF symbol table of"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("runs past the end of the file"), std::string::npos) << e.what();
+    }
 }
 
 TEST(Load, ImportsAreBoundToShimsOrTheTrap)

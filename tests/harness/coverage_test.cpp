@@ -131,8 +131,9 @@ TEST(Coverage, TheRunUnionKeepsOnlyBlocksNoCaseExecuted) {
     EXPECT_NE(coverage_html(merged).find("0x00401004"), std::string::npos);
 }
 
-// A run of two cases on the small archives carries coverage (and a drcov file per case) and the
-// ledger, and two shards merged give the same bytes as the unsharded run.
+// A run of two cases on the small archives carries coverage (and a drcov file per case, and the
+// coverage reasons' groups) and the ledger, and two shards merged give the same bytes as the
+// unsharded run.
 TEST(Coverage, ShardedRunsMergeIntoTheUnshardedRunByteForByte) {
     const fs::path cases = fs::path(REFCHECK_SOURCE_DIR) / "cases";
     const std::vector<fs::path> files = {cases / "loader.json", cases / "palette.json"};
@@ -141,6 +142,7 @@ TEST(Coverage, ShardedRunsMergeIntoTheUnshardedRunByteForByte) {
     RunOptions o;
     o.defaults = {REFCHECK_STANDIN_EXE, REFCHECK_STANDIN_PROFILE, REFCHECK_SMALL_DATA};
     o.rules_document = fs::path(REFCHECK_SOURCE_DIR) / "docs/formats/apache-3d.md";
+    o.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases/coverage/reasons.json";
     o.jobs = 2;
     o.out = root / "whole";
     const RunSummary whole = run(files, o);
@@ -161,6 +163,11 @@ TEST(Coverage, ShardedRunsMergeIntoTheUnshardedRunByteForByte) {
     ASSERT_TRUE(index.contains("ledger"));
     EXPECT_EQ(index["ledger"]["document"], "apache-3d.md");
     ASSERT_TRUE(index.contains("coverage"));
+    // The reasons' groups travel through the merge too (neither case draws: their blocks are unreached).
+    ASSERT_TRUE(index["coverage"][0].contains("reasons"));
+    const ojson& draw = index["coverage"][0]["reasons"]["groups"]["draw"];
+    EXPECT_LT(draw["executed"].get<std::uint64_t>(), draw["blocks"].get<std::uint64_t>());
+    EXPECT_EQ(index["coverage"][0]["routines"]["draw_3d_object_"]["groups"], ojson({"draw"}));
     const ojson& init = index["coverage"][0]["routines"]["initialise_3d_objects_"];
     EXPECT_TRUE(init["profile"].get<bool>());
     EXPECT_EQ(init["executed"], init["blocks"]);

@@ -1,5 +1,9 @@
 // Basic-block coverage per routine, exportable as drcov (version 2: text header, module table,
 // binary basic-block table; the format Lighthouse and Cartographer read).
+//
+// Recording is constant-time: the hits live in a flat table indexed by (block - span.begin) over
+// the span of the covered routines, sized when the routines are set, so the block hook does one
+// subtraction, one bounds check and one increment per executed block.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +23,8 @@ struct Routine {
 };
 
 struct BlockHits {
-    uint32_t size = 0;   // bytes
-    uint64_t hits = 0;
+    uint32_t size = 0;   // bytes, as last translated
+    uint32_t hits = 0;   // executions, saturating at UINT32_MAX
 };
 
 // One routine per export and COFF symbol in the image's code, each running to the next such
@@ -29,12 +33,27 @@ std::vector<Routine> routines_of(const Image& image);
 
 class Coverage {
 public:
-    void set_routines(std::vector<Routine> routines) { routines_ = std::move(routines); }
+    // The routines to cover; the table spans the lowest start to the highest end and is cleared.
+    void set_routines(std::vector<Routine> routines);
     const std::vector<Routine>& routines() const { return routines_; }
-    void record(Address block, uint32_t size);
-    void clear() { blocks_.clear(); }
+    Range span() const { return span_; }
 
-    const std::map<Address, BlockHits>& blocks() const { return blocks_; }
+    // A block of `size` bytes at `block` ran. Blocks outside the span are not recorded (the block
+    // hook covers the routines' ranges only).
+    void record(Address block, uint32_t size)
+    {
+        const uint32_t at = block - span_.begin;
+        if (at >= table_.size())
+            return;
+        BlockHits& b = table_[at];
+        b.size = size;
+        b.hits += b.hits != UINT32_MAX;
+    }
+    void clear();
+
+    // Executed blocks by start address (built from the table on each call).
+    std::map<Address, BlockHits> blocks() const;
+    size_t executed_blocks() const;
     // Distinct blocks executed inside each routine's range, in routine order.
     std::vector<std::pair<std::string, size_t>> blocks_per_routine() const;
 
@@ -43,7 +62,8 @@ public:
 
 private:
     std::vector<Routine> routines_;
-    std::map<Address, BlockHits> blocks_;
+    Range span_;
+    std::vector<BlockHits> table_;  // one slot per byte of the span; hits == 0: never ran
 };
 
 }  // namespace refcheck::emu

@@ -29,6 +29,8 @@ struct StaticBlock {
 struct SweptCode {
     std::vector<StaticBlock> blocks;      // sorted by address
     std::vector<std::uint32_t> outgoing;  // direct call and jump targets outside the extent, sorted
+    std::vector<std::uint32_t> pointer_tables;  // T of [T + reg*4] outside a jmp (routine pointers?), sorted
+    std::vector<std::uint32_t> immediates;   // immediate operands of other instructions (addresses taken?), sorted
 };
 
 // Reads a 32-bit value of the image (for jump tables); nullopt when unmapped.
@@ -43,10 +45,14 @@ struct RoutineBlocks {
     emu::Range range;
     bool in_profile = false;  // an entry given by name (a profile routine); others were reached from one
     std::vector<StaticBlock> blocks;
+    std::vector<std::uint32_t> calls;  // routines it reaches (as discover_routines follows them), sorted
 };
 
-// The routines `entries` ({name, address}) and those they reach, transitively, by direct calls or
-// jumps into the image's executable sections, in address order. A reached routine is named by the
+// The routines `entries` ({name, address}) and those they reach, transitively, in address order: by
+// direct calls or jumps into the image's executable sections, through tables of routine pointers
+// ([T + reg*4] in a call or a load: entries read while they point into code, up to the next export or symbol after
+// T), and by taking the address of a routine the image names (an immediate operand equal to an
+// export or symbol in code, e.g. a callback passed as an argument). A reached routine is named by the
 // image's export or symbol at its address, or "sub_XXXXXXXX". Extents end at the next start among
 // the image's exports and symbols, the entries and the reached routines, or at the section end.
 std::vector<RoutineBlocks> discover_routines(const emu::Machine& machine,

@@ -1,0 +1,94 @@
+// The default run (every case of cases/ on the stand-in and the default archives, written by the
+// ctest fixture `default_run`): every report it wrote matches its schema in reports/, and every block
+// of the coverage reasons' groups (draw, shadow, mobile) that no case reached has a reason, while no
+// reason names a block that some case reached or that no longer exists.
+#include "../json_schema.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using refcheck::test::ojson;
+using refcheck::test::SchemaSet;
+
+namespace {
+
+const fs::path kRun = REFCHECK_DEFAULT_RUN_OUT;
+const fs::path kSource = REFCHECK_SOURCE_DIR;
+
+ojson read(const fs::path& p) {
+    std::ifstream in(p);
+    if (!in) throw std::runtime_error("cannot read " + p.string() + " (the ctest fixture default_run writes it)");
+    return ojson::parse(in);
+}
+
+SchemaSet schemas() {
+    SchemaSet s;
+    s.add_file(kSource / "reports/case-report.schema.json");
+    s.add_file(kSource / "reports/run-index.schema.json");
+    return s;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const auto& l : lines) out += "  " + l + "\n";
+    return out;
+}
+
+const ojson& standin_coverage(const ojson& index) {
+    for (const auto& image : index.at("coverage"))
+        if (image.at("image") == "standin.exe") return image;
+    throw std::runtime_error("run.json has no coverage of standin.exe");
+}
+
+}  // namespace
+
+TEST(DefaultRun, EveryReportMatchesItsSchema) {
+    const SchemaSet s = schemas();
+    const ojson index = read(kRun / "run.json");
+    EXPECT_EQ(index.at("status"), "equivalent");
+    const auto index_errors = s.validate(index, "run-index.schema.json");
+    EXPECT_TRUE(index_errors.empty()) << "run.json:\n" << joined(index_errors);
+    ASSERT_GE(index.at("cases").size(), 10u);
+    for (const auto& row : index.at("cases")) {
+        const std::string file = row.at("report").get<std::string>();
+        const ojson report = read(kRun / file);
+        EXPECT_TRUE(report.contains("evidence")) << file;
+        EXPECT_TRUE(report.contains("coverage")) << file;
+        const auto errors = s.validate(report, "case-report.schema.json");
+        EXPECT_TRUE(errors.empty()) << file << ":\n" << joined(errors);
+    }
+}
+
+TEST(DefaultRun, EveryUnreachedBlockOfTheGroupsHasAReason) {
+    const ojson image = standin_coverage(read(kRun / "run.json"));
+    ASSERT_TRUE(image.contains("reasons"));
+    const ojson& groups = image.at("reasons").at("groups");
+    for (const char* g : {"draw", "shadow", "mobile"}) {
+        ASSERT_TRUE(groups.contains(g)) << g;
+        EXPECT_GT(groups.at(g).at("executed").get<std::uint64_t>(), 0u) << g;
+    }
+    // Entries to add to cases/coverage/reasons.json, in its own format.
+    ojson missing = ojson::array();
+    for (const auto& [name, r] : image.at("routines").items())
+        for (const auto& e : r.value("unreached", ojson::array()))
+            if (!e.contains("cause")) {
+                ojson entry = {{"routine", name}, {"code", e.at("code")}};
+                if (e.contains("occurrence")) entry["occurrence"] = e.at("occurrence");
+                entry["cause"] = "?";
+                entry["note"] = "at " + e.at("address").get<std::string>() + " (+" + e.at("offset").get<std::string>() + ")";
+                missing.push_back(entry);
+            }
+    EXPECT_EQ(image.at("reasons").at("without_reason"), missing.size());
+    EXPECT_TRUE(missing.empty()) << "unreached blocks without a reason:\n" << missing.dump(1);
+}
+
+TEST(DefaultRun, NoReasonIsStale) {
+    const ojson image = standin_coverage(read(kRun / "run.json"));
+    const ojson& stale = image.at("reasons").at("stale");
+    EXPECT_TRUE(stale.empty()) << "reasons whose block some case reached, or that name no block (remove them from "
+                                  "cases/coverage/reasons.json):\n"
+                               << stale.dump(1);
+}
