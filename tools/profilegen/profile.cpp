@@ -11,9 +11,9 @@ namespace {
 
 using nlohmann::ordered_json;
 
-constexpr std::array<std::string_view, 13> kRoles = {
+constexpr std::array<std::string_view, 15> kRoles = {
     "initialiser", "constructor", "draw_entry", "face_routine", "raster_routine", "winding", "attach", "utility",
-    "shadow_draw", "shadow_face", "shadow_plane", "mobile_op", "mobile_queue"};
+    "shadow_draw", "shadow_face", "shadow_plane", "mobile_op", "mobile_queue", "scene_draw", "terrain_sampler"};
 constexpr std::array<std::string_view, 4> kReturns = {"u32", "i32", "void", "instance*"};
 constexpr std::array<std::string_view, 4> kWatcallRegisters = {"eax", "edx", "ebx", "ecx"};
 
