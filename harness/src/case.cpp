@@ -21,6 +21,7 @@ std::string_view family_name(Family f) {
         case Family::Shadow: return "shadow";
         case Family::Mobile: return "mobile";
         case Family::Receiver: return "receiver";
+        case Family::Scene: return "scene";
     }
     return "?";
 }
@@ -49,7 +50,8 @@ Family parse_family(const std::string& s, const std::filesystem::path& file) {
     if (s == "shadow") return Family::Shadow;
     if (s == "mobile") return Family::Mobile;
     if (s == "receiver") return Family::Receiver;
-    fail(file, "unknown family \"" + s + "\" (loader, palette, construct, program, shadow, mobile, receiver)");
+    if (s == "scene") return Family::Scene;
+    fail(file, "unknown family \"" + s + "\" (loader, palette, construct, program, shadow, mobile, receiver, scene)");
 }
 
 RecordSelection parse_records(const json& j, const std::filesystem::path& file) {
@@ -79,6 +81,31 @@ std::vector<View> parse_views(const json& j, const std::filesystem::path& file) 
         out.push_back(view);
     }
     return out;
+}
+
+// selection.scene (scene family; scene.params.valid bounds the parameters).
+SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
+    if (!j.is_object()) fail(file, "\"selection.scene\" must be an object");
+    SceneSelection s;
+    s.cell_shift = get<std::uint32_t>(j, "cell_shift", s.cell_shift, file);
+    s.cell_reach = get<std::uint32_t>(j, "cell_reach", s.cell_reach, file);
+    s.sea_colour = get<std::uint32_t>(j, "sea_colour", s.sea_colour, file);
+    s.band_shift = get<std::uint32_t>(j, "band_shift", s.band_shift, file);
+    s.cloud_altitude = get<std::int32_t>(j, "cloud_altitude", s.cloud_altitude, file);
+    if (s.cell_shift < 8 || s.cell_shift > 24 || s.cell_reach > 15 || s.sea_colour > 255 || s.band_shift > 31)
+        fail(file, "selection.scene: cell_shift 8..24, cell_reach 0..15, sea_colour 0..255, band_shift 0..31");
+    for (const auto& i : j.value("islands", json::array())) {
+        Island island{get<std::int32_t>(i, "x", 0, file), get<std::int32_t>(i, "z", 0, file),
+                      get<std::int32_t>(i, "radius", 1, file), get<std::int32_t>(i, "height", 0, file)};
+        if (island.radius < 1 || island.radius > (1 << 20) || island.height < 0 || island.height > (1 << 20))
+            fail(file, "an island has a radius of 1..2^20 and a height of 0..2^20");
+        s.islands.push_back(island);
+    }
+    for (const auto& sc : j.value("scripts", json::array())) {
+        s.scripts.push_back({get<std::string>(sc, "name", "", file), get<std::uint32_t>(sc, "frames", 0, file)});
+        if (s.scripts.back().frames == 0) fail(file, "a scene script needs \"frames\" >= 1");
+    }
+    return s;
 }
 
 const std::set<std::string> kKeys = {"schema", "family", "description", "image", "profile", "data",
@@ -124,6 +151,7 @@ Case load_case(const std::filesystem::path& file) {
     c.steps = get<std::uint32_t>(sel, "steps", 0, file);
     c.queries = get<std::uint32_t>(sel, "queries", 0, file);
     c.seed = get<std::uint64_t>(sel, "seed", 1, file);
+    if (sel.contains("scene")) c.scene = parse_scene(sel.at("scene"), file);
     const json hooks = j.value("hooks", json::object());
     c.replace = get<std::vector<std::string>>(hooks, "replace", {}, file);
     c.run = get<std::vector<std::string>>(hooks, "run", {}, file);
@@ -148,6 +176,8 @@ Case load_case(const std::filesystem::path& file) {
         fail(file, "a shadow case needs selection.views, selection.suns and selection.states");
     if (c.family == Family::Mobile && c.steps == 0) fail(file, "a mobile case needs selection.steps");
     if (c.family == Family::Receiver && c.queries == 0) fail(file, "a receiver case needs selection.queries");
+    if (c.family == Family::Scene && (c.scene.scripts.empty() || c.lights.size() != 1))
+        fail(file, "a scene case needs selection.scene.scripts and one light in selection.lights");
     return c;
 }
 

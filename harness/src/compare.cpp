@@ -100,8 +100,16 @@ void Comparator::record(Divergence d, const std::vector<EventRecord>& a, const s
     slot = std::move(d);
 }
 
+bool Comparator::skipped(const std::string& input) {
+    if (only_.empty()) return false;
+    if (input != only_) return true;
+    saw_only_ = true;
+    return false;
+}
+
 void Comparator::compare(const std::string& input, const std::vector<EventRecord>& a,
                          const std::vector<EventRecord>& b) {
+    if (skipped(input)) return;
     std::size_t i = 0, j = 0;
     auto count_kind = [&](const EventRecord& e) { ++counts_.by_kind[e.kind]; };
     while (i < a.size() || j < b.size()) {
@@ -161,6 +169,7 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
                                           std::uint32_t width) {
     FrameComparison fc;
     fc.explained.assign(original.size(), 0);
+    if (skipped(input)) return fc;
     std::uint32_t pixel_flags = 0;  // flags of allowed entries that may explain pixels
     for (const auto& id : options_.allowed)
         if (const KnownDivergence* k = find_known_divergence(id))

@@ -7,13 +7,30 @@
 #include "refcheck/harness/original.hpp"
 #include "refcheck/harness/report.hpp"
 #include "refcheck/harness/run.hpp"
+#include "refcheck/events.hpp"
 
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace refcheck::harness {
+
+// Watches the original's side of the one input a narrowed re-run selects (bisect; never on a
+// default run). The program family calls begin() just before that input's draw call, event(k) from
+// the recorder's hook just before the original's event #k of the input is recorded (the guest
+// stopped there), end() after the call, and streams() with the input's two compared streams and
+// the reimplementation's events as emitted (with program offsets and control flow).
+class InputProbe {
+public:
+    virtual ~InputProbe() = default;
+    virtual void begin(Original& original) = 0;
+    virtual void event(Original& original, std::size_t index) = 0;
+    virtual void end(Original& original) = 0;
+    virtual void streams(const std::vector<EventRecord>& original, const std::vector<EventRecord>& reimpl,
+                         const std::vector<events::Event>& emitted) = 0;
+};
 
 // What both sides start from: the original booted (objects initialised), the archive bytes read.
 struct CaseContext {
@@ -28,7 +45,16 @@ struct CaseContext {
     std::uint64_t events = 0;            // events produced by both sides
     const Injection* injection = nullptr;  // seeded faults (tests)
     std::vector<std::pair<std::string, std::vector<std::uint8_t>>>* files = nullptr;  // pictures to write
+    InputProbe* probe = nullptr;         // bisect's narrowed re-run only
+
+    // Case::only narrows a case to one input: whether `input` is compared, and whether any input
+    // whose name starts with `prefix` ("record 12 ") is (families skip the work of the others).
+    bool selected(std::string_view input) const { return c.only.empty() || c.only == input; }
+    bool selects_within(std::string_view prefix) const { return c.only.empty() || c.only.starts_with(prefix); }
 };
+
+// run_case with a probe on the selected input (harness/src/bisect.cpp; run_case passes none).
+CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection, InputProbe* probe);
 
 // Routines and globals each family needs from the profile (checked before anything runs).
 std::vector<std::string> needed_symbols(Family f);
@@ -40,6 +66,7 @@ void run_program(CaseContext& ctx);
 void run_shadow(CaseContext& ctx);
 void run_mobile(CaseContext& ctx);
 void run_receiver(CaseContext& ctx);
+void run_scene(CaseContext& ctx);
 
 // Writes the original / reimplementation / difference pictures of a 320x200 frame beside the report
 // and lists them under the report's "frames".

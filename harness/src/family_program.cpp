@@ -126,7 +126,9 @@ void run_program(CaseContext& ctx) {
 
     ProgramMetrics m;
     std::uint64_t unexplained_before = 0;
+    if (ctx.probe) recorder.observe([&](std::size_t index) { ctx.probe->event(o, index); });
     for (const std::uint32_t record : select_records(c, models)) {
+        if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
         ++m.records;
         const auto built = o.call("construct_3d_object_", {record, origin_at, identity_at});
         if (!built.ok() || !built.eax) {
@@ -141,10 +143,14 @@ void run_program(CaseContext& ctx) {
             for (std::size_t li = 0; li < lights.size(); ++li) {
                 o.machine().write(light_at, pack(lights[li]));
                 for (const std::uint32_t state : c.states) {
+                    const std::string input = input_name(record, vi, li, state);
+                    if (!ctx.selected(input)) continue;
                     ++m.inputs;
                     recorder.begin(record, built.eax);
                     if (frames) frames->clear();
+                    if (ctx.probe) ctx.probe->begin(o);
                     o.call("draw_3d_object_", {built.eax, camera_at, light_at, state});
+                    if (ctx.probe) ctx.probe->end(o);
                     const std::vector<EventRecord> original = recorder.take();
 
                     events::VectorSink sink;
@@ -154,10 +160,11 @@ void run_program(CaseContext& ctx) {
                     std::vector<EventRecord> reimpl_events;
                     std::vector<const events::Event*> control_flow;
                     convert_reimpl(sink.events(), reimpl_events, control_flow);
+                    if (ctx.probe) ctx.probe->streams(original, reimpl_events, sink.events());
 
                     ctx.events += original.size() + reimpl_events.size();
-                    ctx.comparator.compare(input_name(record, vi, li, state), original, reimpl_events);
-                    if (frames) frames->compare(input_name(record, vi, li, state), sink.events());
+                    ctx.comparator.compare(input, original, reimpl_events);
+                    if (frames) frames->compare(input, sink.events());
                     if (ctx.comparator.counts().unexplained == unexplained_before) count_checked(sink.events(), m);
                     unexplained_before = ctx.comparator.counts().unexplained;
                 }

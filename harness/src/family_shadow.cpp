@@ -59,6 +59,7 @@ void run_shadow(CaseContext& ctx) {
     std::uint64_t frames = 0, differing = 0, drawn = 0, records = 0;
     std::size_t pictures = 0, samples = 0;
     for (const std::uint32_t record : select_records(c, models)) {
+        if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
         ++records;
         const auto built = o.call("construct_3d_object_", {record, origin_at, identity_at});
         if (!built.ok() || !built.eax) throw std::runtime_error("construct_3d_object_(" + std::to_string(record) + ") failed");
@@ -76,6 +77,7 @@ void run_shadow(CaseContext& ctx) {
                 for (const std::uint32_t state : c.states) {
                     const std::string input = "record " + std::to_string(record) + " view " + std::to_string(vi) +
                                               " sun " + std::to_string(si) + " state " + std::to_string(state);
+                    if (!ctx.selected(input)) continue;
                     o.machine().write(framebuffer, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
                     o.call("draw_3d_object_shadow_", {built.eax, camera_at, params_at, state});
                     const auto original = o.bytes(framebuffer, kWidth * kHeight);

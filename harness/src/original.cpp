@@ -123,7 +123,12 @@ ojson Original::hooks_json() const {
         v.erase(std::unique(v.begin(), v.end()), v.end());
         return v;
     };
-    return {{"replaced", sorted(replaced_)}, {"tapped", sorted(tapped_)}, {"ran", sorted(ran_)}};
+    // A routine tapped at entry and also observed at entry and return is listed once, as the latter.
+    std::vector<std::string> tapped;
+    for (const auto& name : tapped_)
+        if (std::find(tapped_.begin(), tapped_.end(), name + " (entry and return)") == tapped_.end())
+            tapped.push_back(name);
+    return {{"replaced", sorted(replaced_)}, {"tapped", sorted(tapped)}, {"ran", sorted(ran_)}};
 }
 
 ojson Original::files_json() const {

@@ -69,6 +69,11 @@ std::vector<EventRecord> Recorder::take() { return std::exchange(events_, {}); }
 
 std::vector<std::int64_t> Recorder::path() const { return slots_; }
 
+void Recorder::push(EventRecord e) {
+    if (observer_) observer_(events_.size());
+    events_.push_back(std::move(e));
+}
+
 void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_level, std::uint32_t flags, bool clipped) {
     emu::Machine& m = o_.machine();
     const Frame& top = frames_.back();
@@ -129,10 +134,10 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
                 {"screen_y", std::move(sy)},
                 {"screen_z", std::move(sz)}};
     e.key_fields = 3;
-    events_.push_back(std::move(e));
+    push(std::move(e));
 }
 
-void Recorder::winding(std::int32_t w) { events_.push_back(winding_event(frames_.back().record, path(), w)); }
+void Recorder::winding(std::int32_t w) { push(winding_event(frames_.back().record, path(), w)); }
 
 void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
     emu::Machine& m = o_.machine();
@@ -151,7 +156,7 @@ void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
                 {"slot", std::int64_t{slot}},                     {"model", std::int64_t{record}},
                 {"position", std::move(position)},                {"rotation", std::move(rotation)}};
     e.key_fields = 3;
-    events_.push_back(std::move(e));
+    push(std::move(e));
     frames_.push_back({record, child, true});
     slots_.push_back(slot);
 }

@@ -9,6 +9,7 @@
 #include "refcheck/events.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ public:
     Recorder(Original& original, const std::vector<std::string>& run);
     void begin(std::uint32_t record, std::uint32_t instance);
     std::vector<EventRecord> take();
+    // Called from the hook that records an event, just before event #index of the input is
+    // appended (bisect's probe; empty on a default run).
+    void observe(std::function<void(std::size_t index)> fn) { observer_ = std::move(fn); }
 
 private:
     struct Frame {
@@ -44,6 +48,7 @@ private:
     void attach_enter(std::uint32_t parent, std::uint32_t slot);
     void attach_leave();
     std::vector<std::int64_t> path() const;
+    void push(EventRecord e);
 
     Original& o_;
     std::uint32_t off_fv_u_, off_fv_v_, off_fv_level_, off_fv_sx_, off_fv_sy_, off_fv_z_, fv_size_;
@@ -51,6 +56,7 @@ private:
     std::vector<Frame> frames_;
     std::vector<std::int64_t> slots_;
     std::vector<EventRecord> events_;
+    std::function<void(std::size_t)> observer_;
 };
 
 // The reimplementation's events in the same shape (fields the original cannot observe dropped:

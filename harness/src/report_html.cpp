@@ -3,6 +3,7 @@
 // difference picture, embedded as PNG data URIs.
 #include "refcheck/harness/report.hpp"
 
+#include "refcheck/harness/bisect.hpp"
 #include "refcheck/harness/coverage.hpp"
 #include "refcheck/harness/ledger.hpp"
 
@@ -94,7 +95,9 @@ const char* kStyle =
     "body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
     "padding:2px 6px;font-size:13px}.equivalent{background:#dfd}.divergent{background:#fdd}.error{background:#fd9}"
     ".bad td{background:#fcc}.side{display:flex;gap:2em}.side>div{flex:1}.ctx{font-family:monospace;font-size:12px}"
-    "img{image-rendering:pixelated;width:640px;border:1px solid #999;margin-right:8px}";
+    "img{image-rendering:pixelated;width:640px;border:1px solid #999;margin-right:8px}"
+    ".bisect{margin:1em 0}.bisect summary{cursor:pointer;font-weight:bold}.bisect pre{font-size:12px}"
+    ".mark{background:#fe9}";
 
 }  // namespace
 
@@ -133,6 +136,7 @@ void write_html(const std::filesystem::path& file, const ojson& index, const std
         if (r.contains("error")) h << "<p class=error>" << escape_markup(r.at("error").get<std::string>()) << "</p>";
         if (r.contains("first_unexplained"))
             h << "<h3>First unexplained divergence</h3>" << divergence_section(r.at("first_unexplained"));
+        if (r.contains("bisect")) h << drill_down_html(r.at("bisect"));
         for (const auto& f : r.value("frames", ojson::array())) {
             h << "<h3>frame " << escape_markup(f.value("input", std::string())) << "</h3><p>original / reimplementation / "
                  "difference</p><div>";

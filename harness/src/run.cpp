@@ -1,6 +1,8 @@
 #include "refcheck/harness/run.hpp"
 
 #include "families.hpp"
+#include "refcheck/harness/bisect.hpp"
+#include "refcheck/harness/coverage_reasons.hpp"
 #include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/profile.hpp"
 
@@ -31,7 +33,7 @@ fs::path pick(const std::optional<fs::path>& override_path, const std::string& c
 
 Environment resolve_environment(const Case& c, const RunOptions& o) {
     return {pick(o.image, c.image, c.file, o.defaults.image), pick(o.profile, c.profile, c.file, o.defaults.profile),
-            pick(o.data, c.data, c.file, o.defaults.data)};
+            pick(o.data, c.data, c.file, o.defaults.data), o.coverage_reasons};
 }
 
 Patch parse_patch(const std::string& text) {
@@ -85,6 +87,13 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
             problems.push_back(e.what());
         }
     }
+    if (options.coverage_reasons) {
+        try {
+            load_coverage_reasons(*options.coverage_reasons);
+        } catch (const CoverageReasonsError& e) {
+            problems.push_back(e.what());
+        }
+    }
     if (options.rules_document) {
         try {
             const RuleIndex index = load_rule_index(*options.rules_document);
@@ -102,6 +111,7 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     const auto start = std::chrono::steady_clock::now();
     std::vector<Case> cases;
     for (const auto& f : select_shard(case_files, options.shard)) cases.push_back(load_case(f));
+    for (Case& c : cases) c.only = options.only;
     // Reports are ordered by case name, so a sharded run merges into the same index.
     std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
     summary.problems = preflight(cases, options);
@@ -114,6 +124,7 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         for (std::size_t i = next++; i < cases.size(); i = next++) {
             const auto t0 = std::chrono::steady_clock::now();
             CaseResult r = run_case(cases[i], resolve_environment(cases[i], options), options.injection);
+            if (r.status == Status::Divergent) attach_drill_down(r, cases[i], options);
             r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             summary.results[i] = std::move(r);
             if (options.progress) {

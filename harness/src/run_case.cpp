@@ -3,6 +3,7 @@
 #include "families.hpp"
 
 #include "refcheck/harness/coverage.hpp"
+#include "refcheck/harness/coverage_reasons.hpp"
 #include "refcheck/harness/hash.hpp"
 #include "refcheck/harness/run.hpp"
 #include "refcheck/reimpl/format_error.hpp"
@@ -39,6 +40,11 @@ std::vector<std::string> needed_symbols(Family f) {
         case Family::Receiver:
             add({"reset_mobiles_", "add_mobile_", "move_mobile_", "shadow_plane_height_", "last_receiver"});
             break;
+        case Family::Scene:
+            add({"initialise_3d_palette_", "construct_3d_object_", "draw_scene_", "sample_terrain_height_",
+                 "build_mobile_queue_", "shadow_plane_height_", "draw_3d_object_", "draw_3d_object_shadow_",
+                 "reset_mobiles_", "add_mobile_", "move_mobile_", "last_receiver", "palette_rgb", "framebuffer"});
+            break;
     }
     return n;
 }
@@ -67,6 +73,7 @@ ojson selection_json(const Case& c) {
     s["lights"] = c.lights;
     s["states"] = c.states;
     s["warzones"] = c.warzones;
+    if (!c.only.empty()) s["only"] = c.only;
     return s;
 }
 
@@ -89,6 +96,10 @@ ojson apply_injection(Original& o, const Injection& injection) {
 }  // namespace
 
 CaseResult run_case(const Case& c, const Environment& env, const Injection& injection) {
+    return run_case_with(c, env, injection, nullptr);
+}
+
+CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection, InputProbe* probe) {
     CaseResult result;
     result.name = c.name;
     ojson& r = result.report;
@@ -103,8 +114,11 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
     options.allowed = c.allow;
     options.tolerance = c.tolerance;
     Comparator comparator(options);
+    comparator.only(c.only);
     std::unique_ptr<Original> original;
     std::vector<RoutineBlocks> covered;  // the profile's routines and those they call
+    std::optional<CoverageReasons> reasons;  // for this image, when the run has them
+    std::vector<KeyedBlock> keyed;           // the blocks of the reasons' groups
     try {
         const Profile profile = load_profile(env.profile);
         const auto missing = profile.missing(needed_symbols(c.family));
@@ -120,9 +134,17 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
                         read_file(env.data / "3DPAL.RGB"), comparator, r};
         covered = discover_routines(original->machine(), profile_entries(profile));  // before any patch
         enable_coverage(original->machine(), covered);
+        if (env.coverage_reasons) {
+            reasons = load_coverage_reasons(*env.coverage_reasons);
+            if (reasons->image == env.image.filename().string())
+                keyed = keyed_blocks(original->machine(), covered, *reasons);
+            else
+                reasons.reset();
+        }
         if (!injection.empty()) r["injected"] = apply_injection(*original, injection);
         ctx.injection = &injection;
         ctx.files = &result.files;
+        ctx.probe = probe;
         r["inputs"]["archives"] = {{"3DDATA/3DOBJS.BIN", sha256_hex(ctx.models)},
                                    {"3DDATA/OBJTEXT.BIN", sha256_hex(ctx.textures)},
                                    {"3DPAL.RGB", sha256_hex(ctx.palette)}};
@@ -140,7 +162,10 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
             case Family::Shadow: run_shadow(ctx); break;
             case Family::Mobile: run_mobile(ctx); break;
             case Family::Receiver: run_receiver(ctx); break;
+            case Family::Scene: run_scene(ctx); break;
         }
+        if (!c.only.empty() && !comparator.saw_only())
+            throw std::runtime_error("--only: the case has no input named \"" + c.only + "\"");
         result.events = ctx.events;
         const Counts& counts = comparator.counts();
         result.status = counts.unexplained ? Status::Divergent : Status::Equivalent;
@@ -160,6 +185,7 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
         const std::string drcov = c.name + "/coverage.drcov";
         r["coverage"] = coverage_json(covered, original->machine().coverage(), env.image.filename().string());
         r["coverage"]["drcov"] = drcov;
+        if (reasons) annotate_coverage(r["coverage"], keyed, *reasons);
         result.files.emplace_back(drcov, drcov_bytes(original->machine()));
     }
     return result;

@@ -27,5 +27,6 @@ const Command& show_command();
 const Command& dump_command();
 const Command& diff_command();
 const Command& call_command();
+const Command& bisect_command();
 
 }  // namespace refcheck::cli

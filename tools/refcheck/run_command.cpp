@@ -2,6 +2,7 @@
 // report per case, the run index, JUnit XML and the HTML page, and exits 0/1/2.
 #include "command.hpp"
 
+#include "refcheck/harness/bisect.hpp"
 #include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/run.hpp"
 
@@ -28,6 +29,7 @@ struct RunArgs {
     std::string shard;
     std::vector<std::string> patches;
     bool swap_light = false;
+    std::string only;
 };
 
 harness::Shard parse_shard(const std::string& text) {
@@ -68,7 +70,19 @@ std::string with_commas(std::uint64_t v) {
     return s;
 }
 
-void print_summary(const harness::RunSummary& s) {
+// A divergent case's reproduce line with the files as this run was given them (the report names
+// them by file name only).
+std::string reproduce_line(const std::vector<fs::path>& files, const harness::RunOptions& o, const std::string& name,
+                           const harness::ojson& bisect) {
+    for (const auto& f : files)
+        if (f.stem().string() == name)
+            return harness::reproduce_command(harness::load_case(f), o,
+                                              bisect.value("reproduced_alone", false) ? bisect.at("input").get<std::string>()
+                                                                                      : std::string());
+    return bisect.at("reproduce").get<std::string>();
+}
+
+void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& files, const harness::RunOptions& o) {
     const auto& t = s.index.at("totals");
     const auto& c = t.at("counts");
     std::cout << "\n";
@@ -80,6 +94,9 @@ void print_summary(const harness::RunSummary& s) {
                     with_commas(counts.value("matched", 0ull)).c_str(), with_commas(counts.value("known", 0ull)).c_str(),
                     with_commas(counts.value("unexplained", 0ull)).c_str(), r.seconds);
         if (r.report.contains("error")) std::printf("      error: %s\n", r.report.at("error").get<std::string>().c_str());
+        if (const auto& b = harness::member(r.report, "bisect"); b.contains("reproduce"))
+            std::printf("      first divergence in input %s; reproduce: %s\n", b.at("input").get<std::string>().c_str(),
+                        reproduce_line(files, o, r.name, b).c_str());
     }
     std::cout << "\nrefcheck: " << s.index.at("status").get<std::string>() << " — " << t.at("cases") << " cases ("
               << t.at("equivalent") << " equivalent, " << t.at("divergent") << " divergent, " << t.at("error")
@@ -113,11 +130,15 @@ const Command& run_command() {
                            "(recorded in every report)");
             app.add_flag("--inject-reimpl-light-swap", a->swap_light,
                          "Seed a fault in the reimplementation's input: its light has x and z swapped (recorded)");
+            app.add_option("--only", a->only,
+                           "Compare just the input of this name in each case, e.g. 'record 12 view 0 light 1 state 0' "
+                           "(the reproduce line of refcheck bisect)");
             app.add_option("--shard", a->shard, "Run shard K of N (K/N); GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX also work");
             return [a] {
                 harness::RunOptions o;
                 o.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA};
                 o.rules_document = fs::path(REFCHECK_SOURCE_DIR) / "docs" / "formats" / "apache-3d.md";
+                o.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases" / "coverage" / "reasons.json";
                 if (!a->image.empty()) o.image = a->image;
                 if (!a->profile.empty()) o.profile = a->profile;
                 if (!a->data.empty()) o.data = a->data;
@@ -126,6 +147,7 @@ const Command& run_command() {
                 o.shard = parse_shard(a->shard);
                 for (const auto& p : a->patches) o.injection.patches.push_back(harness::parse_patch(p));
                 o.injection.reimpl_light_swapped = a->swap_light;
+                o.only = a->only;
                 const auto files = case_files(a->cases);
                 const bool tty = isatty(STDOUT_FILENO);
                 std::size_t done = 0;
@@ -147,7 +169,7 @@ const Command& run_command() {
                     return kError;
                 }
                 if (tty) std::printf("\n");
-                print_summary(summary);
+                print_summary(summary, files, o);
                 return summary.exit_code;
             };
         }};

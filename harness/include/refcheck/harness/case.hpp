@@ -17,7 +17,7 @@ struct CaseError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-enum class Family { Loader, Palette, Construct, Program, Shadow, Mobile, Receiver };
+enum class Family { Loader, Palette, Construct, Program, Shadow, Mobile, Receiver, Scene };
 std::string_view family_name(Family f);
 
 struct View {
@@ -30,6 +30,25 @@ struct RecordSelection {
     std::optional<std::uint32_t> from, to;   // inclusive range of record indices
     std::vector<std::uint32_t> list;         // explicit list (overrides the range)
     std::uint32_t stride = 1;                // every n-th record of the range
+};
+
+// Scene family (selection.scene): the terrain the case supplies through the hooked sampler (sea
+// level everywhere but on its islands, each a paraboloid dome), the scene parameters of every frame,
+// and the scripted sequences (harness/src/scene_script.cpp) with their frame counts.
+struct Island {
+    std::int32_t x = 0, z = 0;       // centre, world units
+    std::int32_t radius = 1;         // world units
+    std::int32_t height = 0;         // at the centre
+};
+struct SceneScript {
+    std::string name;
+    std::uint32_t frames = 0;
+};
+struct SceneSelection {
+    std::uint32_t cell_shift = 14, cell_reach = 6, sea_colour = 252, band_shift = 11;
+    std::int32_t cloud_altitude = 0x00100000;
+    std::vector<Island> islands;
+    std::vector<SceneScript> scripts;
 };
 
 struct Case {
@@ -47,11 +66,15 @@ struct Case {
     std::uint32_t steps = 0;                        // mobile family: steps of the scripted sequence
     std::uint32_t queries = 0;                      // receiver family: queries
     std::uint64_t seed = 1;                         // mobile and receiver scripts
+    SceneSelection scene;                           // scene family
     std::vector<std::string> replace;               // face routines replaced by recorders
     std::vector<std::string> run;                   // routines that run (frame capture)
     std::int64_t tolerance = 0;                     // for "grid_rounding"
     std::vector<std::string> allow;                 // registry ids (divergences.hpp)
     std::vector<std::string> rules;                 // rule ids of docs/formats/apache-3d.md
+    // Narrowing (not read from the file): when set, only the input of this name is compared
+    // ("record 12 view 0 light 1 state 0", "step 7", ...): `refcheck run --only`, bisect.
+    std::string only;
 };
 
 Case load_case(const std::filesystem::path& file);  // throws CaseError

@@ -67,6 +67,11 @@ public:
     const Counts& counts() const { return counts_; }
     const std::optional<Divergence>& first_unexplained() const { return first_unexplained_; }
     const std::optional<Divergence>& first_known() const { return first_known_; }
+    // Narrowing (Case::only): streams of every input but `input` are not compared (empty: all are).
+    void only(std::string input) { only_ = std::move(input); }
+    // Whether a stream of the input named by only() was given (so that a narrowing to an input the
+    // case lacks is an error, not an empty success).
+    bool saw_only() const { return saw_only_; }
 
     // One frame as one event (name, size, SHA-256) per side. A differing frame is a known divergence
     // only when every differing pixel's taint (the reimplementation's per-pixel flag set) holds the
@@ -78,10 +83,13 @@ public:
 private:
     void record(Divergence d, const std::vector<EventRecord>& a, const std::vector<EventRecord>& b);
     bool classify(Divergence& d) const;
+    bool skipped(const std::string& input);  // not the input only() names
     CompareOptions options_;
     Counts counts_;
     std::optional<Divergence> first_unexplained_;
     std::optional<Divergence> first_known_;
+    std::string only_;
+    bool saw_only_ = false;
 };
 
 }  // namespace refcheck::harness

@@ -19,6 +19,8 @@ struct Environment {
     std::filesystem::path image;
     std::filesystem::path profile;
     std::filesystem::path data;
+    // Why blocks of the original stay unreached (coverage_reasons.hpp); used when it names the image.
+    std::optional<std::filesystem::path> coverage_reasons;
 };
 
 // Seeded faults, to show that a comparison finds a difference (tests, experiments). Every injection
@@ -51,6 +53,10 @@ struct RunOptions {
     // When set, a case naming a rule id the document lacks is a preflight problem (exit 2), and every
     // case report carries the index ("evidence") so that run.json holds the ledger.
     std::optional<std::filesystem::path> rules_document;
+    // The coverage reasons file (cases/coverage/reasons.json); a bad file is a preflight problem.
+    std::optional<std::filesystem::path> coverage_reasons;
+    // Narrows every case to the input of this name (Case::only): `refcheck run --only`.
+    std::string only;
 };
 
 struct RunSummary {
@@ -79,7 +85,8 @@ std::vector<std::filesystem::path> select_shard(const std::vector<std::filesyste
 // profile's missing names are listed together.
 std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOptions& options);
 
-// Loads, runs and reports. Case files that don't parse give exit code 2 before anything runs.
+// Loads, runs and reports. Case files that don't parse give exit code 2 before anything runs. A
+// case with an unexplained divergence gets its drill-down (bisect.hpp) in its report ("bisect").
 RunSummary run(const std::vector<std::filesystem::path>& case_files, const RunOptions& options);
 
 // Joins shard outputs (each a folder with run.json and case reports) into `out`, producing the same

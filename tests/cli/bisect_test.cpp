@@ -1,0 +1,234 @@
+// refcheck bisect on seeded divergences: the winding branch of op 1 inverted in the original (the
+// patch of seeded_fault_test), the reimplementation given a swapped light, and a shadow face routine
+// that returns at once. Bisect must exit 1 and print the divergent event with its per-field diff,
+// the marked draw-program listing, the original's instruction window with symbols, registers, the
+// call stack and a reproduce line that, run as printed, exits 1 at the same event. On an equivalent
+// case it exits 0; a divergent run keeps the same drill-down in its report and HTML page.
+#include "cli_support.hpp"
+#include "code_site.hpp"
+
+#include <regex>
+#include <sstream>
+
+namespace refcheck::cli_test {
+namespace {
+
+class BisectTest : public CliTest {
+protected:
+    // Runs the reproduce line bisect printed (its leading "refcheck" is the built binary).
+    Result reproduce(const std::string& out) {
+        const std::string prefix = "\nreproduce: refcheck ";
+        const auto at = out.find(prefix);
+        if (at == std::string::npos) return {};
+        const auto end = out.find('\n', at + prefix.size());
+        return refcheck(out.substr(at + prefix.size(), end - at - prefix.size()));
+    }
+};
+
+// The first jns of the stand-in's op_secondary (op 1's winding test), as seeded_fault_test finds it.
+struct Jns {
+    std::string where;
+    emu::Address address = 0;
+};
+
+Jns winding_jns() {
+    const CodeSite site =
+        find_instruction("op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
+    return {site.where(), site.instruction.address};
+}
+
+std::string hex8(std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+}
+
+// The lines of `text` between the line starting with `from` and the next "note:"/"reproduce:" line.
+std::vector<std::string> section(const std::string& text, const std::string& from) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    bool inside = false;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind(from, 0) == 0) {
+            inside = true;
+            continue;
+        }
+        if (inside && (line.rfind("note:", 0) == 0 || line.rfind("reproduce:", 0) == 0)) break;
+        if (inside) out.push_back(line);
+    }
+    return out;
+}
+
+// The divergence fields that say which event it is.
+ojson identity(const ojson& d) {
+    return {{"kind", d.at("kind")}, {"input", d.at("input")}, {"original_index", d.at("original_index")},
+            {"reimpl_index", d.at("reimpl_index")}, {"original", d.at("original")}, {"reimpl", d.at("reimpl")}};
+}
+
+TEST_F(BisectTest, PatchedWindingBranchPrintsTheEventListingWindowAndAWorkingReproduceLine) {
+    const Jns jns = winding_jns();
+    const fs::path file = write_case("small-program", small_program().to_json());
+    const std::string env = " --data " + quote(kSmallData) + " --patch " + jns.where + ":78";
+    const Result run = refcheck("run " + quote(file) + env + " --out whole");
+    ASSERT_EQ(run.code, 1) << run.out << run.err;
+    const ojson whole = read_json(path("whole/small-program.json")).at("first_unexplained");
+
+    const Result b = refcheck("bisect " + quote(file) + env);
+    ASSERT_EQ(b.code, 1) << b.out << b.err;
+    const std::string& out = b.out;
+    const std::string input = whole.at("input").get<std::string>();
+    EXPECT_EQ(out.rfind("error: first divergence at event #" + std::to_string(whole.at("original_index").get<int>()) +
+                            " (case small-program, input " + input + "): ", 0), 0u) << out;
+    EXPECT_NE(out.find("note: the narrowed re-run (this input only) diverges at the same event"), std::string::npos);
+    EXPECT_NE(out.find("\noriginal #"), std::string::npos) << out;
+    EXPECT_NE(out.find("\nreimpl   #"), std::string::npos) << out;
+    EXPECT_NE(out.find("\n  ! "), std::string::npos) << out;  // the per-field diff marks what differs
+    EXPECT_NE(out.find("before it, original:\n  #"), std::string::npos) << out;
+
+    // The listing marks op 1 (a secondary face) at the event's offset.
+    const ojson& ev = whole.at(whole.at("original").is_object() ? "original" : "reimpl");
+    char offset[8];
+    std::snprintf(offset, sizeof offset, "%04x", ev.at("fields").at("offset").get<unsigned>());
+    const auto listing = section(out, "note: draw program of record " + std::to_string(ev.at("fields").at("record").get<int>()));
+    ASSERT_FALSE(listing.empty()) << out;
+    std::size_t marked = 0;
+    for (const auto& line : listing)
+        if (line.rfind("  -> ", 0) == 0) {
+            ++marked;
+            EXPECT_NE(line.find(std::string(offset) + "  01 "), std::string::npos) << line;
+            EXPECT_NE(line.find("secondary"), std::string::npos) << line;
+        }
+    EXPECT_EQ(marked, 1u) << out;
+
+    // The instruction window holds the patched branch (now a js), with symbols.
+    const auto window = section(out, "note: the original's instructions from");
+    ASSERT_FALSE(window.empty()) << out;
+    bool patched = false, symbols = true;
+    for (const auto& line : window) {
+        if (line.rfind("  ... ", 0) == 0) continue;  // lines left out, a loop folded
+        symbols = symbols && std::regex_search(line, std::regex("^  0x[0-9a-f]{8} <[A-Za-z_][A-Za-z0-9_.:]*(\\+0x[0-9a-f]+)?>: "));
+        patched = patched || line.find(hex8(jns.address) + " <" + jns.where + ">: js ") != std::string::npos;
+    }
+    EXPECT_TRUE(symbols) << out;
+    EXPECT_TRUE(patched) << "no " << hex8(jns.address) << " <" << jns.where << ">: js in the window\n" << out;
+    EXPECT_NE(out.find("note: instructions per routine, in order of first use: "), std::string::npos);
+
+    // Registers at the face routine's call, and the guest call stack through op_secondary.
+    EXPECT_TRUE(std::regex_search(out, std::regex("note: registers at draw_[a-z_]+_face_ \\(the hook of the divergent "
+                                                  "event\\):\n  eax=0x[0-9a-f]{8} \\(packet\\) ")))
+        << out;
+    const auto stack = section(out, "note: guest call stack, innermost first");
+    ASSERT_GE(stack.size(), 2u) << out;
+    EXPECT_NE(stack[0].find("_face_"), std::string::npos) << stack[0];
+
+    // The reproduce line runs just that input and diverges at the same event.
+    const Result again = reproduce(out);
+    ASSERT_EQ(again.code, 1) << out << again.out << again.err;
+    const ojson narrowed = read_json(path("out/bisect/small-program.json"));
+    EXPECT_EQ(narrowed.at("selection").at("only"), input);
+    EXPECT_EQ(narrowed.at("metrics").at("inputs"), 1);
+    EXPECT_EQ(identity(narrowed.at("first_unexplained")), identity(whole));
+}
+
+TEST_F(BisectTest, SwappedLightGivesAFieldDiffAndAReproduceLine) {
+    const fs::path file = write_case("small-program", small_program().to_json());
+    const Result b = refcheck("bisect " + quote(file) + " --data " + quote(kSmallData) + " --inject-reimpl-light-swap");
+    ASSERT_EQ(b.code, 1) << b.out << b.err;
+    EXPECT_NE(b.out.find("(field_mismatch)\n"), std::string::npos) << b.out;
+    EXPECT_TRUE(b.out.find("\n  ! face_level: ") != std::string::npos ||
+                b.out.find("\n  ! vertex_levels: ") != std::string::npos) << b.out;
+    EXPECT_NE(b.out.find("--inject-reimpl-light-swap --out out/bisect\n"), std::string::npos) << b.out;
+    ASSERT_FALSE(section(b.out, "note: the original's instructions from").empty()) << b.out;
+    const Result again = reproduce(b.out);
+    EXPECT_EQ(again.code, 1) << again.out << again.err;
+    // Starting from the narrowed input gives the same drill-down.
+    const std::string input = read_json(path("out/bisect/small-program.json")).at("selection").at("only");
+    const Result only = refcheck("bisect " + quote(file) + " --data " + quote(kSmallData) +
+                                 " --inject-reimpl-light-swap --only " + quote(input));
+    EXPECT_EQ(only.code, 1);
+    EXPECT_EQ(only.out, b.out);
+}
+
+TEST_F(BisectTest, EquivalentCaseExitsZero) {
+    ProgramCase pc = small_program();
+    pc.records = {5};
+    pc.states = {0};
+    const fs::path file = write_case("one-record", pc.to_json());
+    const Result b = refcheck("bisect " + quote(file) + " --data " + quote(kSmallData));
+    EXPECT_EQ(b.code, 0) << b.out << b.err;
+    EXPECT_NE(b.out.find("case one-record: equivalent ("), std::string::npos) << b.out;
+    EXPECT_NE(b.out.find("nothing to bisect"), std::string::npos) << b.out;
+    EXPECT_EQ(refcheck("bisect " + quote(path("cases/absent.json"))).code, 2);
+    const Result bad = refcheck("bisect " + quote(file) + " --data " + quote(kSmallData) + " --only 'record 99 view 0'");
+    EXPECT_EQ(bad.code, 2) << bad.out << bad.err;
+    EXPECT_NE(bad.err.find("no input named \"record 99 view 0\""), std::string::npos) << bad.err;
+}
+
+// Frames: the face routines run; the window still ends at the divergent face's call.
+TEST_F(BisectTest, FramesCaseWithThePatchedBranchHasAWindow) {
+    const Jns jns = winding_jns();
+    const fs::path file = write_case("small-frames", small_frames().to_json());
+    const std::string env = " --data " + quote(kSmallData) + " --patch " + jns.where + ":78";
+    const Result b = refcheck("bisect " + quote(file) + env);
+    ASSERT_EQ(b.code, 1) << b.out << b.err;
+    EXPECT_NE(b.out.find(hex8(jns.address) + " <" + jns.where + ">: js "), std::string::npos) << b.out;
+    EXPECT_NE(b.out.find("note: registers at draw_"), std::string::npos) << b.out;
+    EXPECT_EQ(reproduce(b.out).code, 1);
+}
+
+// Shadows: a frame per input; bisect narrows to the input, shows the frame event, says what it
+// cannot show, and its reproduce line works.
+TEST_F(BisectTest, ShadowFrameNarrowsToItsInput) {
+    const ojson shadow = {{"schema", "refcheck-case/1"},
+                          {"family", "shadow"},
+                          {"selection", {{"records", {{"list", {1, 5}}}},
+                                         {"views", {{{"yaw", 30}, {"pitch", 55}, {"distance", 4}}}},
+                                         {"suns", {{4096, -15000, 3000}}},
+                                         {"states", {0}}}}};
+    const fs::path file = write_case("small-shadow", shadow);
+    const std::string env = " --data " + quote(kSmallData) + " --patch draw_shadow_face_:c3";  // returns at once
+    const Result b = refcheck("bisect " + quote(file) + env);
+    ASSERT_EQ(b.code, 1) << b.out << b.err;
+    EXPECT_NE(b.out.find(", input record 1 view 0 sun 0 state 0): the events differ"), std::string::npos) << b.out;
+    EXPECT_NE(b.out.find("\n  ! pixels: "), std::string::npos) << b.out;
+    EXPECT_NE(b.out.find("note: not available: listing, instruction window"), std::string::npos) << b.out;
+    EXPECT_EQ(reproduce(b.out).code, 1);
+}
+
+// A divergent run keeps the drill-down in the case report and the HTML page, byte for byte the same
+// in two runs.
+TEST_F(BisectTest, DivergentRunReportsCarryTheDrillDown) {
+    const Jns jns = winding_jns();
+    ProgramCase pc = small_program();
+    pc.records = {1};
+    const fs::path file = write_case("small-program", pc.to_json());
+    const std::string args = "run " + quote(file) + " --data " + quote(kSmallData) + " --patch " + jns.where + ":78";
+    const Result one = refcheck(args + " --out one");
+    ASSERT_EQ(one.code, 1) << one.out << one.err;
+    EXPECT_NE(one.out.find("first divergence in input record 1 "), std::string::npos) << one.out;
+    ASSERT_EQ(refcheck(args + " --out two").code, 1);
+    const ojson report = read_json(path("one/small-program.json"));
+    const ojson& dd = report.at("bisect");
+    EXPECT_TRUE(dd.at("confirmed").get<bool>());
+    const std::string input = report.at("first_unexplained").at("input");
+    EXPECT_EQ(dd.at("input"), input);
+    // The report names files by name; the run's summary prints the line with their paths, and it works.
+    EXPECT_EQ(dd.at("reproduce"), "refcheck run small-program.json --only '" + input + "' --data small --patch " +
+                                      jns.where + ":78 --out out/bisect");
+    const auto at = one.out.find("; reproduce: refcheck ");
+    ASSERT_NE(at, std::string::npos) << one.out;
+    const auto begin = at + std::string("; reproduce: refcheck ").size();
+    const Result again = refcheck(one.out.substr(begin, one.out.find('\n', at) - begin));
+    EXPECT_EQ(again.code, 1) << again.out << again.err;
+    EXPECT_EQ(identity(read_json(path("out/bisect/small-program.json")).at("first_unexplained")),
+              identity(report.at("first_unexplained")));
+    EXPECT_FALSE(dd.at("instructions").at("lines").empty());
+    EXPECT_FALSE(dd.at("listing").at("lines").empty());
+    const std::string html = read_text(path("one/index.html"));
+    EXPECT_NE(html.find("<details class=bisect><summary>Drill-down (refcheck bisect)"), std::string::npos);
+    EXPECT_NE(html.find("<b class=mark>-&gt; "), std::string::npos);
+    EXPECT_EQ(tree(path("one")), tree(path("two")));
+}
+
+}  // namespace
+}  // namespace refcheck::cli_test
