@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -54,8 +55,9 @@ std::vector<fs::path> select_shard(const std::vector<fs::path>& cases, Shard sha
     return out;
 }
 
-ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports) {
+ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, const Shard& shard) {
     ojson index = make_run_index(reports);
+    if (shard.count > 1) index["shard"] = {{"index", shard.index}, {"count", shard.count}};
     write_json(out / "run.json", index);
     write_junit(out / "junit.xml", index, reports);
     write_html(out / "index.html", index, reports, out);
@@ -155,7 +157,7 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         reports.push_back(r.report);
         summary.events += r.events;
     }
-    summary.index = write_run_outputs(options.out, reports);
+    summary.index = write_run_outputs(options.out, reports, options.shard);
     summary.html = options.out / "index.html";
     const std::string status = summary.index.at("status").get<std::string>();
     summary.exit_code = status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
@@ -163,10 +165,36 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     return summary;
 }
 
+// Every shard of one split, each once: the shards' run.json say which of how many they are.
+static void check_shards_complete(const std::vector<fs::path>& shard_dirs, const std::vector<ojson>& indexes) {
+    std::optional<unsigned> count;
+    std::map<unsigned, fs::path> seen;
+    for (std::size_t i = 0; i < indexes.size(); ++i) {
+        const ojson& shard = member(indexes[i], "shard");
+        const unsigned n = shard.is_object() ? shard.at("count").get<unsigned>() : 1;
+        const unsigned k = shard.is_object() ? shard.at("index").get<unsigned>() : 0;
+        if (count && *count != n)
+            throw std::runtime_error(shard_dirs[i].string() + " is shard " + std::to_string(k) + "/" + std::to_string(n) +
+                                     ", but an earlier folder is a shard of " + std::to_string(*count));
+        count = n;
+        if (const auto [it, fresh] = seen.emplace(k, shard_dirs[i]); !fresh)
+            throw std::runtime_error(shard_dirs[i].string() + " and " + it->second.string() + " are both shard " +
+                                     std::to_string(k) + "/" + std::to_string(n));
+    }
+    std::string missing;
+    for (unsigned k = 0; count && k < *count; ++k)
+        if (!seen.count(k)) missing += (missing.empty() ? "" : ", ") + std::to_string(k) + "/" + std::to_string(*count);
+    if (!missing.empty()) throw std::runtime_error("shard output missing: " + missing);
+}
+
 int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
     std::vector<std::pair<std::string, ojson>> named;
-    for (const auto& dir : shard_dirs) {
-        const ojson index = read_json(dir / "run.json");
+    std::vector<ojson> indexes;
+    for (const auto& dir : shard_dirs) indexes.push_back(read_json(dir / "run.json"));
+    check_shards_complete(shard_dirs, indexes);
+    for (std::size_t d = 0; d < shard_dirs.size(); ++d) {
+        const fs::path& dir = shard_dirs[d];
+        const ojson& index = indexes[d];
         for (const auto& row : index.at("cases")) {
             const std::string file = row.at("report").get<std::string>();
             ojson report = read_json(dir / file);

@@ -93,6 +93,24 @@ TEST_F(ShardTest, BadShardsAreErrors) {
     const Result vars = refcheck("run " + files_ + common_ + " --out vars", "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=5");
     EXPECT_EQ(vars.code, 2) << vars.out << vars.err;
     EXPECT_FALSE(fs::exists(path("vars/run.json")));
+    // A split's outputs merge only when complete: a shard missing, given twice, or of another split.
+    for (const char* k : {"0", "1"})
+        ASSERT_EQ(refcheck("run " + files_ + common_ + " --shard " + k + "/2 --out half" + k).code, 0);
+    ASSERT_EQ(refcheck("run " + files_ + common_ + " --shard 0/3 --out third0").code, 0);
+    EXPECT_EQ(read_json(path("half1/run.json")).at("shard"), (ojson{{"index", 1}, {"count", 2}}));
+    const Result one = refcheck("merge --out m1 half0");
+    EXPECT_EQ(one.code, 2) << one.out << one.err;
+    EXPECT_NE(one.err.find("shard output missing: 1/2"), std::string::npos) << one.err;
+    const Result twice = refcheck("merge --out m2 half0 half0");
+    EXPECT_EQ(twice.code, 2) << twice.out << twice.err;
+    EXPECT_NE(twice.err.find("are both shard 0/2"), std::string::npos) << twice.err;
+    const Result mixed = refcheck("merge --out m3 half0 third0");
+    EXPECT_EQ(mixed.code, 2) << mixed.out << mixed.err;
+    EXPECT_NE(mixed.err.find("a shard of 2"), std::string::npos) << mixed.err;
+    for (const char* m : {"m1", "m2", "m3"}) EXPECT_FALSE(fs::exists(path(std::string(m) + "/run.json"))) << m;
+    const Result both = refcheck("merge --out m4 half1 half0");
+    EXPECT_EQ(both.code, 0) << both.out << both.err;
+    EXPECT_FALSE(read_json(path("m4/run.json")).contains("shard"));
     // A shard folder without a run index cannot be merged.
     fs::create_directories(path("empty-shard"));
     const Result merge = refcheck("merge --out merged empty-shard");

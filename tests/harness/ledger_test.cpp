@@ -143,7 +143,7 @@ TEST(Ledger, ACaseNamingAnUnlistedRuleIdIsAPreflightError) {
     const fs::path doc = write("doc.md", kDoc);
     const fs::path file = write("rogue.json", R"({"schema":"refcheck-case/1","family":"loader","rules":["a.one","z.nine"]})");
     RunOptions options;
-    options.defaults = {doc, doc, doc.parent_path()};  // existence is all preflight checks of these here
+    options.defaults = {doc, doc, doc.parent_path(), std::nullopt};  // existence is all preflight checks of these here
     options.rules_document = doc;
     const auto problems = preflight({load_case(file)}, options);
     bool named = false;

@@ -90,10 +90,13 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
 RunSummary run(const std::vector<std::filesystem::path>& case_files, const RunOptions& options);
 
 // Joins shard outputs (each a folder with run.json and case reports) into `out`, producing the same
-// run index, JUnit XML and HTML an unsharded run would.
+// run index, JUnit XML and HTML an unsharded run would. Throws std::runtime_error when a shard of
+// the split is missing, given twice, or from another split.
 int merge(const std::vector<std::filesystem::path>& shard_dirs, const std::filesystem::path& out);
 
 // Writes index, JUnit and HTML for reports already in `out`.
-ojson write_run_outputs(const std::filesystem::path& out, const std::vector<ojson>& reports);
+// A shard of a split run (count > 1) says which it is in run.json ("shard"), so that merge can
+// refuse an incomplete or mixed set of shard outputs.
+ojson write_run_outputs(const std::filesystem::path& out, const std::vector<ojson>& reports, const Shard& shard = {});
 
 }  // namespace refcheck::harness
