@@ -89,13 +89,16 @@ TEST_F(ErrorTest, RealImageTemplateNamesEveryMissingAddress) {
             names.push_back(entry.at("name").get<std::string>());
         }
     for (const char* needed : {"initialise_3d_objects_", "draw_3d_object_", "construct_3d_object_",
-                               "initialise_3d_palette_", "polygon_winding_", "draw_attached_object_"})
+                               "initialise_3d_palette_", "polygon_winding_", "draw_attached_object_",
+                               "draw_3d_object_shadow_", "build_mobile_queue_", "shadow_plane_height_", "draw_scene_",
+                               "sample_terrain_height_"})
         EXPECT_NE(std::find(names.begin(), names.end(), needed), names.end()) << needed << " not in the template";
 
     // Every family at once: the template lacks every address, and the run names them all.
     const fs::path program = write_case("small-program", small_program().to_json());
     const Result r = run_fails(join({shipped_case("loader"), shipped_case("palette"), shipped_case("construct"),
-                                     program}) +
+                                     shipped_case("shadows"), shipped_case("mobiles"), shipped_case("receivers"),
+                                     shipped_case("scenes"), program}) +
                                " --image " + quote(kImage) + " --profile " + quote(kTemplate));
     const auto named = lines(r.err);
     for (const auto& name : names) EXPECT_TRUE(named.count(name)) << name << " not named:\n" << r.err;
