@@ -38,7 +38,13 @@ TEST_F(SubcommandTest, ShowPrintsTheFirstDivergenceOfADivergentReport) {
     ASSERT_NO_FATAL_FAILURE(run_divergent());
     const Result r = refcheck("show out/small-program.json");
     EXPECT_EQ(r.code, 1) << r.out << r.err;
-    expect_shows_first_divergence(r, read_json(path("out/small-program.json")));
+    const ojson report = read_json(path("out/small-program.json"));
+    expect_shows_first_divergence(r, report);
+    // The drill-down the run stored with the divergent case, as bisect prints it.
+    ASSERT_TRUE(report.contains("bisect"));
+    EXPECT_NE(r.out.find("error: first divergence at event"), std::string::npos) << r.out;
+    const std::string reproduce = report.at("bisect").at("reproduce").get<std::string>();
+    EXPECT_NE(r.out.find("reproduce: " + reproduce), std::string::npos) << r.out;
 
     const Result equivalent = refcheck("show out/loader.json");
     EXPECT_EQ(equivalent.code, 0) << equivalent.out << equivalent.err;

@@ -1,7 +1,9 @@
 // refcheck show REPORT [--event N]: prints a case report for people: what ran on what (hashes),
-// the counts, and a recorded divergence the way FileCheck prints a mismatch.
+// the counts, and a recorded divergence the way FileCheck prints a mismatch; for a divergent case,
+// the drill-down `refcheck run` stored with it (the same text `refcheck bisect` prints).
 #include "command.hpp"
 
+#include "refcheck/harness/bisect.hpp"
 #include "refcheck/harness/report.hpp"
 
 #include <iostream>
@@ -73,6 +75,8 @@ const Command& show_command() {
                     print_divergence(divs.at(static_cast<std::size_t>(*event)));
                 } else if (r.contains("first_unexplained")) {
                     print_divergence(r.at("first_unexplained"));
+                    if (r.contains("bisect"))
+                        std::cout << "\n" << harness::format_drill_down(r.at("case").get<std::string>(), r.at("bisect"));
                 }
                 const std::string st = r.at("status").get<std::string>();
                 return st == "equivalent" ? kEquivalent : st == "divergent" ? kDivergent : kError;
