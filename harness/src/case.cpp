@@ -109,7 +109,8 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
 }
 
 const std::set<std::string> kKeys = {"schema", "family", "description", "image", "profile", "data",
-                                     "selection", "hooks", "tolerance", "allow", "rules"};
+                                     "selection", "hooks", "tolerance", "allow", "rules",
+                                     "compares", "blank_frames"};
 
 }  // namespace
 
@@ -169,6 +170,15 @@ Case load_case(const std::filesystem::path& file) {
         if (!find_known_divergence(id))
             fail(file, "\"allow\" names \"" + id + "\", which is not in the known-divergence registry");
     c.rules = get<std::vector<std::string>>(j, "rules", {}, file);
+    c.compares = get<std::vector<std::string>>(j, "compares", default_compared_kinds(c.family, !c.run.empty()), file);
+    if (c.compares.empty()) fail(file, "\"compares\" names no event kind: a case must compare something");
+    static const std::set<std::string> kKinds = {"archive", "table", "texture", "instance", "face_draw",
+                                                 "winding_decision", "attached_draw", "frame", "queue_entry",
+                                                 "receiver_query", "terrain_sample", "scene_queue", "plane_query",
+                                                 "object_draw", "shadow_draw"};
+    for (const auto& k : c.compares)
+        if (!kKinds.count(k)) fail(file, "\"compares\" names \"" + k + "\", which is not an event kind refcheck compares");
+    c.blank_frames = get<bool>(j, "blank_frames", false, file);
     if (c.family == Family::Program && (c.views.empty() || c.lights.empty() || c.states.empty()))
         fail(file, "a program case needs selection.views, selection.lights and selection.states");
     if (c.family == Family::Palette && c.warzones.empty()) c.warzones = {0};
@@ -179,6 +189,22 @@ Case load_case(const std::filesystem::path& file) {
     if (c.family == Family::Scene && (c.scene.scripts.empty() || c.lights.size() != 1))
         fail(file, "a scene case needs selection.scene.scripts and one light in selection.lights");
     return c;
+}
+
+std::vector<std::string> default_compared_kinds(Family f, bool frames) {
+    switch (f) {
+        case Family::Loader: return {"archive", "table", "texture"};
+        case Family::Palette: return {"table"};
+        case Family::Construct: return {"instance"};
+        case Family::Program:
+            if (frames) return {"face_draw", "winding_decision", "frame"};
+            return {"face_draw", "winding_decision"};
+        case Family::Shadow: return {"frame"};
+        case Family::Mobile: return {"queue_entry"};
+        case Family::Receiver: return {"receiver_query"};
+        case Family::Scene: return {"terrain_sample", "scene_queue", "plane_query", "object_draw", "shadow_draw", "frame"};
+    }
+    return {};
 }
 
 std::vector<std::filesystem::path> list_cases(const std::filesystem::path& dir) {

@@ -12,6 +12,9 @@ void Counts::add(const Counts& o) {
     matched += o.matched;
     known += o.known;
     unexplained += o.unexplained;
+    faults += o.faults;
+    inputs += o.inputs;
+    blank_frames += o.blank_frames;
     for (const auto& [k, v] : o.known_by_cause) known_by_cause[k] += v;
     for (const auto& [k, v] : o.by_kind) by_kind[k] += v;
 }
@@ -107,9 +110,29 @@ bool Comparator::skipped(const std::string& input) {
     return false;
 }
 
+void Comparator::fault(EventRecord fault, std::string input) {
+    ++counts_.faults;
+    ++counts_.unexplained;
+    if (first_unexplained_) return;
+    Divergence d;
+    d.kind = DivergenceKind::OriginalFault;
+    d.input = std::move(input);
+    d.original = std::move(fault);
+    fault_pending_input_ = d.input.empty();
+    first_unexplained_ = std::move(d);
+}
+
+void Comparator::label_pending_faults(const std::string& input) {
+    if (!fault_pending_input_) return;
+    first_unexplained_->input = input;
+    fault_pending_input_ = false;
+}
+
 void Comparator::compare(const std::string& input, const std::vector<EventRecord>& a,
                          const std::vector<EventRecord>& b) {
+    label_pending_faults(input);
     if (skipped(input)) return;
+    ++counts_.inputs;
     std::size_t i = 0, j = 0;
     auto count_kind = [&](const EventRecord& e) { ++counts_.by_kind[e.kind]; };
     while (i < a.size() || j < b.size()) {
@@ -169,7 +192,19 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
                                           std::uint32_t width) {
     FrameComparison fc;
     fc.explained.assign(original.size(), 0);
+    label_pending_faults(input);
     if (skipped(input)) return fc;
+    ++counts_.inputs;
+    if (options_.clear_colour && !options_.blank_frames_count && original.size() == reimpl.size()) {
+        const std::uint8_t clear = *options_.clear_colour;
+        auto blank = [clear](std::span<const std::uint8_t> px) {
+            return std::all_of(px.begin(), px.end(), [clear](std::uint8_t p) { return p == clear; });
+        };
+        if (blank(original) && blank(reimpl)) {
+            ++counts_.blank_frames;
+            return fc;
+        }
+    }
     std::uint32_t pixel_flags = 0;  // flags of allowed entries that may explain pixels
     for (const auto& id : options_.allowed)
         if (const KnownDivergence* k = find_known_divergence(id))

@@ -46,12 +46,25 @@ struct CaseContext {
     const Injection* injection = nullptr;  // seeded faults (tests)
     std::vector<std::pair<std::string, std::vector<std::uint8_t>>>* files = nullptr;  // pictures to write
     InputProbe* probe = nullptr;         // bisect's narrowed re-run only
+    bool inputs_started = false;         // the boot is over: faults belong to the inputs that follow
 
     // Case::only narrows a case to one input: whether `input` is compared, and whether any input
     // whose name starts with `prefix` ("record 12 ") is (families skip the work of the others).
     bool selected(std::string_view input) const { return c.only.empty() || c.only == input; }
     bool selects_within(std::string_view prefix) const { return c.only.empty() || c.only.starts_with(prefix); }
 };
+
+// The original failed where the case needs it to succeed (a fault, or an initialiser returning
+// failure): already recorded in the comparator as an unexplained divergence; the family stops, and
+// the case is divergent (run_case catches it).
+struct OriginalFailed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// Checks the result of a call the case needs to succeed: a fault is already a divergence (see
+// Original::on_fault); a value other than `expected` (or, with expected = nonzero, a zero) becomes
+// one, an event of kind "fault" with fault "returned_failure". Throws OriginalFailed in both cases.
+enum class Expect { Zero, Nonzero };
+void require_success(CaseContext& ctx, const emu::CallResult& r, const std::string& call, Expect expect);
 
 // run_case with a probe on the selected input (harness/src/bisect.cpp; run_case passes none).
 CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection, InputProbe* probe);

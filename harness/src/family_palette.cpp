@@ -11,9 +11,7 @@ void run_palette(CaseContext& ctx) {
     ojson per_warzone = ojson::array();
     for (const std::int32_t wz : ctx.c.warzones) {
         const auto result = o.call("initialise_3d_palette_", {static_cast<std::uint32_t>(wz)});
-        if (!result.ok() || result.eax != 0)
-            throw std::runtime_error("initialise_3d_palette_(" + std::to_string(wz) + ") failed: " +
-                                     (result.fault ? result.fault->message : "returned " + std::to_string(result.eax)));
+        require_success(ctx, result, "initialise_3d_palette_(" + std::to_string(wz) + ")", Expect::Zero);
         const reimpl::PaletteTables t = reimpl::build_palette(ctx.palette, static_cast<std::uint32_t>(wz));
         std::vector<std::uint8_t> rgb;
         for (const auto& c : t.rgb) rgb.insert(rgb.end(), c.begin(), c.end());

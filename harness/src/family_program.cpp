@@ -59,8 +59,7 @@ constexpr std::size_t kSampleFrames = 1, kDivergentFrames = 3;
 class FrameCheck {
 public:
     FrameCheck(CaseContext& ctx, const reimpl::TextureArchive& textures) : ctx_(ctx), o_(ctx.original) {
-        const auto r = o_.call("initialise_3d_palette_", {0});
-        if (!r.ok() || r.eax != 0) throw std::runtime_error("initialise_3d_palette_(0) failed");
+        require_success(ctx, o_.call("initialise_3d_palette_", {0}), "initialise_3d_palette_(0)", Expect::Zero);
         o_.note_ran("initialise_3d_palette_");
         palette_ = reimpl::build_palette(ctx.palette, 0);
         rasteriser_.emplace(palette_, textures);
@@ -132,8 +131,15 @@ void run_program(CaseContext& ctx) {
         ++m.records;
         const auto built = o.call("construct_3d_object_", {record, origin_at, identity_at});
         if (!built.ok() || !built.eax) {
-            // The original could not build the instance: every event of this record diverges.
+            // The original could not build the instance: a divergence (a fault is one already), and
+            // nothing of this record can be compared.
             ctx.report["construct_failures"].push_back(record);
+            if (built.ok()) {
+                try {
+                    require_success(ctx, built, "construct_3d_object_(" + std::to_string(record) + ")", Expect::Nonzero);
+                } catch (const OriginalFailed&) {
+                }
+            }
             continue;
         }
         const reimpl::Instance root = reimpl::construct(models, record, reimpl::Transform{});

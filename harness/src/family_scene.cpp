@@ -61,10 +61,10 @@ std::vector<EventRecord> reimpl_events(const std::vector<reimpl::SceneStep>& ste
 
 class SceneWorld {
 public:
-    SceneWorld(Original& o, const reimpl::ModelArchive& models)
-        : o_(o), models_(models), world_(o, models), pos_at_(o.scratch(12)), rot_at_(o.scratch(36)),
-          off_instance_(o.profile().offset_of("mobile", "instance")) {
-        o.call("reset_mobiles_", {});  // every script starts from an empty map
+    SceneWorld(CaseContext& ctx, const reimpl::ModelArchive& models)
+        : ctx_(ctx), o_(ctx.original), models_(models), world_(ctx.original, models), pos_at_(ctx.original.scratch(12)), rot_at_(ctx.original.scratch(36)),
+          off_instance_(ctx.original.profile().offset_of("mobile", "instance")) {
+        ctx.original.call("reset_mobiles_", {});  // every script starts from an empty map
     }
 
     // Puts an actor where it is at `frame` (arriving on frame 0), constructed anew on both sides.
@@ -75,7 +75,7 @@ public:
         o_.machine().write(pos_at_, pack_words(p));
         o_.machine().write(rot_at_, pack_words(a.rotation));
         const auto built = o_.call("construct_3d_object_", {a.model, pos_at_, rot_at_});
-        if (!built.ok() || !built.eax) throw std::runtime_error("construct_3d_object_(" + std::to_string(a.model) + ") failed");
+        require_success(ctx_, built, "construct_3d_object_(" + std::to_string(a.model) + ")", Expect::Nonzero);
         o_.machine().write_u32(world_.address(a.id) + off_instance_, built.eax);
         mobile_of_[built.eax] = a.id;
         instances_.insert_or_assign(a.id, reimpl::construct(models_, a.model, reimpl::Transform{p, a.rotation}));
@@ -91,6 +91,7 @@ public:
     }
 
 private:
+    CaseContext& ctx_;
     Original& o_;
     const reimpl::ModelArchive& models_;
     MobileWorld world_;
@@ -237,7 +238,7 @@ public:
 
     void script(const SceneScript& script) {
         const ScenePlan plan = scene_script(c_, models_, script.name, input_.light.direction);
-        SceneWorld world(o_, models_);
+        SceneWorld world(ctx_, models_);
         Shows shows;
         bool sampled = false;
         for (std::uint32_t f = 0; f < script.frames; ++f, ++frame_no_) {
@@ -271,8 +272,7 @@ public:
 private:
     reimpl::PaletteTables boot_palette() {
         const auto init = o_.call("initialise_3d_palette_", {static_cast<std::uint32_t>(warzone_)});
-        if (!init.ok() || init.eax != 0)
-            throw std::runtime_error("initialise_3d_palette_(" + std::to_string(warzone_) + ") failed");
+        require_success(ctx_, init, "initialise_3d_palette_(" + std::to_string(warzone_) + ")", Expect::Zero);
         return reimpl::build_palette(ctx_.palette, static_cast<std::uint32_t>(warzone_));
     }
 
@@ -282,7 +282,7 @@ private:
         o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
         recorder_.begin(world);
         const auto r = o_.call("draw_scene_", {camera_at_, params_at_, light_at_, input_.state});
-        if (r.ok() && r.eax != 0) throw std::runtime_error("draw_scene_ refused the scene parameters");
+        if (r.ok()) require_success(ctx_, r, "draw_scene_ (the case's scene parameters)", Expect::Zero);
         const std::vector<EventRecord> original = recorder_.take();
         original_frame_ = o_.bytes(framebuffer_, kWidth * kHeight);
 

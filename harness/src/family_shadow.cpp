@@ -46,7 +46,7 @@ void run_shadow(CaseContext& ctx) {
     Original& o = ctx.original;
     const Case& c = ctx.c;
     const auto models = reimpl::ModelArchive::parse(ctx.models);
-    if (!o.call("initialise_3d_palette_", {0}).ok()) throw std::runtime_error("initialise_3d_palette_(0) failed");
+    require_success(ctx, o.call("initialise_3d_palette_", {0}), "initialise_3d_palette_(0)", Expect::Zero);
     const auto palette = o.bytes(o.address("palette_rgb"), 768);
     const std::uint32_t framebuffer = o.address("framebuffer");
     const std::uint32_t camera_at = o.scratch(48), params_at = o.scratch(24);
@@ -62,7 +62,7 @@ void run_shadow(CaseContext& ctx) {
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
         ++records;
         const auto built = o.call("construct_3d_object_", {record, origin_at, identity_at});
-        if (!built.ok() || !built.eax) throw std::runtime_error("construct_3d_object_(" + std::to_string(record) + ") failed");
+        require_success(ctx, built, "construct_3d_object_(" + std::to_string(record) + ")", Expect::Nonzero);
         const reimpl::Instance root = reimpl::construct(models, record, reimpl::Transform{});
         const auto& h = models.record(record).header;
         for (std::size_t vi = 0; vi < c.views.size(); ++vi) {

@@ -33,6 +33,25 @@ ojson to_json(const emu::Fault& f) {
     return j;
 }
 
+EventRecord fault_event(const std::string& routine, const emu::Fault& f) {
+    std::string disassembly, stack;
+    for (const auto& line : f.disassembly) disassembly += (disassembly.empty() ? "" : "\n") + line;
+    for (const auto& s : f.stack)
+        stack += (stack.empty() ? "" : " <- ") + (s.symbol.empty() ? emu::hex(s.return_address) : s.symbol);
+    EventRecord e;
+    e.kind = "fault";
+    e.fields = {{"routine", routine},
+                {"fault", std::string(emu::to_string(f.kind))},
+                {"eip", emu::hex(f.eip)},
+                {"message", f.message},
+                {"data_address", f.data_address ? emu::hex(*f.data_address) : std::string()},
+                {"registers", f.registers.to_string()},
+                {"disassembly", disassembly},
+                {"stack", stack}};
+    e.key_fields = 1;
+    return e;
+}
+
 Original::Original(const Environment& env, const Profile& profile) : profile_(profile) {
     emu::MachineOptions options;
     options.data_root = env.data;
@@ -65,7 +84,10 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
     limits.wall_ms = wall_ms;
     emu::CallResult result = machine_->call(profile_.address_of(routine), parse_convention(r.convention),
                                             std::span<const std::uint32_t>(args.begin(), args.size()), limits);
-    if (result.fault) faults_.push_back(to_json(*result.fault));
+    if (result.fault) {
+        faults_.push_back(to_json(*result.fault));
+        if (on_fault_) on_fault_(routine, *result.fault);
+    }
     return result;
 }
 

@@ -70,6 +70,9 @@ ojson to_json(const Counts& c) {
     j["matched"] = c.matched;
     j["known"] = c.known;
     j["unexplained"] = c.unexplained;
+    j["faults"] = c.faults;
+    j["inputs"] = c.inputs;
+    j["blank_frames"] = c.blank_frames;
     j["known_by_cause"] = ojson::object();
     for (const auto& [k, v] : c.known_by_cause) j["known_by_cause"][k] = v;
     j["by_kind"] = ojson::object();
@@ -88,6 +91,7 @@ std::string_view kind_name(DivergenceKind k) {
         case DivergenceKind::FieldMismatch: return "field_mismatch";
         case DivergenceKind::MissingInReimpl: return "missing_in_reimpl";
         case DivergenceKind::ExtraInReimpl: return "extra_in_reimpl";
+        case DivergenceKind::OriginalFault: return "original_fault";
     }
     return "?";
 }
@@ -149,6 +153,9 @@ ojson make_run_index(const std::vector<ojson>& reports) {
         total.matched += c.value("matched", 0ull);
         total.known += c.value("known", 0ull);
         total.unexplained += c.value("unexplained", 0ull);
+        total.faults += c.value("faults", 0ull);
+        total.inputs += c.value("inputs", 0ull);
+        total.blank_frames += c.value("blank_frames", 0ull);
         for (const auto& [k, v] : member(c, "known_by_cause").items())
             total.known_by_cause[k] += v.get<std::uint64_t>();
         for (const auto& [k, v] : member(c, "by_kind").items())

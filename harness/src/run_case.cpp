@@ -7,6 +7,9 @@
 #include "refcheck/harness/hash.hpp"
 #include "refcheck/harness/run.hpp"
 #include "refcheck/reimpl/format_error.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/rasteriser.hpp"
+#include "refcheck/reimpl/texture_archive.hpp"
 
 #include <fstream>
 
@@ -95,6 +98,72 @@ ojson apply_injection(Original& o, const Injection& injection) {
 }
 }  // namespace
 
+void require_success(CaseContext& ctx, const emu::CallResult& r, const std::string& call, Expect expect) {
+    if (!r.ok()) throw OriginalFailed(call + " faulted: " + r.fault->message);
+    if (expect == Expect::Zero ? r.eax == 0 : r.eax != 0) return;
+    EventRecord e;
+    e.kind = "fault";
+    e.fields = {{"routine", call},
+                {"fault", std::string("returned_failure")},
+                {"message", call + " returned " + std::to_string(r.eax) +
+                                (expect == Expect::Zero ? ", the case needs 0" : ", the case needs a nonzero result")}};
+    e.key_fields = 1;
+    ctx.comparator.fault(std::move(e), ctx.inputs_started ? std::string() : "boot");
+    throw OriginalFailed(call + " returned " + std::to_string(r.eax));
+}
+
+namespace {
+// The reimplementation's verdict on the archives, for a boot the original refused: its validator's
+// message when it rejects them too (the data root is broken), else empty (the original's refusal of
+// archives the reimplementation accepts is a divergence).
+std::string reimpl_rejection(const CaseContext& ctx) {
+    try {
+        (void)reimpl::ModelArchive::parse(ctx.models);
+        (void)reimpl::TextureArchive::parse(ctx.textures);
+        return {};
+    } catch (const reimpl::FormatError& e) {
+        return e.what();
+    }
+}
+}  // namespace
+
+namespace {
+std::string describe_selection(const Case& c) {
+    std::string s = "records " + c.records.encoding;
+    if (!c.records.list.empty()) {
+        s += " list of " + std::to_string(c.records.list.size());
+    } else {
+        if (c.records.from) s += " from " + std::to_string(*c.records.from);
+        if (c.records.to) s += " to " + std::to_string(*c.records.to);
+    }
+    if (c.records.stride > 1) s += " stride " + std::to_string(c.records.stride);
+    return s;
+}
+}  // namespace
+
+// An equivalent verdict must rest on something compared: an input selected, events compared, and
+// every event kind the case exists to compare compared at least once.
+void require_compared(const Case& c, const Counts& counts) {
+    if (counts.inputs == 0)
+        throw std::runtime_error("nothing compared: the case's selection selects no input on this data root (" +
+                                 describe_selection(c) + (c.only.empty() ? "" : ", narrowed to \"" + c.only + "\"") + ")");
+    if (counts.compared == 0)
+        throw std::runtime_error("nothing compared: " + std::to_string(counts.inputs) +
+                                 " input(s) ran, and neither side produced an event" +
+                                 (counts.blank_frames ? " (" + std::to_string(counts.blank_frames) +
+                                                            " blank frame(s) on both sides, which this case does not count)"
+                                                      : std::string()));
+    if (!c.only.empty()) return;  // one input need not show every kind
+    std::string never;
+    for (const auto& k : c.compares) {
+        const auto it = counts.by_kind.find(k);
+        if (it == counts.by_kind.end() || it->second == 0) never += (never.empty() ? "" : ", ") + k;
+    }
+    if (!never.empty())
+        throw std::runtime_error("nothing compared of the event kind(s) the case exists to compare: " + never +
+                                 " (\"compares\" in " + c.file.filename().string() + ")");
+}
+
 CaseResult run_case(const Case& c, const Environment& env, const Injection& injection) {
     return run_case_with(c, env, injection, nullptr);
 }
@@ -109,10 +178,14 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     r["description"] = c.description;
     r["rules"] = c.rules;
     r["allow"] = c.allow;
+    r["compares"] = c.compares;
+    if (c.blank_frames) r["blank_frames"] = true;
     r["status"] = "error";
     CompareOptions options;
     options.allowed = c.allow;
     options.tolerance = c.tolerance;
+    options.clear_colour = reimpl::kClearColour;  // what the families clear both framebuffers to
+    options.blank_frames_count = c.blank_frames;
     Comparator comparator(options);
     comparator.only(c.only);
     std::unique_ptr<Original> original;
@@ -132,6 +205,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         CaseContext ctx{c, env, *(original = std::make_unique<Original>(env, profile)),
                         read_file(env.data / "3DDATA" / "3DOBJS.BIN"), read_file(env.data / "3DDATA" / "OBJTEXT.BIN"),
                         read_file(env.data / "3DPAL.RGB"), comparator, r};
+        original->on_fault([&comparator, &ctx](const std::string& routine, const emu::Fault& f) {
+            comparator.fault(fault_event(routine, f), ctx.inputs_started ? std::string() : "boot");
+        });
         covered = discover_routines(original->machine(), profile_entries(profile));  // before any patch
         enable_coverage(original->machine(), covered);
         if (env.coverage_reasons) {
@@ -149,26 +225,41 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
                                    {"3DDATA/OBJTEXT.BIN", sha256_hex(ctx.textures)},
                                    {"3DPAL.RGB", sha256_hex(ctx.palette)}};
         r["selection"] = selection_json(c);
-        const auto boot = original->call("initialise_3d_objects_", {});
-        if (!boot.ok() || boot.eax != 0)
-            throw std::runtime_error("initialise_3d_objects_ failed: " +
-                                     (boot.fault ? boot.fault->message : "returned " + std::to_string(boot.eax)));
-        original->note_ran("initialise_3d_objects_");
-        switch (c.family) {
-            case Family::Loader: run_loader(ctx); break;
-            case Family::Palette: run_palette(ctx); break;
-            case Family::Construct: run_construct(ctx); break;
-            case Family::Program: run_program(ctx); break;
-            case Family::Shadow: run_shadow(ctx); break;
-            case Family::Mobile: run_mobile(ctx); break;
-            case Family::Receiver: run_receiver(ctx); break;
-            case Family::Scene: run_scene(ctx); break;
+        bool stopped = false;
+        try {
+            const auto boot = original->call("initialise_3d_objects_", {});
+            if (boot.ok() && boot.eax != 0) {
+                // Both sides refuse a broken data root: an error, the reimplementation's validator first
+                // (archive, record, byte offset), the original's reaction second.
+                const std::string rejected = reimpl_rejection(ctx);
+                if (!rejected.empty())
+                    throw std::runtime_error("the data root is invalid: " + rejected +
+                                             "\n  the original agrees: initialise_3d_objects_ returned " +
+                                             std::to_string(boot.eax));
+            }
+            require_success(ctx, boot, "initialise_3d_objects_", Expect::Zero);
+            original->note_ran("initialise_3d_objects_");
+            ctx.inputs_started = true;
+            switch (c.family) {
+                case Family::Loader: run_loader(ctx); break;
+                case Family::Palette: run_palette(ctx); break;
+                case Family::Construct: run_construct(ctx); break;
+                case Family::Program: run_program(ctx); break;
+                case Family::Shadow: run_shadow(ctx); break;
+                case Family::Mobile: run_mobile(ctx); break;
+                case Family::Receiver: run_receiver(ctx); break;
+                case Family::Scene: run_scene(ctx); break;
+            }
+        } catch (const OriginalFailed& e) {
+            stopped = true;
+            r["stopped"] = std::string("the original failed where the case needs it to succeed, so the case stopped: ") + e.what();
         }
-        if (!c.only.empty() && !comparator.saw_only())
+        if (!stopped && !c.only.empty() && !comparator.saw_only())
             throw std::runtime_error("--only: the case has no input named \"" + c.only + "\"");
         result.events = ctx.events;
         const Counts& counts = comparator.counts();
         result.status = counts.unexplained ? Status::Divergent : Status::Equivalent;
+        if (result.status == Status::Equivalent) require_compared(c, counts);
         r["status"] = std::string(status_name(result.status));
     } catch (const reimpl::FormatError& e) {
         r["error"] = std::string("reimplementation: ") + e.what();

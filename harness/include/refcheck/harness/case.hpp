@@ -72,12 +72,22 @@ struct Case {
     std::int64_t tolerance = 0;                     // for "grid_rounding"
     std::vector<std::string> allow;                 // registry ids (divergences.hpp)
     std::vector<std::string> rules;                 // rule ids of docs/formats/apache-3d.md
+    // The event kinds the case exists to compare ("compares"; default: its family's, see
+    // default_compared_kinds): an equivalent run must have compared each at least once.
+    std::vector<std::string> compares;
+    // Whether a blank frame compared with a blank frame counts ("blank_frames": true, for a case
+    // that tests that nothing is drawn); otherwise such pairs are set aside, not compared.
+    bool blank_frames = false;
     // Narrowing (not read from the file): when set, only the input of this name is compared
     // ("record 12 view 0 light 1 state 0", "step 7", ...): `refcheck run --only`, bisect.
     std::string only;
 };
 
 Case load_case(const std::filesystem::path& file);  // throws CaseError
+
+// The event kinds a family compares (a case's "compares" when it names none); `frames`: the case
+// runs face routines and so compares frames too.
+std::vector<std::string> default_compared_kinds(Family f, bool frames);
 std::vector<std::filesystem::path> list_cases(const std::filesystem::path& dir);  // sorted *.json
 
 }  // namespace refcheck::harness

@@ -19,7 +19,9 @@ struct FieldDiff {
     std::string reimpl;
 };
 
-enum class DivergenceKind { FieldMismatch, MissingInReimpl, ExtraInReimpl };
+// OriginalFault: the original faulted (unmapped access, invalid instruction, budget or wall limit,
+// unimplemented import) or an initialiser the case needs failed; never explained by the registry.
+enum class DivergenceKind { FieldMismatch, MissingInReimpl, ExtraInReimpl, OriginalFault };
 
 struct Divergence {
     DivergenceKind kind = DivergenceKind::FieldMismatch;
@@ -38,7 +40,10 @@ struct Counts {
     std::uint64_t compared = 0;     // aligned pairs + unaligned events
     std::uint64_t matched = 0;
     std::uint64_t known = 0;
-    std::uint64_t unexplained = 0;
+    std::uint64_t unexplained = 0;  // includes faults
+    std::uint64_t faults = 0;       // faults of the original (each also unexplained)
+    std::uint64_t inputs = 0;       // inputs whose streams or frames were compared
+    std::uint64_t blank_frames = 0; // blank frames on both sides, set aside (not compared)
     std::map<std::string, std::uint64_t> known_by_cause;
     std::map<std::string, std::uint64_t> by_kind;  // events compared per event kind
     void add(const Counts& other);
@@ -49,6 +54,10 @@ struct CompareOptions {
     std::int64_t tolerance = 0;        // for tolerance entries (e.g. grid rounding)
     std::size_t context = 5;
     std::size_t window = 64;           // look-ahead when re-aligning after a missing/extra event
+    // Frames: the colour a blank frame holds, and whether a blank frame compared with a blank frame
+    // counts (Case::blank_frames); when not, such a pair is set aside (Counts::blank_frames).
+    std::optional<std::uint8_t> clear_colour;
+    bool blank_frames_count = false;
 };
 
 struct FrameComparison {
@@ -73,6 +82,12 @@ public:
     // case lacks is an error, not an empty success).
     bool saw_only() const { return saw_only_; }
 
+    // A fault of the original (or a failed initialiser) while the case ran: an unexplained
+    // divergence of its own, whose input is the one compared next (the fault happened while that
+    // input's original side ran), or `input` when given. `fault` is an event of kind "fault" whose
+    // fields carry the routine, the fault kind, EIP, message, registers and disassembly.
+    void fault(EventRecord fault, std::string input = {});
+
     // One frame as one event (name, size, SHA-256) per side. A differing frame is a known divergence
     // only when every differing pixel's taint (the reimplementation's per-pixel flag set) holds the
     // flag of an allowed registry entry that may explain "pixels".
@@ -88,8 +103,10 @@ private:
     Counts counts_;
     std::optional<Divergence> first_unexplained_;
     std::optional<Divergence> first_known_;
+    void label_pending_faults(const std::string& input);
     std::string only_;
     bool saw_only_ = false;
+    bool fault_pending_input_ = false;  // the first unexplained divergence is a fault awaiting its input
 };
 
 }  // namespace refcheck::harness

@@ -5,10 +5,12 @@
 
 #include "refcheck/emu/machine.hpp"
 #include "refcheck/harness/profile.hpp"
+#include "refcheck/harness/record.hpp"
 #include "refcheck/harness/report.hpp"
 #include "refcheck/harness/run.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <set>
@@ -19,6 +21,9 @@ namespace refcheck::harness {
 
 emu::Convention parse_convention(const std::string& name);  // throws ProfileError
 ojson to_json(const emu::Fault& fault);
+// A fault as an event of kind "fault" (routine called, fault kind, EIP, message, data address,
+// registers, disassembly, guest call stack), for the comparison's first divergence.
+EventRecord fault_event(const std::string& routine, const emu::Fault& fault);
 
 class Original {
 public:
@@ -51,6 +56,8 @@ public:
     void note_ran(const std::string& routine) { ran_.push_back(routine); }
 
     const std::vector<ojson>& faults() const { return faults_; }
+    // Called with every fault of a call() as it is recorded (run_case makes each a divergence).
+    void on_fault(std::function<void(const std::string& routine, const emu::Fault&)> fn) { on_fault_ = std::move(fn); }
     ojson hooks_json() const;
     ojson files_json() const;
 
@@ -58,6 +65,7 @@ private:
     const Profile& profile_;
     std::unique_ptr<emu::Machine> machine_;
     std::vector<ojson> faults_;
+    std::function<void(const std::string&, const emu::Fault&)> on_fault_;
     struct PendingReturn {
         std::uint32_t address;
         std::uint32_t esp;       // expected ESP after the return
