@@ -60,21 +60,41 @@ std::vector<EventRecord> slice(const std::vector<EventRecord>& s, std::size_t fr
 
 }  // namespace
 
-// A field mismatch is known when every differing field is explained by an allowed registry entry
-// whose flag one of the two events carries. Missing or extra events are never explained.
+// The elements in which two values differ: {-1} for a scalar; nullopt when two lists differ in
+// length (no element-wise excuse can cover that).
+std::optional<std::vector<std::int32_t>> differing_elements(const Value& a, const Value& b) {
+    const auto* xs = std::get_if<std::vector<std::int64_t>>(&a);
+    const auto* ys = std::get_if<std::vector<std::int64_t>>(&b);
+    if (!xs || !ys) return std::vector<std::int32_t>{-1};
+    if (xs->size() != ys->size()) return std::nullopt;
+    std::vector<std::int32_t> out;
+    for (std::size_t i = 0; i < xs->size(); ++i)
+        if ((*xs)[i] != (*ys)[i]) out.push_back(static_cast<std::int32_t>(i));
+    return out;
+}
+
+// A field mismatch is known when every differing element of every differing field is explained by
+// an allowed registry entry that names the field and whose cause BOTH sides carry for that element
+// (EventRecord::excuses: the original's from its own execution and memory, the reimplementation's
+// from its own fault detection). Missing or extra events are never explained.
 bool Comparator::classify(Divergence& d) const {
     if (d.kind != DivergenceKind::FieldMismatch) return false;
-    const std::uint32_t flags = d.original->flags | d.reimpl->flags;
     std::vector<std::string> used;
     for (const auto& diff : d.fields) {
+        const Value* va = d.original->find(diff.name);
+        const Value* vb = d.reimpl->find(diff.name);
+        if (!va || !vb) return false;
+        const auto elements = differing_elements(*va, *vb);
+        if (!elements) return false;
         bool explained = false;
         for (const auto& id : options_.allowed) {
             const KnownDivergence* k = find_known_divergence(id);
-            if (!k || !(flags & k->flag)) continue;
-            if (std::find(k->fields.begin(), k->fields.end(), diff.name) == k->fields.end()) continue;
-            if (k->tolerance &&
-                !within(*d.original->find(diff.name), *d.reimpl->find(diff.name), options_.tolerance))
-                continue;
+            if (!k || std::find(k->fields.begin(), k->fields.end(), diff.name) == k->fields.end()) continue;
+            if (k->tolerance && !within(*va, *vb, options_.tolerance)) continue;
+            const bool both = std::all_of(elements->begin(), elements->end(), [&](std::int32_t e) {
+                return d.original->excuses_element(k->flag, diff.name, e) && d.reimpl->excuses_element(k->flag, diff.name, e);
+            });
+            if (!both) continue;
             explained = true;
             if (std::find(used.begin(), used.end(), k->id) == used.end()) used.emplace_back(k->id);
             break;
@@ -189,7 +209,7 @@ namespace refcheck::harness {
 
 FrameComparison Comparator::compare_frame(const std::string& input, std::span<const std::uint8_t> original,
                                           std::span<const std::uint8_t> reimpl, std::span<const std::uint8_t> taint,
-                                          std::uint32_t width) {
+                                          std::span<const std::uint8_t> original_taint, std::uint32_t width) {
     FrameComparison fc;
     fc.explained.assign(original.size(), 0);
     label_pending_faults(input);
@@ -214,7 +234,8 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
     for (std::size_t p = 0; p < original.size() && p < reimpl.size(); ++p) {
         if (original[p] == reimpl[p]) continue;
         ++fc.differing;
-        const std::uint32_t t = p < taint.size() ? taint[p] : 0;
+        // Excused only where both sides' per-pixel evidence carries the same allowed cause.
+        const std::uint32_t t = (p < taint.size() ? taint[p] : 0) & (p < original_taint.size() ? original_taint[p] : 0);
         if (t & pixel_flags) {
             fc.explained[p] = 1;
             used_flags |= t & pixel_flags;

@@ -1,5 +1,6 @@
 #include "refcheck/harness/divergences.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace refcheck::harness {
@@ -28,6 +29,18 @@ const KnownDivergence* find_known_divergence(std::string_view id) {
     for (const auto& k : kRegistry)
         if (k.id == id) return &k;
     return nullptr;
+}
+
+std::uint32_t flags_explaining(const std::vector<std::string>& allowed, std::string_view field) {
+    std::uint32_t flags = 0;
+    for (const auto& id : allowed)
+        if (const KnownDivergence* k = find_known_divergence(id))
+            if (std::find(k->fields.begin(), k->fields.end(), field) != k->fields.end()) flags |= k->flag;
+    return flags;
+}
+
+bool any_taint(std::span<const std::uint8_t> taint, std::uint32_t flags) {
+    return std::any_of(taint.begin(), taint.end(), [flags](std::uint8_t t) { return (t & flags) != 0; });
 }
 
 }  // namespace refcheck::harness

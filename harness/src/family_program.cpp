@@ -3,6 +3,7 @@
 // routines replaced by recorders (or tapped, when they run); the reimplementation's interpreter runs
 // on the same integers; the two event streams are compared per input.
 #include "families.hpp"
+#include "refcheck/harness/divergences.hpp"
 #include "placement.hpp"
 #include "recorder.hpp"
 #include "selection.hpp"
@@ -64,15 +65,23 @@ public:
         palette_ = reimpl::build_palette(ctx.palette, 0);
         rasteriser_.emplace(palette_, textures);
         guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
+        pixel_flags_ = flags_explaining(ctx.c.allow, "pixels");
         framebuffer_ = o_.address("framebuffer");
     }
     void clear() { o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour)); }
-    void compare(const std::string& input, const std::vector<events::Event>& events) {
-        const auto original = o_.bytes(framebuffer_, kWidth * kHeight);
-        reimpl::Frame frame;
+    // The reimplementation's frame of an input's events; whether the original's draw of it must be
+    // watched for its own evidence (the frame carries a cause the case allows for pixels).
+    bool render(const std::vector<events::Event>& events) {
+        frame_ = reimpl::Frame{};
         for (const auto& ev : events)
-            if (const auto* f = std::get_if<events::FaceDraw>(&ev)) rasteriser_->draw(*f, frame);
-        const FrameComparison fc = ctx_.comparator.compare_frame(input, original, frame.pixels, frame.taint, kWidth);
+            if (const auto* f = std::get_if<events::FaceDraw>(&ev)) rasteriser_->draw(*f, frame_);
+        return any_taint(frame_.taint, pixel_flags_);
+    }
+    void compare(const std::string& input, const std::vector<std::uint8_t>& original_taint) {
+        const auto original = o_.bytes(framebuffer_, kWidth * kHeight);
+        const reimpl::Frame& frame = frame_;
+        const FrameComparison fc =
+            ctx_.comparator.compare_frame(input, original, frame.pixels, frame.taint, original_taint, kWidth);
         ++frames_;
         differing_ += fc.differing ? 1 : 0;
         const bool drawn = std::any_of(original.begin(), original.end(), [](std::uint8_t p) { return p != reimpl::kClearColour; });
@@ -94,7 +103,8 @@ private:
     reimpl::PaletteTables palette_;
     std::optional<reimpl::Rasteriser> rasteriser_;
     std::vector<std::uint8_t> guest_palette_;
-    std::uint32_t framebuffer_ = 0;
+    std::uint32_t framebuffer_ = 0, pixel_flags_ = 0;
+    reimpl::Frame frame_;
     std::uint64_t frames_ = 0, differing_ = 0;
     std::size_t saved_samples_ = 0, saved_divergent_ = 0;
 };
@@ -152,17 +162,24 @@ void run_program(CaseContext& ctx) {
                     const std::string input = input_name(record, vi, li, state);
                     if (!ctx.selected(input)) continue;
                     ++m.inputs;
-                    recorder.begin(record, built.eax);
-                    if (frames) frames->clear();
-                    if (ctx.probe) ctx.probe->begin(o);
-                    o.call("draw_3d_object_", {built.eax, camera_at, light_at, state});
-                    if (ctx.probe) ctx.probe->end(o);
-                    const std::vector<EventRecord> original = recorder.take();
-
+                    // The reimplementation first: where its frame carries a cause the case allows,
+                    // the original's draw is watched for its own evidence of it (FaceWitness).
                     events::VectorSink sink;
                     reimpl::Light light = lights[li];
                     if (swap_light) std::swap(light.direction[0], light.direction[2]);
                     interpreter.draw(root, reimpl::DrawInput{camera, light, state}, sink);
+                    const bool watched = frames && frames->render(sink.events());
+
+                    recorder.begin(record, built.eax);
+                    if (frames) frames->clear();
+                    if (watched) recorder.witness().arm(true);
+                    if (ctx.probe) ctx.probe->begin(o);
+                    o.call("draw_3d_object_", {built.eax, camera_at, light_at, state});
+                    if (ctx.probe) ctx.probe->end(o);
+                    const std::vector<std::uint8_t> original_taint = recorder.witness().take_taint();
+                    if (watched) recorder.witness().arm(false);
+                    const std::vector<EventRecord> original = recorder.take();
+
                     std::vector<EventRecord> reimpl_events;
                     std::vector<const events::Event*> control_flow;
                     convert_reimpl(sink.events(), reimpl_events, control_flow);
@@ -170,7 +187,7 @@ void run_program(CaseContext& ctx) {
 
                     ctx.events += original.size() + reimpl_events.size();
                     ctx.comparator.compare(input, original, reimpl_events);
-                    if (frames) frames->compare(input, sink.events());
+                    if (frames) frames->compare(input, original_taint);
                     if (ctx.comparator.counts().unexplained == unexplained_before) count_checked(sink.events(), m);
                     unexplained_before = ctx.comparator.counts().unexplained;
                 }

@@ -4,7 +4,10 @@
 // build_mobile_queue_, shadow_plane_height_, draw_3d_object_shadow_ and draw_3d_object_ observed;
 // the reimplementation's SceneRenderer draws the same frame. Per frame the two streams of calls
 // (scene.observed) are compared first, then the frames pixel for pixel.
+#include "face_witness.hpp"
 #include "families.hpp"
+#include "recorder.hpp"
+#include "refcheck/harness/divergences.hpp"
 #include "mobile_world.hpp"
 #include "placement.hpp"
 #include "scene_script.hpp"
@@ -214,12 +217,19 @@ void Shows::add(const Shows& o) {
 
 // One case's frames on both sides: the palette, the renderer and the recorder set up once, then the
 // scripts in the case's order, frames numbered through.
+std::vector<std::string> all_face_routines() {
+    std::vector<std::string> out;
+    for (const FaceRoutine& f : kFaceRoutines) out.emplace_back(f.name);
+    return out;
+}
+
 class SceneRun {
 public:
     explicit SceneRun(CaseContext& ctx)
         : ctx_(ctx), o_(ctx.original), c_(ctx.c), models_(reimpl::ModelArchive::parse(ctx.models)),
           textures_(reimpl::TextureArchive::parse(ctx.textures)), warzone_(c_.warzones.empty() ? 0 : c_.warzones.front()),
-          palette_(boot_palette()), renderer_(models_, textures_, palette_), recorder_(o_, c_.scene.islands) {
+          palette_(boot_palette()), renderer_(models_, textures_, palette_), recorder_(o_, c_.scene.islands),
+          witness_(o_, all_face_routines()), pixel_flags_(flags_explaining(c_.allow, "pixels")) {
         guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
         framebuffer_ = o_.address("framebuffer");
         input_.light.direction = {c_.lights[0][0], c_.lights[0][1], c_.lights[0][2]};
@@ -278,14 +288,8 @@ private:
 
     // One frame on both sides: the calls compared, then the frames (scene.observed).
     std::pair<FrameComparison, std::set<Surface>> frame(const std::string& name, const SceneWorld& world, Shows& shows) {
-        o_.machine().write(camera_at_, pack(input_.camera));
-        o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
-        recorder_.begin(world);
-        const auto r = o_.call("draw_scene_", {camera_at_, params_at_, light_at_, input_.state});
-        if (r.ok()) require_success(ctx_, r, "draw_scene_ (the case's scene parameters)", Expect::Zero);
-        const std::vector<EventRecord> original = recorder_.take();
-        original_frame_ = o_.bytes(framebuffer_, kWidth * kHeight);
-
+        // The reimplementation first: where its frame carries an allowed cause, the original's draw
+        // is watched for its own evidence of that cause (FaceWitness).
         reimpl::Frame frame;
         reimpl::SceneInput in = input_;
         in.light = reimpl_light_;
@@ -295,8 +299,22 @@ private:
         const auto steps = renderer_.render(in, world.map(), [&](std::uint32_t id) { return world.instance(id); }, terrain, frame);
         reimpl_frame_ = frame.pixels;
         const std::vector<EventRecord> reimpl = reimpl_events(steps);
+
+        o_.machine().write(camera_at_, pack(input_.camera));
+        o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
+        recorder_.begin(world);
+        witness_.begin();
+        const bool watched = any_taint(frame.taint, pixel_flags_);
+        if (watched) witness_.arm(true);
+        const auto r = o_.call("draw_scene_", {camera_at_, params_at_, light_at_, input_.state});
+        const std::vector<std::uint8_t> original_taint = witness_.take_taint();
+        if (watched) witness_.arm(false);
+        if (r.ok()) require_success(ctx_, r, "draw_scene_ (the case's scene parameters)", Expect::Zero);
+        const std::vector<EventRecord> original = recorder_.take();
+        original_frame_ = o_.bytes(framebuffer_, kWidth * kHeight);
         ctx_.comparator.compare(name, original, reimpl);
-        const auto fc = ctx_.comparator.compare_frame(name, original_frame_, frame.pixels, frame.taint, kWidth);
+        const auto fc =
+            ctx_.comparator.compare_frame(name, original_frame_, frame.pixels, frame.taint, original_taint, kWidth);
         ctx_.events += original.size() + reimpl.size() + 2;
         ++shows.frames;
         shows.differing += fc.differing ? 1 : 0;
@@ -312,6 +330,8 @@ private:
     const reimpl::PaletteTables palette_;
     reimpl::SceneRenderer renderer_;
     SceneRecorder recorder_;
+    FaceWitness witness_;
+    std::uint32_t pixel_flags_;
     std::vector<std::uint8_t> guest_palette_, original_frame_, reimpl_frame_;
     std::uint32_t framebuffer_ = 0, camera_at_ = 0, params_at_ = 0, light_at_ = 0, frame_no_ = 0;
     std::size_t divergent_pictures_ = 0;

@@ -83,7 +83,7 @@ void run_shadow(CaseContext& ctx) {
                     const auto original = o.bytes(framebuffer, kWidth * kHeight);
                     reimpl::Frame frame;
                     reimpl::draw_shadow(models, root, camera, params, state, frame);
-                    const auto fc = ctx.comparator.compare_frame(input, original, frame.pixels, frame.taint, kWidth);
+                    const auto fc = ctx.comparator.compare_frame(input, original, frame.pixels, frame.taint, {}, kWidth);
                     ++frames;
                     ctx.events += 2;
                     differing += fc.differing ? 1 : 0;

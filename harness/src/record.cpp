@@ -10,6 +10,12 @@ const Value* EventRecord::find(std::string_view name) const {
     return nullptr;
 }
 
+bool EventRecord::excuses_element(std::uint32_t flag, std::string_view field, std::int32_t element) const {
+    for (const auto& x : excuses)
+        if ((x.flag & flag) && x.field == field && (x.element == -1 || x.element == element)) return true;
+    return false;
+}
+
 std::string to_string(const Value& v) {
     struct Visitor {
         std::string operator()(std::int64_t i) const { return std::to_string(i); }

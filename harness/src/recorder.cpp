@@ -1,6 +1,6 @@
 #include "recorder.hpp"
 
-#include "refcheck/reimpl/primitive.hpp"
+#include "refcheck/harness/divergences.hpp"
 
 #include <algorithm>
 
@@ -20,7 +20,16 @@ EventRecord winding_event(std::int64_t record, std::vector<std::int64_t> path, s
 
 }  // namespace
 
-Recorder::Recorder(Original& o, const std::vector<std::string>& run) : o_(o) {
+namespace {
+std::vector<std::string> running_faces(const std::vector<std::string>& run) {
+    std::vector<std::string> out;
+    for (const FaceRoutine& f : kFaceRoutines)
+        if (std::find(run.begin(), run.end(), f.name) != run.end()) out.emplace_back(f.name);
+    return out;
+}
+}  // namespace
+
+Recorder::Recorder(Original& o, const std::vector<std::string>& run) : o_(o), witness_(o, running_faces(run)) {
     const Profile& p = o.profile();
     off_fv_sx_ = p.offset_of("face_vertex", "sx");
     off_fv_sy_ = p.offset_of("face_vertex", "sy");
@@ -60,6 +69,7 @@ Recorder::Recorder(Original& o, const std::vector<std::string>& run) : o_(o) {
 
 void Recorder::begin(std::uint32_t record, std::uint32_t instance) {
     o_.forget_pending_returns();
+    witness_.begin();
     frames_.assign(1, Frame{record, instance, false});
     slots_.clear();
     events_.clear();
@@ -83,20 +93,20 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
     const std::uint32_t op_at = packet - (secondary ? 2 : 1);
     const std::uint8_t type = m.read_u8(packet);
     const std::uint8_t count = m.read_u8(packet + 1);
-    const reimpl::PrimitiveInfo* info = reimpl::primitive_info(type);
+    // Decoded with the image's own packet table (FaceWitness::kind), never the reimplementation's.
+    const PacketKind* kind = witness_.kind(type);
     std::vector<std::int64_t> material, vertices, u, v, vertex_normals, levels, sx, sy, sz;
     std::int64_t texture = -1, face_normal = -1;
-    if (info) {
-        const auto header = m.read_bytes(packet, info->header_size);
+    if (kind) {
+        const auto header = m.read_bytes(packet, kind->header);
         for (std::size_t i = 2; i < header.size(); ++i) material.push_back(header[i]);
-        if (info->textured() && info->material.texture)
-            texture = header[*info->material.texture] | header[*info->material.texture + 1u] << 8;
-        if (info->material.normal) face_normal = header[*info->material.normal];
-        const auto records = m.read_bytes(packet + info->header_size, std::size_t{count} * info->vertex_size);
+        if (kind->textured && header.size() >= 4) texture = header[2] | header[3] << 8;
+        if (kind->normal_at && kind->normal_at < header.size()) face_normal = header[kind->normal_at];
+        const auto records = m.read_bytes(packet + kind->header, std::size_t{count} * kind->per_vertex);
         for (std::size_t i = 0; i < count; ++i) {
-            const std::uint8_t* r = records.data() + i * info->vertex_size;
+            const std::uint8_t* r = records.data() + i * kind->per_vertex;
             vertices.push_back(r[0]);
-            if (info->vertex_normals()) vertex_normals.push_back(r[info->vertex_size - 1]);
+            if (kind->gouraud) vertex_normals.push_back(r[kind->gouraud]);
         }
     }
     const auto fvs = m.read_bytes(fv, std::size_t{count} * fv_size_);
@@ -134,6 +144,7 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
                 {"screen_y", std::move(sy)},
                 {"screen_z", std::move(sz)}};
     e.key_fields = 3;
+    e.excuses = witness_.witness(packet, fv, face_level);
     push(std::move(e));
 }
 
@@ -182,7 +193,14 @@ void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecor
             if (drop_offset && (name == "offset" || name == "opcode")) return;
             e.fields.push_back({std::string(name), value});
         });
-        if (const auto* f = std::get_if<events::FaceDraw>(&ev)) e.flags = f->flags.bits();
+        if (const auto* f = std::get_if<events::FaceDraw>(&ev)) {
+            e.flags = f->flags.bits();
+            if (f->flags.has(events::FaceFlag::GridRounding))
+                for (std::string_view s : {"screen_x", "screen_y", "screen_z"}) e.excuses.push_back({kGridModel, s, -1});
+            if (!f->missing_levels.empty() && f->missing_levels[0]) e.excuses.push_back({kMissingNormal, "face_level", -1});
+            for (std::size_t k = 1; k < f->missing_levels.size(); ++k)
+                if (f->missing_levels[k]) e.excuses.push_back({kMissingNormal, "vertex_levels", static_cast<std::int32_t>(k - 1)});
+        }
         e.key_fields = std::holds_alternative<events::FaceDraw>(ev) || std::holds_alternative<events::AttachedDraw>(ev) ? 3 : 2;
         out.push_back(std::move(e));
     }

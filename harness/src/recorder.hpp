@@ -4,6 +4,7 @@
 // calls attached_draw events, with the instance path kept on a stack.
 #pragma once
 
+#include "face_witness.hpp"
 #include "refcheck/harness/original.hpp"
 #include "refcheck/harness/record.hpp"
 #include "refcheck/events.hpp"
@@ -31,6 +32,8 @@ class Recorder {
 public:
     // Face routines named in `run` are tapped so they rasterise (frames); the others are replaced.
     Recorder(Original& original, const std::vector<std::string>& run);
+    // The original's evidence (excuses on face events; the per-pixel taint of frames).
+    FaceWitness& witness() { return witness_; }
     void begin(std::uint32_t record, std::uint32_t instance);
     std::vector<EventRecord> take();
     // Called from the hook that records an event, just before event #index of the input is
@@ -51,6 +54,7 @@ private:
     void push(EventRecord e);
 
     Original& o_;
+    FaceWitness witness_;
     std::uint32_t off_fv_u_, off_fv_v_, off_fv_level_, off_fv_sx_, off_fv_sy_, off_fv_z_, fv_size_;
     std::uint32_t off_inst_record_, off_inst_model_, off_inst_position_, off_inst_rotation_, off_inst_child_;
     std::vector<Frame> frames_;
@@ -60,7 +64,8 @@ private:
 };
 
 // The reimplementation's events in the same shape (fields the original cannot observe dropped:
-// the program offset and opcode of winding and attach events). Control-flow events are not
+// the program offset and opcode of winding and attach events), with the reimplementation's side of
+// the evidence as excuses (missing normals per level, grid rounding). Control-flow events are not
 // compared (the original makes no call for them); they are returned separately.
 void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecord>& out,
                     std::vector<const events::Event*>& control_flow);

@@ -1,6 +1,7 @@
 #include "refcheck/harness/report.hpp"
 
 #include "refcheck/harness/coverage.hpp"
+#include "refcheck/harness/divergences.hpp"
 #include "refcheck/harness/ledger.hpp"
 
 #include <fstream>
@@ -61,6 +62,16 @@ ojson to_json(const EventRecord& e) {
     for (const auto& f : e.fields) fields[f.name] = to_json(f.value);
     j["fields"] = fields;
     if (e.flags) j["flags"] = e.flags;
+    if (!e.excuses.empty()) {
+        ojson x = ojson::array();
+        for (const auto& ex : e.excuses) {
+            std::string cause;
+            for (const auto& k : known_divergences())
+                if (ex.flag & k.flag) cause = std::string(k.id);
+            x.push_back({{"cause", cause}, {"field", std::string(ex.field)}, {"element", ex.element}});
+        }
+        j["excuses"] = x;
+    }
     return j;
 }
 

@@ -31,7 +31,8 @@ std::vector<std::string> needed_symbols(Family f) {
             add({"initialise_3d_palette_", "construct_3d_object_", "draw_3d_object_",
                  "draw_completely_visible_primary_face_", "draw_partially_visible_primary_face_",
                  "draw_completely_visible_secondary_face_", "draw_partially_visible_secondary_face_",
-                 "polygon_winding_", "draw_attached_object_", "palette_rgb", "framebuffer"});
+                 "polygon_winding_", "draw_attached_object_", "palette_rgb", "framebuffer", "run_program",
+                 "packet_kinds", "gouraud_enabled"});
             break;
         case Family::Shadow:
             add({"initialise_3d_palette_", "construct_3d_object_", "draw_3d_object_shadow_", "draw_shadow_face_",
@@ -46,7 +47,8 @@ std::vector<std::string> needed_symbols(Family f) {
         case Family::Scene:
             add({"initialise_3d_palette_", "construct_3d_object_", "draw_scene_", "sample_terrain_height_",
                  "build_mobile_queue_", "shadow_plane_height_", "draw_3d_object_", "draw_3d_object_shadow_",
-                 "reset_mobiles_", "add_mobile_", "move_mobile_", "last_receiver", "palette_rgb", "framebuffer"});
+                 "reset_mobiles_", "add_mobile_", "move_mobile_", "last_receiver", "palette_rgb", "framebuffer",
+                 "run_program", "packet_kinds", "gouraud_enabled"});
             break;
     }
     return n;

@@ -8,23 +8,31 @@ namespace {
 
 using events::FaceFlag;
 
-// Levels per light.levels; nullopt when a used normal is missing (light.missing, light.missing.lit).
+// Levels per light.levels; false when a used normal is missing (light.missing, light.missing.lit).
+// A level from a missing normal is kBrightestLevel and marked in e.missing_levels; the others keep
+// their lit values, so that only the levels the missing normal concerns may differ.
 bool fill_levels(const Packet& p, const FaceContext& ctx, events::FaceDraw& e) {
   const std::size_t n = p.vertices.size();
   const auto lit = [&ctx](std::uint8_t index) { return index < ctx.levels.size(); };
   e.face_level = kBrightestLevel;
   e.vertex_levels.assign(n, kBrightestLevel);
   if (p.info->shading == Shading::None) return true;
+  std::vector<std::uint8_t> missing(n + 1, 0);
   const std::uint8_t face_normal = *p.face_normal();
-  if (!lit(face_normal)) return false;
-  e.face_level = ctx.levels[face_normal];
+  if (lit(face_normal)) e.face_level = ctx.levels[face_normal];
+  else missing[0] = 1;
   if (p.info->shading == Shading::Gouraud && ctx.gouraud) {
-    if (!std::all_of(p.normals.begin(), p.normals.end(), lit)) return false;
-    for (std::size_t k = 0; k < n; ++k) e.vertex_levels[k] = ctx.levels[p.normals[k]];
+    for (std::size_t k = 0; k < n; ++k) {
+      if (lit(p.normals[k])) e.vertex_levels[k] = ctx.levels[p.normals[k]];
+      else missing[k + 1] = 1;
+    }
   } else {
     e.vertex_levels.assign(n, e.face_level);
+    std::fill(missing.begin() + 1, missing.end(), missing[0]);
   }
-  return true;
+  if (std::none_of(missing.begin(), missing.end(), [](std::uint8_t m) { return m != 0; })) return true;
+  e.missing_levels = std::move(missing);
+  return false;
 }
 
 void fill_texture(const Packet& p, const FaceContext& ctx, events::FaceDraw& e) {
@@ -70,11 +78,7 @@ events::FaceDraw face_event(const Packet& p, const FaceContext& ctx) {
   }
   e.clipped = !visible;
   fill_texture(p, ctx, e);
-  if (!fill_levels(p, ctx, e)) {
-    e.face_level = kBrightestLevel;
-    e.vertex_levels.assign(p.vertices.size(), kBrightestLevel);
-    e.flags.set(FaceFlag::MissingNormal);
-  }
+  if (!fill_levels(p, ctx, e)) e.flags.set(FaceFlag::MissingNormal);
   if (ctx.encoding == Encoding::Grid) e.flags.set(FaceFlag::GridRounding);
   return e;
 }

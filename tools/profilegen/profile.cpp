@@ -11,9 +11,10 @@ namespace {
 
 using nlohmann::ordered_json;
 
-constexpr std::array<std::string_view, 15> kRoles = {
+constexpr std::array<std::string_view, 16> kRoles = {
     "initialiser", "constructor", "draw_entry", "face_routine", "raster_routine", "winding", "attach", "utility",
-    "shadow_draw", "shadow_face", "shadow_plane", "mobile_op", "mobile_queue", "scene_draw", "terrain_sampler"};
+    "shadow_draw", "shadow_face", "shadow_plane", "mobile_op", "mobile_queue", "scene_draw", "terrain_sampler",
+    "program_walk"};
 constexpr std::array<std::string_view, 4> kReturns = {"u32", "i32", "void", "instance*"};
 constexpr std::array<std::string_view, 4> kWatcallRegisters = {"eax", "edx", "ebx", "ecx"};
 
@@ -44,7 +45,9 @@ std::string hex32(std::uint32_t value)
 }
 
 // "reg:type:name,..." in watcall order: eax, edx, ebx, ecx, then any number of stack arguments.
-ordered_json parse_args(const std::string& routine, const std::string& text)
+// Arguments of a watcall routine (EAX, EDX, EBX, ECX, then the stack) or of a cdecl one (all on
+// the stack), in the order the convention passes them.
+ordered_json parse_args(const std::string& routine, const std::string& text, bool cdecl)
 {
     ordered_json args = ordered_json::array();
     if (text.empty())
@@ -54,8 +57,8 @@ ordered_json parse_args(const std::string& routine, const std::string& text)
         std::vector<std::string> parts = split(arg, ':');
         if (parts.size() != 3 || parts[1].empty() || parts[2].empty())
             throw ProfileError(routine + ": argument \"" + arg + "\" is not reg:type:name");
-        bool in_order = position < kWatcallRegisters.size() ? parts[0] == kWatcallRegisters[position]
-                                                            : parts[0] == "stack";
+        bool in_order = !cdecl && position < kWatcallRegisters.size() ? parts[0] == kWatcallRegisters[position]
+                                                                      : parts[0] == "stack";
         if (!in_order)
             throw ProfileError(routine + ": argument " + std::to_string(position) + " is in " + parts[0] +
                                ", not where watcall passes it");
@@ -70,14 +73,14 @@ ordered_json routine_entry(const Descriptor& d, std::uint32_t address)
     std::vector<std::string> parts = split(d.text, ';');
     if (parts.size() != 4)
         throw ProfileError(d.name + ": routine descriptor is not convention;role;returns;args");
-    if (parts[0] != "watcall")
+    if (parts[0] != "watcall" && parts[0] != "cdecl")
         throw ProfileError(d.name + ": unknown convention " + parts[0]);
     if (!one_of(kRoles, parts[1]))
         throw ProfileError(d.name + ": unknown role " + parts[1]);
     if (!one_of(kReturns, parts[2]))
         throw ProfileError(d.name + ": unknown return type " + parts[2]);
     return {{"name", d.name}, {"address", hex32(address)}, {"convention", parts[0]}, {"role", parts[1]},
-            {"args", parse_args(d.name, parts[3])}, {"returns", parts[2]}};
+            {"args", parse_args(d.name, parts[3], parts[0] == "cdecl")}, {"returns", parts[2]}};
 }
 
 ordered_json structs_entry(const std::vector<Descriptor>& descriptors)

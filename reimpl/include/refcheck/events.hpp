@@ -99,6 +99,10 @@ struct FaceDraw {
   std::vector<std::int32_t> vertex_levels;   // per vertex face_vertex.level
   std::vector<ScreenVertex> screen;          // per vertex face_vertex.sx, sy, z
   FaceFlags flags;
+  // With the missing_normal flag: which levels come from a normal index not below the lit count
+  // (and so hold kBrightestLevel): [0] the face level, [1 + k] vertex k's level. Empty otherwise.
+  // Not a compared field: the harness turns it into the reimplementation's side of the evidence.
+  std::vector<std::uint8_t> missing_levels;
   friend bool operator==(const FaceDraw&, const FaceDraw&) = default;
 };
 

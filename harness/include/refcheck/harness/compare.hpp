@@ -89,11 +89,13 @@ public:
     void fault(EventRecord fault, std::string input = {});
 
     // One frame as one event (name, size, SHA-256) per side. A differing frame is a known divergence
-    // only when every differing pixel's taint (the reimplementation's per-pixel flag set) holds the
-    // flag of an allowed registry entry that may explain "pixels".
+    // only when, at every differing pixel, both sides' taints (per-pixel flag sets: `taint` the
+    // reimplementation's, `original_taint` the pixels the original wrote while drawing a face whose
+    // cause it was witnessed to carry) hold the flag of one allowed registry entry that may explain
+    // "pixels".
     FrameComparison compare_frame(const std::string& input, std::span<const std::uint8_t> original,
                                   std::span<const std::uint8_t> reimpl, std::span<const std::uint8_t> taint,
-                                  std::uint32_t width);
+                                  std::span<const std::uint8_t> original_taint, std::uint32_t width);
 
 private:
     void record(Divergence d, const std::vector<EventRecord>& a, const std::vector<EventRecord>& b);

@@ -1,0 +1,96 @@
+// The original's side of the evidence for known divergences: what the original itself shows, from
+// its own execution and memory, about a face it drew. Every offset and address comes from the
+// profile (the packet table the image uses, the model_view layout its program walk receives, the
+// globals), never from the reimplementation.
+//
+// - Packets are decoded with the image's own packet table (profile data "packet_kinds", struct
+//   "packet_kind"): header size, bytes per vertex, face-normal offset, texture flag, per-vertex
+//   normal offset.
+// - fault.normal.missing: a level position (the face level, or vertex k's level) whose normal index
+//   (from the packet the original passed) is not below the normal count of the original's relocated
+//   record is witnessed when the level the original passed equals what the documented fault gives
+//   at the address it reads: for a signed-16-bit model, the byte of its level array
+//   (model_view.levels + index) that its own lit count (model_view.normal_count or flat_count, per
+//   gouraud_enabled) left unlit in this draw; for a grid model, the light.dot/clamp/level formula
+//   over the three bytes at normals + 4 + 3 * index (adjacent record bytes) with its model-space
+//   light (model_view.light). The view is the one run_program (profile role "program_walk") was
+//   entered with and has not returned from.
+// - geo.grid.rounding: the original's relocated record says grid encoding.
+// - Frames: while a face whose levels were witnessed (or during which the original read a heap
+//   guard gap, fault.tex.past_alloc) is drawn by the original's own face routine, the pixels it
+//   writes into the framebuffer carry that cause (the original's per-pixel taint). The framebuffer
+//   write watch and the stray-read watch are installed only for the draw calls of inputs where the
+//   reimplementation reports such a pixel (arm()), never for a whole run.
+#pragma once
+
+#include "refcheck/harness/original.hpp"
+#include "refcheck/harness/record.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace refcheck::harness {
+
+// One packet kind of the image's table.
+struct PacketKind {
+    std::uint8_t header = 0;      // bytes including type and count
+    std::uint8_t per_vertex = 0;  // bytes per vertex
+    std::uint8_t normal_at = 0;   // offset of the face normal byte in the header (0: unshaded)
+    bool textured = false;        // u16 texture slot at header offset 2
+    std::uint8_t gouraud = 0;     // offset of the per-vertex normal index in a vertex (0: none)
+};
+
+class FaceWitness {
+public:
+    // Reads the packet table and layouts from the profile; taps run_program's entry and return.
+    // `face_routines`: the face routines that run (frames); their calls are witnessed for pixels.
+    FaceWitness(Original& original, const std::vector<std::string>& face_routines);
+
+    const PacketKind* kind(std::uint8_t type) const {
+        return type < kinds_.size() && kinds_[type].header ? &kinds_[type] : nullptr;
+    }
+    // The original's excuses for a face it passed: packet address, its face-vertex buffer (levels
+    // read at the profile's face_vertex.level), the face level it passed.
+    std::vector<Excuse> witness(std::uint32_t packet, std::uint32_t face_vertices, std::int32_t face_level);
+
+    // Frames: before an input's draw call, whether to watch it (the reimplementation reports a pixel
+    // of an allowed cause); after it, take() gives the original's per-pixel taint (all zero when
+    // not armed).
+    void arm(bool on);
+    std::vector<std::uint8_t> take_taint();
+    void begin() { views_.clear(); }
+
+private:
+    void face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_t face_vertices, std::int32_t level);
+    void face_return(emu::Machine&);
+    std::uint32_t level_at(emu::Machine& m, std::uint32_t fv, std::size_t k) const;
+
+    Original& o_;
+    std::vector<PacketKind> kinds_;
+    std::uint32_t off_view_model_, off_view_encoding_, off_view_light_, off_view_count_, off_view_flat_,
+        off_view_levels_;
+    std::uint32_t off_fv_level_, fv_size_;
+    std::uint32_t gouraud_at_, framebuffer_, framebuffer_size_;
+    struct View {
+        std::uint32_t address;
+    };
+    std::vector<View> views_;  // run_program calls in progress, innermost last
+
+    // Frames.
+    bool armed_ = false;
+    std::optional<emu::HookId> write_watch_, read_watch_;
+    std::uint32_t texture_table_ = 0, texture_count_ = 0;
+    std::vector<std::uint8_t> taint_;
+    struct FaceInProgress {
+        std::uint32_t flags = 0;          // causes witnessed for its levels
+        std::uint32_t texture_end = 0;    // end of the heap allocation holding its texture (0: none)
+        bool past_texture = false;        // it read past that end
+        std::vector<std::uint32_t> written;  // framebuffer offsets it wrote
+    };
+    std::vector<FaceInProgress> faces_;
+};
+
+}  // namespace refcheck::harness
