@@ -207,11 +207,7 @@ std::string reproduce_command(const Case& c, const RunOptions& o, const std::str
     if (o.image) cmd += " --image " + file(*o.image);
     if (o.profile) cmd += " --profile " + file(*o.profile);
     if (o.data) cmd += " --data " + file(*o.data);
-    for (const Patch& p : o.injection.patches) {
-        std::string hex;
-        for (const std::uint8_t b : p.bytes) hex += emu::hex(b).substr(8);
-        cmd += " --patch " + shell_quote(p.where + ":" + hex);
-    }
+    for (const Patch& p : o.injection.patches) cmd += " --patch " + shell_quote(p.text());
     if (o.injection.reimpl_light_swapped) cmd += " --inject-reimpl-light-swap";
     return cmd + " --out out/bisect";
 }

@@ -27,7 +27,7 @@ MobileWorld::MobileWorld(Original& o, const reimpl::ModelArchive& models) : o_(o
     position_at_ = o.scratch(12);
 }
 
-void MobileWorld::add(const reimpl::Mobile& m) {
+bool MobileWorld::add(const reimpl::Mobile& m) {
     const std::uint32_t at = o_.scratch(size_);
     o_.machine().write(at, std::vector<std::uint8_t>(size_, 0));
     o_.machine().write_u32(at + off_id_, m.id);
@@ -35,20 +35,23 @@ void MobileWorld::add(const reimpl::Mobile& m) {
     o_.machine().write(at + off_pos_, pack_words(m.position));
     o_.machine().write(at + off_rot_, pack_words(m.rotation));
     guest_[m.id] = at;
-    o_.call("add_mobile_", {at});
+    const bool ok = o_.call("add_mobile_", {at}).ok();
     map_.add(m);
+    return ok;
 }
 
-void MobileWorld::move(std::uint32_t id, const reimpl::Vec3& position) {
+bool MobileWorld::move(std::uint32_t id, const reimpl::Vec3& position) {
     o_.machine().write(position_at_, pack_words(position));
-    o_.call("move_mobile_", {guest_.at(id), position_at_});
+    const bool ok = o_.call("move_mobile_", {guest_.at(id), position_at_}).ok();
     map_.move(id, position);
+    return ok;
 }
 
-void MobileWorld::remove(std::uint32_t id) {
-    o_.call("remove_mobile_", {guest_.at(id)});
+bool MobileWorld::remove(std::uint32_t id) {
+    const bool ok = o_.call("remove_mobile_", {guest_.at(id)}).ok();
     map_.remove(id);
     guest_.erase(id);
+    return ok;
 }
 
 std::vector<std::uint32_t> MobileWorld::ids() const {

@@ -27,9 +27,10 @@ private:
 class MobileWorld {
 public:
     MobileWorld(Original& original, const reimpl::ModelArchive& models);
-    void add(const reimpl::Mobile& m);
-    void move(std::uint32_t id, const reimpl::Vec3& position);
-    void remove(std::uint32_t id);
+    // Each plays one step on both sides; true when the original's routine returned (no fault).
+    bool add(const reimpl::Mobile& m);
+    bool move(std::uint32_t id, const reimpl::Vec3& position);
+    bool remove(std::uint32_t id);
     std::uint32_t address(std::uint32_t id) const { return guest_.at(id); }
     const reimpl::MobileMap& map() const { return map_; }
     std::vector<std::uint32_t> ids() const;

@@ -61,7 +61,7 @@ Original::Original(const Environment& env, const Profile& profile) : profile_(pr
         if (r.address) machine_->symbols().add(name, *r.address);
 }
 
-std::uint32_t Original::patch(const std::string& where, std::span<const std::uint8_t> bytes) {
+std::uint32_t Original::resolve(const std::string& where) const {
     std::uint32_t address = 0;
     const auto plus = where.find('+');
     const std::string base = where.substr(0, plus);
@@ -73,8 +73,17 @@ std::uint32_t Original::patch(const std::string& where, std::span<const std::uin
         address = profile_.address_of(base);
     }
     if (plus != std::string::npos) address += static_cast<std::uint32_t>(std::stoul(where.substr(plus + 1), nullptr, 0));
-    machine_->write(address, bytes);
     return address;
+}
+
+AppliedPatch Original::patch(const Patch& p) {
+    AppliedPatch applied{p, resolve(p.where), {}};
+    applied.replaced = machine_->read_bytes(applied.address, p.bytes.size());
+    if (!p.expected.empty() && applied.replaced != p.expected)
+        throw PatchMismatch("patch " + p.text() + ": expected " + hex_string(p.expected) + " at " +
+                            emu::hex(applied.address) + " (" + p.where + "), found " + hex_string(applied.replaced));
+    machine_->write(applied.address, p.bytes);
+    return applied;
 }
 
 emu::CallResult Original::call(const std::string& routine, std::initializer_list<std::uint32_t> args,

@@ -97,7 +97,28 @@ const char* kStyle =
     ".bad td{background:#fcc}.side{display:flex;gap:2em}.side>div{flex:1}.ctx{font-family:monospace;font-size:12px}"
     "img{image-rendering:pixelated;width:640px;border:1px solid #999;margin-right:8px}"
     ".bisect{margin:1em 0}.bisect summary{cursor:pointer;font-weight:bold}.bisect pre{font-size:12px}"
-    ".mark{background:#fe9}";
+    ".mark{background:#fe9}"
+    ".seeded{color:#fff;background:#c00;padding:.6em 1em;border:2px solid #800;font-weight:bold}"
+    ".seeded code{font-weight:normal}";
+
+// The red banner of a run with seeded faults: what was modified, patch by patch.
+std::string seeded_banner(const ojson& seeded) {
+    std::ostringstream h;
+    h << "<div class=seeded id=seeded-faults><p>SEEDED FAULTS: " << escape_markup(seeded_fault_summary(seeded))
+      << ". This run does not test the unmodified original and reimplementation.</p><ul>";
+    for (const auto& p : member(seeded, "patches")) {
+        h << "<li>patch <code>" << escape_markup(p.at("where").get<std::string>()) << "</code> at <code>"
+          << escape_markup(p.at("address").get<std::string>()) << "</code> in " << escape_markup(p.at("image").get<std::string>())
+          << ": wrote <code>" << escape_markup(p.at("bytes").get<std::string>()) << "</code> over <code>"
+          << escape_markup(p.at("replaced").get<std::string>()) << "</code>";
+        if (p.contains("expected")) h << " (stated <code>" << escape_markup(p.at("expected").get<std::string>()) << "</code>)";
+        h << "</li>";
+    }
+    if (seeded.contains("reimpl_light"))
+        h << "<li>the reimplementation's light: " << escape_markup(seeded.at("reimpl_light").get<std::string>()) << "</li>";
+    h << "</ul></div>";
+    return h.str();
+}
 
 }  // namespace
 
@@ -107,6 +128,7 @@ void write_html(const std::filesystem::path& file, const ojson& index, const std
     const auto& t = index.at("totals");
     h << "<!DOCTYPE html><html><head><meta charset=utf-8><title>refcheck run</title><style>" << kStyle
       << "</style></head><body><h1>refcheck run: " << escape_markup(index.at("status").get<std::string>()) << "</h1>";
+    if (const ojson& seeded = member(index, "seeded_faults"); seeded.is_object()) h << seeded_banner(seeded);
     const ojson& tc = t.at("counts");
     h << "<p>" << t.at("cases").get<std::uint64_t>() << " cases: " << t.at("equivalent").get<std::uint64_t>()
       << " equivalent, " << t.at("divergent").get<std::uint64_t>() << " divergent, "

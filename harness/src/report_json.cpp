@@ -142,9 +142,23 @@ ojson read_json(const std::filesystem::path& file) {
     return ojson::parse(in);
 }
 
-ojson make_run_index(const std::vector<ojson>& reports) {
+std::string seeded_fault_summary(const ojson& seeded) {
+    std::vector<std::string> parts;
+    const std::size_t patches = member(seeded, "patches").size();
+    if (seeded.value("original_modified", false))
+        parts.push_back("the original is modified (" + std::to_string(patches) + (patches == 1 ? " patch" : " patches") + ")");
+    if (seeded.value("reimpl_input_modified", false))
+        parts.push_back("the reimplementation's input is modified (light " + seeded.value("reimpl_light", std::string("changed")) + ")");
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+    return out.empty() ? "seeded faults" : out;
+}
+
+ojson make_run_index(const std::vector<ojson>& reports, const ojson& seeded_faults) {
     ojson index;
     index["schema"] = kRunIndexSchema;
+    index["status"] = "error";  // set below; first, so that the seeded faults follow it
+    if (!seeded_faults.is_null()) index["seeded_faults"] = seeded_faults;
     ojson cases = ojson::array();
     Counts total;
     std::uint64_t equivalent = 0, divergent = 0, errors = 0;

@@ -29,6 +29,25 @@ void write_junit(const std::filesystem::path& file, const ojson& index, const st
         << t.at("divergent").get<std::uint64_t>() << "\" errors=\"" << t.at("error").get<std::uint64_t>()
         << "\">\n";
     out << " <testsuite name=\"refcheck\" tests=\"" << reports.size() << "\">\n";
+    // A run with seeded faults says so where CI shows the suite: one property per modification.
+    if (const ojson& seeded = member(index, "seeded_faults"); seeded.is_object()) {
+        auto property = [&](const std::string& name, const std::string& value) {
+            out << "   <property name=\"" << escape_markup(name) << "\" value=\"" << escape_markup(value) << "\"/>\n";
+        };
+        out << "  <properties>\n";
+        property("refcheck.seeded_faults", seeded_fault_summary(seeded));
+        std::size_t n = 0;
+        for (const auto& p : member(seeded, "patches")) {
+            std::string value = p.at("where").get<std::string>() + " at " + p.at("address").get<std::string>() + " in " +
+                                p.at("image").get<std::string>() + ": " + p.at("bytes").get<std::string>() +
+                                " written over " + p.at("replaced").get<std::string>();
+            if (p.contains("expected")) value += " (stated: " + p.at("expected").get<std::string>() + ")";
+            property("refcheck.seeded_fault.patch." + std::to_string(n++), value);
+        }
+        if (seeded.contains("reimpl_light"))
+            property("refcheck.seeded_fault.reimpl_light", seeded.at("reimpl_light").get<std::string>());
+        out << "  </properties>\n";
+    }
     for (const auto& r : reports) {
         const std::string name = r.at("case").get<std::string>();
         const std::string family = r.at("family").get<std::string>();

@@ -4,6 +4,7 @@
 #include "refcheck/harness/bisect.hpp"
 #include "refcheck/harness/coverage_reasons.hpp"
 #include "refcheck/harness/ledger.hpp"
+#include "refcheck/harness/original.hpp"
 #include "refcheck/harness/profile.hpp"
 
 #include <algorithm>
@@ -37,15 +38,76 @@ Environment resolve_environment(const Case& c, const RunOptions& o) {
             pick(o.data, c.data, c.file, o.defaults.data), o.coverage_reasons};
 }
 
+namespace {
+std::vector<std::uint8_t> parse_hex(const std::string& hex, const std::string& text) {
+    if (hex.empty() || hex.size() % 2 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+        throw std::invalid_argument("patch bytes must be pairs of hex digits, got \"" + hex + "\" in \"" + text + "\"");
+    std::vector<std::uint8_t> out;
+    for (std::size_t i = 0; i < hex.size(); i += 2) out.push_back(static_cast<std::uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
+    return out;
+}
+}  // namespace
+
+std::string hex_string(std::span<const std::uint8_t> bytes) {
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (const std::uint8_t b : bytes) out += digits[b >> 4], out += digits[b & 15];
+    return out;
+}
+
+std::string Patch::text() const {
+    return where + ":" + (expected.empty() ? "" : hex_string(expected) + "->") + hex_string(bytes);
+}
+
 Patch parse_patch(const std::string& text) {
     const auto colon = text.rfind(':');
-    if (colon == std::string::npos || colon == 0) throw std::invalid_argument("a patch is WHERE:HEXBYTES, got \"" + text + "\"");
+    if (colon == std::string::npos || colon == 0)
+        throw std::invalid_argument("a patch is WHERE:HEXBYTES or WHERE:OLDHEX->NEWHEX, got \"" + text + "\"");
     Patch p;
     p.where = text.substr(0, colon);
-    const std::string hex = text.substr(colon + 1);
-    if (hex.empty() || hex.size() % 2) throw std::invalid_argument("patch bytes must be pairs of hex digits: " + hex);
-    for (std::size_t i = 0; i < hex.size(); i += 2) p.bytes.push_back(static_cast<std::uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
+    const std::string value = text.substr(colon + 1);
+    if (const auto arrow = value.find("->"); arrow != std::string::npos) {
+        p.expected = parse_hex(value.substr(0, arrow), text);
+        p.bytes = parse_hex(value.substr(arrow + 2), text);
+        if (p.expected.size() != p.bytes.size())
+            throw std::invalid_argument("a patch replaces as many bytes as it states: " + std::to_string(p.expected.size()) +
+                                        " old and " + std::to_string(p.bytes.size()) + " new in \"" + text + "\"");
+    } else {
+        p.bytes = parse_hex(value, text);
+    }
     return p;
+}
+
+std::vector<std::string> seeded_fault_banner(const Injection& injection) {
+    std::vector<std::string> lines;
+    if (injection.empty()) return lines;
+    lines.push_back("refcheck: SEEDED FAULTS — this run does not test the unmodified original and reimplementation:");
+    for (const Patch& p : injection.patches)
+        lines.push_back("  the original is modified: " + std::to_string(p.bytes.size()) + " byte(s) at " + p.where +
+                        " overwritten with " + hex_string(p.bytes) +
+                        (p.expected.empty() ? " (the bytes it replaces are not stated)"
+                                            : " (stated to replace " + hex_string(p.expected) + ")"));
+    if (injection.reimpl_light_swapped)
+        lines.push_back("  the reimplementation's input is modified: its light has x and z swapped");
+    return lines;
+}
+
+ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite>& sites) {
+    if (injection.empty()) return nullptr;
+    ojson j = ojson::object();
+    ojson patches = ojson::array();
+    for (const PatchSite& s : sites) {
+        const AppliedPatch& a = s.applied;
+        ojson entry = {{"where", a.patch.where}, {"image", s.image}, {"address", emu::hex(a.address)},
+                       {"bytes", hex_string(a.patch.bytes)}, {"replaced", hex_string(a.replaced)}};
+        if (!a.patch.expected.empty()) entry["expected"] = hex_string(a.patch.expected);
+        patches.push_back(entry);
+    }
+    j["original_modified"] = !injection.patches.empty();
+    j["reimpl_input_modified"] = injection.reimpl_light_swapped;
+    if (!patches.empty()) j["patches"] = patches;
+    if (injection.reimpl_light_swapped) j["reimpl_light"] = "x and z swapped";
+    return j;
 }
 
 std::vector<fs::path> select_shard(const std::vector<fs::path>& cases, Shard shard) {
@@ -55,8 +117,9 @@ std::vector<fs::path> select_shard(const std::vector<fs::path>& cases, Shard sha
     return out;
 }
 
-ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, const Shard& shard) {
-    ojson index = make_run_index(reports);
+ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, const Shard& shard,
+                        const ojson& seeded_faults) {
+    ojson index = make_run_index(reports, seeded_faults);
     if (shard.count > 1) index["shard"] = {{"index", shard.index}, {"count", shard.count}};
     write_json(out / "run.json", index);
     write_junit(out / "junit.xml", index, reports);
@@ -64,7 +127,32 @@ ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, 
     return index;
 }
 
-std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOptions& options) {
+// Every patch resolved on every image the cases run on, in the order of the cases' images.
+static void resolve_patches(const std::vector<Case>& cases, const RunOptions& options,
+                            std::vector<std::string>& problems, std::vector<PatchSite>* sites) {
+    std::set<std::pair<fs::path, fs::path>> seen;  // image, profile
+    for (const Case& c : cases) {
+        const Environment env = resolve_environment(c, options);
+        if (!seen.insert({env.image, env.profile}).second) continue;
+        try {
+            const Profile profile = load_profile(env.profile);
+            Original original(env, profile);
+            for (const Patch& p : options.injection.patches) {
+                try {
+                    AppliedPatch a = original.patch(p);
+                    if (sites) sites->push_back({env.image.filename().string(), std::move(a)});
+                } catch (const std::exception& e) {
+                    problems.push_back(env.image.filename().string() + ": " + e.what());
+                }
+            }
+        } catch (const std::exception& e) {
+            problems.push_back("cannot resolve the patches on " + env.image.string() + ": " + e.what());
+        }
+    }
+}
+
+std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOptions& options,
+                                   std::vector<PatchSite>* sites) {
     std::vector<std::string> problems;
     std::map<fs::path, std::set<std::string>> needed;  // profile -> names its cases need
     std::set<fs::path> seen;
@@ -105,6 +193,8 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
             problems.push_back(e.what());
         }
     }
+    // The patches need the images and profiles the checks above are about.
+    if (problems.empty() && !options.injection.patches.empty()) resolve_patches(cases, options, problems, sites);
     return problems;
 }
 
@@ -116,7 +206,8 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     for (Case& c : cases) c.only = options.only;
     // Reports are ordered by case name, so a sharded run merges into the same index.
     std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
-    summary.problems = preflight(cases, options);
+    std::vector<PatchSite> sites;
+    summary.problems = preflight(cases, options, &sites);
     if (!summary.problems.empty()) return summary;
 
     summary.results.resize(cases.size());
@@ -157,7 +248,7 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         reports.push_back(r.report);
         summary.events += r.events;
     }
-    summary.index = write_run_outputs(options.out, reports, options.shard);
+    summary.index = write_run_outputs(options.out, reports, options.shard, seeded_faults_json(options.injection, sites));
     summary.html = options.out / "index.html";
     const std::string status = summary.index.at("status").get<std::string>();
     summary.exit_code = status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
@@ -192,6 +283,12 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
     std::vector<ojson> indexes;
     for (const auto& dir : shard_dirs) indexes.push_back(read_json(dir / "run.json"));
     check_shards_complete(shard_dirs, indexes);
+    // The shards of one run were seeded alike; the merged run says so as each shard did.
+    const ojson seeded = member(indexes.front(), "seeded_faults");
+    for (std::size_t i = 1; i < indexes.size(); ++i)
+        if (member(indexes[i], "seeded_faults") != seeded)
+            throw std::runtime_error(shard_dirs[i].string() + " and " + shard_dirs.front().string() +
+                                     " were run with different seeded faults (run.json \"seeded_faults\")");
     for (std::size_t d = 0; d < shard_dirs.size(); ++d) {
         const fs::path& dir = shard_dirs[d];
         const ojson& index = indexes[d];
@@ -221,7 +318,7 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
         write_json(out / (name + ".json"), report);
         reports.push_back(std::move(report));
     }
-    const ojson index = write_run_outputs(out, reports);
+    const ojson index = write_run_outputs(out, reports, {}, seeded);
     const std::string status = index.at("status").get<std::string>();
     return status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
 }

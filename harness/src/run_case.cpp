@@ -89,10 +89,11 @@ ojson apply_injection(Original& o, const Injection& injection) {
     ojson j = ojson::object();
     ojson patches = ojson::array();
     for (const auto& p : injection.patches) {
-        const std::uint32_t at = o.patch(p.where, p.bytes);
-        std::string hex;
-        for (auto b : p.bytes) hex += emu::hex(b).substr(8);
-        patches.push_back({{"where", p.where}, {"address", emu::hex(at)}, {"bytes", hex}});
+        const AppliedPatch applied = o.patch(p);  // PatchMismatch: the case is an error, nothing runs
+        ojson entry = {{"where", p.where}, {"address", emu::hex(applied.address)}, {"bytes", hex_string(p.bytes)},
+                       {"replaced", hex_string(applied.replaced)}};
+        if (!p.expected.empty()) entry["expected"] = hex_string(p.expected);
+        patches.push_back(entry);
     }
     if (!patches.empty()) j["patches"] = patches;
     if (injection.reimpl_light_swapped) j["reimpl_light"] = "x and z swapped";

@@ -75,7 +75,13 @@ TEST_F(BisectTest, PatchedWindingBranchPrintsTheEventListingWindowAndAWorkingRep
 
     const Result b = refcheck("bisect " + quote(file) + env);
     ASSERT_EQ(b.code, 1) << b.out << b.err;
-    const std::string& out = b.out;
+    // The seeded fault is announced first (two lines: the banner and the patch), then the drill-down.
+    const std::string banner = "refcheck: SEEDED FAULTS";
+    ASSERT_EQ(b.out.rfind(banner, 0), 0u) << b.out;
+    const auto patch_line = b.out.find('\n') + 1;
+    ASSERT_EQ(b.out.find("  the original is modified: 1 byte(s) at " + jns.where + " overwritten with 78", patch_line),
+              patch_line) << b.out;
+    const std::string out = b.out.substr(b.out.find('\n', patch_line) + 1);
     const std::string input = whole.at("input").get<std::string>();
     EXPECT_EQ(out.rfind("error: first divergence at event #" + std::to_string(whole.at("original_index").get<int>()) +
                             " (case small-program, input " + input + "): ", 0), 0u) << out;

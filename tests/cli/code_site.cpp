@@ -32,6 +32,17 @@ CodeSite find_instruction(const std::string& function, const std::function<bool(
     throw std::runtime_error("no such instruction in " + function);
 }
 
+std::vector<emu::Instruction> instructions_of(const std::string& function) {
+    emu::Machine machine;
+    const emu::Image& image = machine.load(kImage);
+    const auto start = image.address_of(function);
+    if (!start) throw std::runtime_error("standin.exe has no symbol " + function);
+    emu::Address end = image.range().end;
+    for (const auto& [name, address] : image.symbols)
+        if (address > *start && address < end) end = address;
+    return emu::Disassembler().decode(machine.read_bytes(*start, end - *start), *start);
+}
+
 std::string hex_bytes(const std::vector<std::uint8_t>& bytes) {
     std::string out;
     char buf[3];

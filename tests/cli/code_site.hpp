@@ -26,6 +26,9 @@ struct CodeSite {
 // std::runtime_error naming the function when there is none.
 CodeSite find_instruction(const std::string& function, const std::function<bool(const emu::Instruction&)>& match);
 
+// Every instruction of `function` (a symbol of the stand-in), up to the next symbol.
+std::vector<emu::Instruction> instructions_of(const std::string& function);
+
 // Hex of bytes, as `--patch` takes them ("9090").
 std::string hex_bytes(const std::vector<std::uint8_t>& bytes);
 

@@ -33,6 +33,8 @@ int bisect(const BisectArgs& a) {
     if (!a.data.empty()) o.data = a.data;
     for (const auto& p : a.patches) o.injection.patches.push_back(harness::parse_patch(p));
     o.injection.reimpl_light_swapped = a.swap_light;
+    for (const auto& line : harness::seeded_fault_banner(o.injection)) std::cout << line << "\n";
+    std::cout << std::flush;
     harness::Case c = harness::load_case(a.file);
     if (const auto problems = harness::preflight({c}, o); !problems.empty()) {
         for (const auto& p : problems) std::cerr << "refcheck: " << p << "\n";
@@ -71,7 +73,7 @@ const Command& bisect_command() {
             app.add_option("--image", a->image, "The original PE32 image (default: the stand-in)");
             app.add_option("--profile", a->profile, "The image's profile JSON (default: the stand-in's)");
             app.add_option("--data", a->data, "Data root holding 3DDATA/ (default: the synthetic archives)");
-            app.add_option("--patch", a->patches, "Seed a fault in the original: WHERE:HEXBYTES (as for run)");
+            app.add_option("--patch", a->patches, "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (as for run)");
             app.add_flag("--inject-reimpl-light-swap", a->swap_light,
                          "Seed a fault in the reimplementation's input: its light has x and z swapped");
             app.add_option("--only", a->only, "Start from this input of the case instead of running all of it");

@@ -20,6 +20,10 @@ const Command& merge_command() {
                 const int code = harness::merge(paths, *out);
                 std::cout << "merged " << paths.size() << " shard(s) into " << *out << "/run.json ("
                           << (code == 0 ? "equivalent" : code == 1 ? "divergent" : "error") << ")\n";
+                const auto index = harness::read_json(std::filesystem::path(*out) / "run.json");
+                if (index.contains("seeded_faults"))
+                    std::cout << "refcheck: SEEDED FAULTS — the shards ran with the original or the "
+                                 "reimplementation's input modified (run.json \"seeded_faults\")\n";
                 return code;
             };
         }};

@@ -126,8 +126,9 @@ const Command& run_command() {
             a->jobs = std::max(1u, std::thread::hardware_concurrency());
             app.add_option("--jobs,-j", a->jobs, "Cases run in parallel")->capture_default_str();
             app.add_option("--patch", a->patches,
-                           "Seed a fault in the original: WHERE:HEXBYTES, WHERE a symbol+offset or 0xADDRESS "
-                           "(recorded in every report)");
+                           "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (OLD: the bytes it must "
+                           "replace, else exit 2), WHERE a symbol+offset or 0xADDRESS (announced first on stdout, "
+                           "recorded in run.json, JUnit, HTML and every report)");
             app.add_flag("--inject-reimpl-light-swap", a->swap_light,
                          "Seed a fault in the reimplementation's input: its light has x and z swapped (recorded)");
             app.add_option("--only", a->only,
@@ -148,6 +149,9 @@ const Command& run_command() {
                 for (const auto& p : a->patches) o.injection.patches.push_back(harness::parse_patch(p));
                 o.injection.reimpl_light_swapped = a->swap_light;
                 o.only = a->only;
+                // Before anything runs: a run with seeded faults does not test the unmodified sides.
+                for (const auto& line : harness::seeded_fault_banner(o.injection)) std::cout << line << "\n";
+                std::cout << std::flush;
                 const auto files = case_files(a->cases);
                 const bool tty = isatty(STDOUT_FILENO);
                 std::size_t done = 0;

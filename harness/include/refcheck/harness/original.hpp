@@ -29,8 +29,12 @@ class Original {
 public:
     // Loads the image at its preferred base and mounts the data root (throws on a bad image).
     Original(const Environment& env, const Profile& profile);
-    // Writes a seeded fault over the image ("symbol+0x1c" or "0x..."); returns the address patched.
-    std::uint32_t patch(const std::string& where, std::span<const std::uint8_t> bytes);
+    // The address of "symbol+0x1c" (an export or COFF symbol of the image, else a profile name) or
+    // "0x00401234"; throws when the name is unknown.
+    std::uint32_t resolve(const std::string& where) const;
+    // Writes a seeded fault over the image and returns where it went and the bytes it replaced;
+    // throws PatchMismatch, writing nothing, when the patch states other bytes than the image has.
+    AppliedPatch patch(const Patch& p);
 
     emu::Machine& machine() { return *machine_; }
     const Profile& profile() const { return profile_; }

@@ -47,7 +47,11 @@ void write_json(const std::filesystem::path& file, const ojson& j);
 ojson read_json(const std::filesystem::path& file);
 
 // The run index: one row per case (name, family, status, counts, report file) and totals.
-ojson make_run_index(const std::vector<ojson>& case_reports);
+// `seeded_faults` (seeded_faults_json in run.hpp), when not null, is written right after "status".
+ojson make_run_index(const std::vector<ojson>& case_reports, const ojson& seeded_faults = nullptr);
+// One line for run.json's "seeded_faults": what was modified ("the original is modified (2 patches);
+// the reimplementation's input is modified (light x and z swapped)").
+std::string seeded_fault_summary(const ojson& seeded_faults);
 void write_junit(const std::filesystem::path& file, const ojson& run_index, const std::vector<ojson>& reports);
 void write_html(const std::filesystem::path& file, const ojson& run_index, const std::vector<ojson>& reports,
                 const std::filesystem::path& out_dir);

@@ -6,9 +6,12 @@
 #include "refcheck/harness/case.hpp"
 #include "refcheck/harness/report.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,18 +26,42 @@ struct Environment {
     std::optional<std::filesystem::path> coverage_reasons;
 };
 
-// Seeded faults, to show that a comparison finds a difference (tests, experiments). Every injection
-// is written into the case report ("injected"), so a report can never hide one.
+// Seeded faults, to show that a comparison finds a difference (tests, experiments). A run with one
+// says so everywhere: a banner on stdout before any case runs (seeded_fault_banner), "seeded_faults"
+// near the top of run.json, <properties> in JUnit, a red banner on the HTML page, and every case
+// report's "injected" (with the bytes each patch replaced).
 struct Patch {
     std::string where;                // "symbol+0x1c" (export or COFF symbol of the image) or "0x00401234"
     std::vector<std::uint8_t> bytes;  // written over the original's code or data after loading
+    // The bytes the patch states it replaces (WHERE:OLD->NEW), empty when not stated. When stated,
+    // other bytes at WHERE are an error naming the address, the expected and the found bytes: an
+    // old offset applied to a rebuilt image never overwrites another instruction silently.
+    std::vector<std::uint8_t> expected;
+    std::string text() const;         // as --patch takes it: "WHERE:NEW" or "WHERE:OLD->NEW"
 };
 struct Injection {
     std::vector<Patch> patches;       // bytes of the original changed under emulation
     bool reimpl_light_swapped = false;  // the reimplementation gets the light with x and z swapped
     bool empty() const { return patches.empty() && !reimpl_light_swapped; }
 };
-Patch parse_patch(const std::string& text);  // "WHERE:HEXBYTES"; throws std::invalid_argument
+// "WHERE:HEXBYTES" or "WHERE:OLDHEX->NEWHEX" (OLD and NEW of the same length); throws
+// std::invalid_argument.
+Patch parse_patch(const std::string& text);
+std::string hex_string(std::span<const std::uint8_t> bytes);  // "0f85", as patches are written
+
+// A patch as applied to one image: where it resolved and the bytes it replaced.
+struct AppliedPatch {
+    Patch patch;
+    std::uint32_t address = 0;
+    std::vector<std::uint8_t> replaced;  // the image's bytes at `address` before the patch
+};
+// Thrown when a patch's stated bytes are not the image's (Patch::expected).
+struct PatchMismatch : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The lines a run with seeded faults prints first on stdout, before any case runs (none without).
+std::vector<std::string> seeded_fault_banner(const Injection& injection);
 
 struct Shard {
     unsigned index = 0;
@@ -83,7 +110,20 @@ std::vector<std::filesystem::path> select_shard(const std::vector<std::filesyste
 // an address for every routine and global the case's family needs; with a rules document, the
 // document's index parses and lists every rule id the cases name. One line per problem; a
 // profile's missing names are listed together.
-std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOptions& options);
+// With seeded patches, each is resolved on every image the cases run on (the image loaded, nothing
+// called) and a patch stating its old bytes (WHERE:OLD->NEW) that finds others is a problem naming
+// the image, the address, the expected and the found bytes, so no case runs with a wrong patch.
+// `sites`, when given, receives where each patch lands on each image.
+struct PatchSite {
+    std::string image;  // the image's file name
+    AppliedPatch applied;
+};
+std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOptions& options,
+                                   std::vector<PatchSite>* sites = nullptr);
+
+// run.json's "seeded_faults": every patch on every image (where, address, bytes, replaced,
+// expected when stated) and the reimplementation's changed input; null when nothing is seeded.
+ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite>& sites);
 
 // Loads, runs and reports. Case files that don't parse give exit code 2 before anything runs. A
 // case with an unexplained divergence gets its drill-down (bisect.hpp) in its report ("bisect").
@@ -97,6 +137,10 @@ int merge(const std::vector<std::filesystem::path>& shard_dirs, const std::files
 // Writes index, JUnit and HTML for reports already in `out`.
 // A shard of a split run (count > 1) says which it is in run.json ("shard"), so that merge can
 // refuse an incomplete or mixed set of shard outputs.
-ojson write_run_outputs(const std::filesystem::path& out, const std::vector<ojson>& reports, const Shard& shard = {});
+// A run with seeded faults carries them ("seeded_faults", near the top of run.json; a JUnit
+// property each; a red banner in the HTML header). merge keeps them and refuses shards whose
+// seeded faults differ.
+ojson write_run_outputs(const std::filesystem::path& out, const std::vector<ojson>& reports, const Shard& shard = {},
+                        const ojson& seeded_faults = nullptr);
 
 }  // namespace refcheck::harness
