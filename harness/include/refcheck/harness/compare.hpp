@@ -5,6 +5,7 @@
 #include "refcheck/harness/record.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -73,6 +74,12 @@ public:
     // case lacks is an error, not an empty success).
     bool saw_only() const { return saw_only_; }
 
+    // Called with both events of every fully matched pair (all fields equal), and for a matched
+    // frame with the synthetic "frame" event of rule_predicates.hpp on both sides (the evidence
+    // ledger's predicates count these; run_case.cpp).
+    using MatchObserver = std::function<void(const EventRecord& original, const EventRecord& reimpl)>;
+    void observe_matches(MatchObserver observer) { observer_ = std::move(observer); }
+
     // One frame as one event (name, size, SHA-256) per side. A differing frame is a known divergence
     // only when every differing pixel's taint (the reimplementation's per-pixel flag set) holds the
     // flag of an allowed registry entry that may explain "pixels".
@@ -90,6 +97,7 @@ private:
     std::optional<Divergence> first_known_;
     std::string only_;
     bool saw_only_ = false;
+    MatchObserver observer_;
 };
 
 }  // namespace refcheck::harness

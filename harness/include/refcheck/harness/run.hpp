@@ -8,11 +8,14 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace refcheck::harness {
+
+struct RuleIndex;  // ledger.hpp
 
 // What a case runs on once "default" is resolved.
 struct Environment {
@@ -21,6 +24,9 @@ struct Environment {
     std::filesystem::path data;
     // Why blocks of the original stay unreached (coverage_reasons.hpp); used when it names the image.
     std::optional<std::filesystem::path> coverage_reasons;
+    // The rule index whose predicates the case report's "exercised" counts (ledger.hpp); none: no
+    // "exercised" section.
+    std::shared_ptr<const RuleIndex> rules;
 };
 
 // Seeded faults, to show that a comparison finds a difference (tests, experiments). Every injection
