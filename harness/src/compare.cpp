@@ -1,6 +1,7 @@
 #include "refcheck/harness/compare.hpp"
 
 #include "refcheck/harness/divergences.hpp"
+#include "refcheck/harness/rule_predicates.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -162,6 +163,7 @@ void Comparator::compare(const std::string& input, const std::vector<EventRecord
             auto diffs = diff_fields(a[i], b[j]);
             if (diffs.empty()) {
                 ++counts_.matched;
+                if (observer_) observer_(a[i], b[j]);
             } else {
                 Divergence d;
                 d.input = input;
@@ -250,6 +252,10 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
     ++counts_.by_kind["frame"];
     if (fc.differing == 0 && original.size() == reimpl.size()) {
         ++counts_.matched;
+        if (observer_) {
+            const EventRecord e = matched_frame_event(input, original);
+            observer_(e, e);
+        }
         return fc;
     }
     Divergence d;

@@ -42,13 +42,19 @@ std::vector<std::string> cells(const std::string& line) {
 
 RuleEntry parse_row(const fs::path& file, std::size_t n, const std::string& line) {
     const auto c = cells(line);
-    if (c.size() != 3) fail(file, n, "a rule index row has 3 cells (id, level, section)");
+    if (c.size() != 4) fail(file, n, "a rule index row has 4 cells (id, level, section, predicate)");
     const std::string& id = c[0];
     if (id.size() < 3 || id.front() != '`' || id.back() != '`' || id.find('`', 1) != id.size() - 1)
         fail(file, n, "a rule id is written in backticks, got " + id);
     if (c[1] != "Sourced" && c[1] != "Chosen" && c[1] != "Unknown")
         fail(file, n, "unknown evidence level \"" + c[1] + "\" (Sourced, Chosen or Unknown)");
-    return {id.substr(1, id.size() - 2), c[1], c[2]};
+    std::string text = c[3];
+    if (text.size() >= 2 && text.front() == '`' && text.back() == '`') text = text.substr(1, text.size() - 2);
+    try {
+        return {id.substr(1, id.size() - 2), c[1], c[2], parse_predicate(text)};
+    } catch (const PredicateError& e) {
+        fail(file, n, "predicate of " + id + ": " + e.what());
+    }
 }
 
 }  // namespace
@@ -82,8 +88,8 @@ RuleIndex load_rule_index(const fs::path& document) {
         }
         const auto c = cells(line);
         if (state == State::Header) {
-            if (c.size() != 3 || c[0] != "id" || c[1] != "level" || c[2] != "section")
-                fail(document, n, "the rule index header is | id | level | section |");
+            if (c.size() != 4 || c[0] != "id" || c[1] != "level" || c[2] != "section" || c[3] != "predicate")
+                fail(document, n, "the rule index header is | id | level | section | predicate |");
             state = State::Rows;
             continue;
         }
@@ -108,7 +114,8 @@ std::vector<std::string> unknown_rule_ids(const Case& c, const RuleIndex& index)
 
 ojson evidence_json(const RuleIndex& index) {
     ojson rules = ojson::object();
-    for (const auto& r : index.rules) rules[r.id] = {{"level", r.level}, {"section", r.section}};
+    for (const auto& r : index.rules)
+        rules[r.id] = {{"level", r.level}, {"section", r.section}, {"predicate", r.predicate.text}};
     return {{"document", index.file.filename().string()}, {"sha256", index.sha256}, {"rules", rules}};
 }
 
@@ -117,20 +124,53 @@ std::string ledger_status(const std::string& level, bool proven) {
     return level == "Unknown" ? "Unknown" : level + "-unproven";
 }
 
+namespace {
+
+// The count a case report gives a rule it claims ("exercised"), 0 when it gives none.
+std::uint64_t exercised_count(const ojson& report, const std::string& id) {
+    const ojson& x = member(report, "exercised");
+    if (!x.is_object() || !x.contains(id) || !x.at(id).is_number_integer() || x.at(id).get<std::int64_t>() <= 0) return 0;
+    return x.at(id).get<std::uint64_t>();
+}
+
+}  // namespace
+
+ExerciseCounter exercise_counter(const Case& c, const RuleIndex& index) {
+    std::vector<std::pair<std::string, const RulePredicate*>> rules;
+    std::set<std::string> seen;
+    for (const auto& id : c.rules)
+        if (const RuleEntry* r = index.find(id); r && seen.insert(id).second) rules.emplace_back(id, &r->predicate);
+    return ExerciseCounter(std::move(rules));
+}
+
 ojson make_ledger(const std::vector<ojson>& reports) {
     const ojson* evidence = nullptr;
-    std::set<std::string> documents;
-    std::map<std::string, std::set<std::string>> proven_by, exercised_by;
+    std::set<std::string> documents, injected;
+    std::map<std::string, std::set<std::string>> proven_by, exercised_by, claimed_by, not_exercised;
+    std::map<std::string, std::uint64_t> proving_count;
     for (const auto& r : reports) {
         const ojson& e = member(r, "evidence");
         if (!e.is_object()) continue;
         if (!evidence) evidence = &e;
         documents.insert(e.value("sha256", std::string()));
         const std::string name = r.at("case").get<std::string>();
-        const bool equivalent = r.value("status", std::string()) == "equivalent";
-        for (const auto& id : member(r, "rules")) {
-            exercised_by[id.get<std::string>()].insert(name);
-            if (equivalent) proven_by[id.get<std::string>()].insert(name);
+        // A case with seeded faults (--patch, --inject-reimpl-light-swap) proves nothing.
+        const bool seeded = r.contains("injected");
+        if (seeded) injected.insert(name);
+        const bool equivalent = r.value("status", std::string()) == "equivalent" && !seeded;
+        for (const auto& j : member(r, "rules")) {
+            const std::string id = j.get<std::string>();
+            claimed_by[id].insert(name);
+            const std::uint64_t n = exercised_count(r, id);
+            if (n == 0) {
+                not_exercised[id].insert(name);
+                continue;
+            }
+            exercised_by[id].insert(name);
+            if (equivalent) {
+                proven_by[id].insert(name);
+                proving_count[id] += n;
+            }
         }
     }
     if (!evidence) return ojson();
@@ -140,19 +180,28 @@ ojson make_ledger(const std::vector<ojson>& reports) {
     if (documents.size() > 1)
         ledger["error"] = "the case reports cite " + std::to_string(documents.size()) +
                           " different versions of the rule document; levels are those of the first";
+    if (!injected.empty()) ledger["injected"] = injected;
+    auto names = [](const std::map<std::string, std::set<std::string>>& m, const std::string& id) {
+        const auto it = m.find(id);
+        return it == m.end() ? ojson::array() : ojson(it->second);
+    };
     std::map<std::string, std::uint64_t> counts;
     ojson rows = ojson::array();
+    ojson unexercised = ojson::array();
     for (const auto& [id, rule] : evidence->at("rules").items()) {
         const std::string level = rule.at("level").get<std::string>();
-        const auto p = proven_by.find(id);
-        const auto x = exercised_by.find(id);
         ojson row;
         row["id"] = id;
         row["level"] = level;
         row["section"] = rule.at("section");
-        row["status"] = ledger_status(level, p != proven_by.end());
-        row["proven_by"] = p == proven_by.end() ? ojson::array() : ojson(p->second);
-        row["exercised_by"] = x == exercised_by.end() ? ojson::array() : ojson(x->second);
+        row["predicate"] = rule.value("predicate", std::string());
+        row["status"] = ledger_status(level, proven_by.count(id) != 0);
+        row["exercised"] = proving_count[id];
+        row["proven_by"] = names(proven_by, id);
+        row["exercised_by"] = names(exercised_by, id);
+        row["claimed_by"] = names(claimed_by, id);
+        row["claimed_not_exercised"] = names(not_exercised, id);
+        for (const auto& c : row["claimed_not_exercised"]) unexercised.push_back({{"rule", id}, {"case", c}});
         ++counts[row["status"].get<std::string>()];
         rows.push_back(std::move(row));
     }
@@ -160,6 +209,7 @@ ojson make_ledger(const std::vector<ojson>& reports) {
     for (const char* s : kStatuses) c[s] = counts[s];
     ledger["rules_total"] = rows.size();
     ledger["counts"] = c;
+    ledger["claimed_not_exercised"] = std::move(unexercised);
     ledger["rules"] = std::move(rows);
     return ledger;
 }
@@ -180,6 +230,20 @@ std::string ledger_summary(const ojson& ledger) {
         line += (first ? " " : ", ") + std::to_string(n.get<std::uint64_t>()) + " " + status;
         first = false;
     }
+    const ojson& missing = member(ledger, "claimed_not_exercised");
+    if (missing.is_array() && !missing.empty()) {
+        line += "; " + std::to_string(missing.size()) + " claimed, not exercised:";
+        std::size_t shown = 0;
+        for (const auto& m : missing) {
+            if (shown++ == 8) {
+                line += " ...";
+                break;
+            }
+            line += (shown == 1 ? " " : ", ") + m.at("case").get<std::string>() + ":" + m.at("rule").get<std::string>();
+        }
+    }
+    if (ledger.contains("injected"))
+        line += "; nothing proven by " + std::to_string(ledger.at("injected").size()) + " case(s) with seeded faults";
     return line;
 }
 
@@ -187,18 +251,25 @@ std::string ledger_html(const ojson& ledger) {
     std::ostringstream h;
     h << "<h2 id=ledger>Evidence ledger</h2><p>" << escape_markup(ledger_summary(ledger)) << ". Document SHA-256 "
       << escape_markup(ledger.value("sha256", std::string()))
-      << ". A rule is Proven when a case exercising it ran equivalent on its image.</p>";
+      << ". A rule is Proven when an equivalent case without seeded faults that claims it compared at least one "
+         "matched event satisfying its predicate (the count is of such events over those cases).</p>";
     if (ledger.contains("error")) h << "<p class=error>" << escape_markup(ledger.at("error").get<std::string>()) << "</p>";
-    h << "<table><tr><th>rule id</th><th>level</th><th>section</th><th>status</th><th>proven by</th>"
-         "<th>exercised by</th></tr>";
+    if (ledger.contains("injected"))
+        h << "<p class=error>Seeded faults in " << escape_markup(joined(ledger.at("injected")))
+          << ": these cases prove nothing.</p>";
+    h << "<table><tr><th>rule id</th><th>level</th><th>section</th><th>predicate</th><th>status</th><th>exercised</th>"
+         "<th>proven by</th><th>claimed, not exercised</th></tr>";
     for (const auto& row : member(ledger, "rules")) {
         const std::string status = row.at("status").get<std::string>();
-        h << "<tr" << (status == "Proven" ? " class=equivalent" : "") << "><td><code>"
+        const bool unexercised = !row.at("claimed_not_exercised").empty();
+        h << "<tr" << (status == "Proven" ? " class=equivalent" : unexercised ? " class=divergent" : "") << "><td><code>"
           << escape_markup(row.at("id").get<std::string>()) << "</code></td><td>"
           << escape_markup(row.at("level").get<std::string>()) << "</td><td>"
-          << escape_markup(row.at("section").get<std::string>()) << "</td><td>" << escape_markup(status) << "</td><td>"
-          << escape_markup(joined(row.at("proven_by"))) << "</td><td>" << escape_markup(joined(row.at("exercised_by")))
-          << "</td></tr>";
+          << escape_markup(row.at("section").get<std::string>()) << "</td><td><code>"
+          << escape_markup(row.at("predicate").get<std::string>()) << "</code></td><td>" << escape_markup(status)
+          << "</td><td>" << row.at("exercised").get<std::uint64_t>() << "</td><td>"
+          << escape_markup(joined(row.at("proven_by"))) << "</td><td>"
+          << escape_markup(joined(row.at("claimed_not_exercised"))) << "</td></tr>";
     }
     h << "</table>";
     return h.str();

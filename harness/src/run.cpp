@@ -35,7 +35,7 @@ fs::path pick(const std::optional<fs::path>& override_path, const std::string& c
 
 Environment resolve_environment(const Case& c, const RunOptions& o) {
     return {pick(o.image, c.image, c.file, o.defaults.image), pick(o.profile, c.profile, c.file, o.defaults.profile),
-            pick(o.data, c.data, c.file, o.defaults.data), o.coverage_reasons};
+            pick(o.data, c.data, c.file, o.defaults.data), o.coverage_reasons, nullptr};
 }
 
 namespace {
@@ -210,13 +210,17 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     summary.problems = preflight(cases, options, &sites);
     if (!summary.problems.empty()) return summary;
 
+    std::shared_ptr<const RuleIndex> rules;  // parsed by preflight already: it cannot fail here
+    if (options.rules_document) rules = std::make_shared<const RuleIndex>(load_rule_index(*options.rules_document));
     summary.results.resize(cases.size());
     std::atomic<std::size_t> next{0};
     std::mutex progress_mutex;
     auto worker = [&] {
         for (std::size_t i = next++; i < cases.size(); i = next++) {
             const auto t0 = std::chrono::steady_clock::now();
-            CaseResult r = run_case(cases[i], resolve_environment(cases[i], options), options.injection);
+            Environment env = resolve_environment(cases[i], options);
+            env.rules = rules;
+            CaseResult r = run_case(cases[i], env, options.injection);
             if (r.status == Status::Divergent) attach_drill_down(r, cases[i], options);
             r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             summary.results[i] = std::move(r);
@@ -231,8 +235,8 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
     worker();
     for (auto& t : threads) t.join();
-    if (options.rules_document) {
-        const ojson evidence = evidence_json(load_rule_index(*options.rules_document));
+    if (rules) {
+        const ojson evidence = evidence_json(*rules);
         for (auto& r : summary.results) r.report["evidence"] = evidence;
     }
 

@@ -5,6 +5,7 @@
 #include "refcheck/harness/coverage.hpp"
 #include "refcheck/harness/coverage_reasons.hpp"
 #include "refcheck/harness/hash.hpp"
+#include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/run.hpp"
 #include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
@@ -191,6 +192,11 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     options.blank_frames_count = c.blank_frames;
     Comparator comparator(options);
     comparator.only(c.only);
+    std::optional<ExerciseCounter> exercised;  // the claimed rules' predicates, over matched events
+    if (env.rules) {
+        exercised.emplace(exercise_counter(c, *env.rules));
+        comparator.observe_matches([&](const EventRecord& a, const EventRecord& b) { exercised->observe(a, b); });
+    }
     std::unique_ptr<Original> original;
     std::vector<RoutineBlocks> covered;  // the profile's routines and those they call
     std::optional<CoverageReasons> reasons;  // for this image, when the run has them
@@ -282,6 +288,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         if (reasons) annotate_coverage(r["coverage"], keyed, *reasons);
         result.files.emplace_back(drcov, drcov_bytes(original->machine()));
     }
+    if (exercised) r["exercised"] = exercised->json(r);
     return result;
 }
 

@@ -140,7 +140,7 @@ TEST(Coverage, ShardedRunsMergeIntoTheUnshardedRunByteForByte) {
     const fs::path root = fs::path(testing::TempDir()) / "coverage-shards";
     fs::remove_all(root);
     RunOptions o;
-    o.defaults = {REFCHECK_STANDIN_EXE, REFCHECK_STANDIN_PROFILE, REFCHECK_SMALL_DATA, std::nullopt};
+    o.defaults = {REFCHECK_STANDIN_EXE, REFCHECK_STANDIN_PROFILE, REFCHECK_SMALL_DATA, std::nullopt, nullptr};
     o.rules_document = fs::path(REFCHECK_SOURCE_DIR) / "docs/formats/apache-3d.md";
     o.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases/coverage/reasons.json";
     o.jobs = 2;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace refcheck::harness;
@@ -22,9 +23,10 @@ fs::path write(const std::string& name, const std::string& text) {
 
 const char* kDoc =
     "# spec\n\n- `a.one` Chosen: words.\n\n## Index of rule ids\n\n"
-    "| id | level | section |\n| --- | --- | --- |\n"
-    "| `a.one` | Chosen | 1. A |\n| `a.two` | Sourced | 1. A |\n| `b.one` | Unknown | 2. B |\n"
-    "| `b.two` | Chosen | 2. B |\n\nAfter the table.\n";
+    "| id | level | section | predicate |\n| --- | --- | --- | --- |\n"
+    "| `a.one` | Chosen | 1. A | event face_draw type in 7,8 |\n| `a.two` | Sourced | 1. A | event frame |\n"
+    "| `b.one` | Unknown | 2. B | `routine draw_shadow_face_` |\n"
+    "| `b.two` | Chosen | 2. B | none: nothing shows it |\n\nAfter the table.\n";
 
 std::string error_of(const std::string& text) {
     try {
@@ -35,13 +37,18 @@ std::string error_of(const std::string& text) {
     return "";
 }
 
-ojson report(const std::string& name, const std::string& status, std::vector<std::string> rules, const ojson& evidence) {
+// A case report claiming `rules`, each exercised once unless `unexercised` names it.
+ojson report(const std::string& name, const std::string& status, std::vector<std::string> rules, const ojson& evidence,
+             const std::vector<std::string>& unexercised = {}) {
     ojson r;
     r["case"] = name;
     r["family"] = "program";
     r["status"] = status;
     r["rules"] = rules;
     r["evidence"] = evidence;
+    r["exercised"] = ojson::object();
+    for (const auto& id : rules)
+        r["exercised"][id] = std::find(unexercised.begin(), unexercised.end(), id) == unexercised.end() ? 1 : 0;
     return r;
 }
 
@@ -60,17 +67,38 @@ TEST(Ledger, ParsesTheIndexTableInDocumentOrder) {
     EXPECT_EQ(index.rules[1].level, "Sourced");
     EXPECT_EQ(index.rules[2].section, "2. B");
     EXPECT_EQ(index.sha256.size(), 64u);
+    EXPECT_EQ(index.rules[0].predicate.text, "event face_draw type in 7,8");
+    EXPECT_EQ(index.rules[2].predicate.text, "routine draw_shadow_face_");  // backticks dropped
+    EXPECT_TRUE(index.rules[3].predicate.none);
+    EXPECT_EQ(index.rules[3].predicate.reason, "nothing shows it");
     ASSERT_NE(index.find("b.two"), nullptr);
     EXPECT_EQ(index.find("c.three"), nullptr);
 }
 
 TEST(Ledger, BadTablesFailNamingTheLine) {
-    const std::string head = "## Index of rule ids\n\n| id | level | section |\n| --- | --- | --- |\n";
-    EXPECT_NE(error_of(head + "| `x.y` | Guessed | 1. A |\n").find("bad.md:5: unknown evidence level \"Guessed\""),
+    const std::string head =
+        "## Index of rule ids\n\n| id | level | section | predicate |\n| --- | --- | --- | --- |\n";
+    EXPECT_NE(error_of(head + "| `x.y` | Guessed | 1. A | event frame |\n").find("bad.md:5: unknown evidence level \"Guessed\""),
               std::string::npos);
-    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A |\n| `x.y` | Sourced | 1. A |\n").find(":6: rule id \"x.y\" is listed twice"),
+    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A | event frame |\n| `x.y` | Sourced | 1. A | event frame |\n")
+                  .find(":6: rule id \"x.y\" is listed twice"),
               std::string::npos);
-    EXPECT_NE(error_of(head + "| x.y | Chosen | 1. A |\n").find("in backticks"), std::string::npos);
+    EXPECT_NE(error_of(head + "| x.y | Chosen | 1. A | event frame |\n").find("in backticks"), std::string::npos);
+    // Predicates: the row's file and line, the rule, and what is wrong.
+    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A |\n").find("bad.md:5: a rule index row has 4 cells"), std::string::npos);
+    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A | event face_drew |\n")
+                  .find("bad.md:5: predicate of `x.y`: unknown event kind \"face_drew\""),
+              std::string::npos);
+    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A | event frame |\n| `x.z` | Chosen | 1. A | event face_draw typ = 7 |\n")
+                  .find("bad.md:6: predicate of `x.z`: event face_draw has no field \"typ\""),
+              std::string::npos);
+    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A | none |\n").find("bad.md:5: predicate of `x.y`: \"none\" needs a reason"),
+              std::string::npos);
+    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A |  |\n").find("bad.md:5: predicate of `x.y`: a rule needs a predicate"),
+              std::string::npos);
+    EXPECT_NE(error_of("## Index of rule ids\n\n| id | level | section |\n| --- | --- | --- |\n| `x.y` | Chosen | 1. A |\n")
+                  .find("bad.md:3: the rule index header is | id | level | section | predicate |"),
+              std::string::npos);
     EXPECT_NE(error_of("# no index here\n").find("has no \"## Index of rule ids\" section"), std::string::npos);
     EXPECT_NE(error_of(head).find("lists no rule"), std::string::npos);
 }
@@ -103,7 +131,8 @@ TEST(Ledger, StatusesFollowTheCaseReports) {
     const ojson evidence = evidence_json(load_rule_index(write("doc.md", kDoc)));
     const std::vector<ojson> reports = {report("alpha", "equivalent", {"a.one", "b.one"}, evidence),
                                         report("beta", "divergent", {"a.two", "a.one"}, evidence),
-                                        report("gamma", "equivalent", {"a.one"}, evidence)};
+                                        report("gamma", "equivalent", {"a.one"}, evidence),
+                                        report("delta", "equivalent", {"b.two", "a.two"}, evidence, {"b.two", "a.two"})};
     const ojson ledger = make_ledger(reports);
     EXPECT_EQ(ledger.at("document"), "doc.md");
     EXPECT_EQ(ledger.at("rules_total"), 4);
@@ -111,9 +140,16 @@ TEST(Ledger, StatusesFollowTheCaseReports) {
     EXPECT_EQ(a1.at("status"), "Proven");
     EXPECT_EQ(a1.at("proven_by"), ojson({"alpha", "gamma"}));
     EXPECT_EQ(a1.at("exercised_by"), ojson({"alpha", "beta", "gamma"}));
-    // Exercised only by a divergent case: not proven.
+    EXPECT_EQ(a1.at("exercised"), 2);  // over the proving cases
+    EXPECT_EQ(a1.at("predicate"), "event face_draw type in 7,8");
+    // Exercised only by a divergent case, and claimed by an equivalent case that did not exercise
+    // it: not proven.
     EXPECT_EQ(row(ledger, "a.two").at("status"), "Sourced-unproven");
     EXPECT_EQ(row(ledger, "a.two").at("proven_by"), ojson::array());
+    EXPECT_EQ(row(ledger, "a.two").at("claimed_by"), ojson({"beta", "delta"}));
+    EXPECT_EQ(row(ledger, "a.two").at("claimed_not_exercised"), ojson({"delta"}));
+    EXPECT_EQ(ledger.at("claimed_not_exercised"),
+              ojson::parse(R"([{"rule":"a.two","case":"delta"},{"rule":"b.two","case":"delta"}])"));
     EXPECT_EQ(row(ledger, "b.one").at("status"), "Proven");
     EXPECT_EQ(row(ledger, "b.two").at("status"), "Chosen-unproven");
     EXPECT_EQ(ledger.at("counts").at("Proven"), 2);
@@ -121,12 +157,37 @@ TEST(Ledger, StatusesFollowTheCaseReports) {
     EXPECT_EQ(ledger.at("counts").at("Sourced-unproven"), 1);
     EXPECT_EQ(ledger.at("counts").at("Unknown"), 0);
     EXPECT_EQ(ledger_summary(ledger), "evidence ledger (doc.md): 4 rule ids: 2 Proven, 1 Chosen-unproven, "
-                                      "1 Sourced-unproven, 0 Unknown");
+                                      "1 Sourced-unproven, 0 Unknown; 2 claimed, not exercised: delta:a.two, "
+                                      "delta:b.two");
     // The run index carries it; the same reports give the same bytes whatever produced them.
     const ojson index = make_run_index(reports);
     EXPECT_EQ(index.at("ledger"), ledger);
     EXPECT_EQ(make_run_index(reports).dump(), index.dump());
     EXPECT_NE(ledger_html(ledger).find("<code>b.two</code>"), std::string::npos);
+    EXPECT_NE(ledger_html(ledger).find("<td>delta</td>"), std::string::npos);
+}
+
+// The old rule (Proven when a claiming case ran equivalent) would prove these.
+TEST(Ledger, ClaimingIsNotProvingAndSeededFaultsProveNothing) {
+    const ojson evidence = evidence_json(load_rule_index(write("doc.md", kDoc)));
+    // Equivalent, but it compared nothing its predicates accept.
+    ojson idle = report("idle", "equivalent", {"a.one"}, evidence, {"a.one"});
+    // No "exercised" section at all (a report of a run without predicates): nothing is exercised.
+    ojson bare = report("bare", "equivalent", {"a.two"}, evidence);
+    bare.erase("exercised");
+    // Exercised and equivalent, but with a seeded fault.
+    ojson seeded = report("seeded", "equivalent", {"b.one"}, evidence);
+    seeded["injected"] = {{"reimpl_light", "x and z swapped"}};
+    const ojson ledger = make_ledger({idle, bare, seeded});
+    EXPECT_EQ(ledger.at("counts").at("Proven"), 0);
+    EXPECT_EQ(row(ledger, "a.one").at("status"), "Chosen-unproven");
+    EXPECT_EQ(row(ledger, "a.one").at("claimed_not_exercised"), ojson({"idle"}));
+    EXPECT_EQ(row(ledger, "a.two").at("claimed_not_exercised"), ojson({"bare"}));
+    EXPECT_EQ(row(ledger, "b.one").at("status"), "Unknown");
+    EXPECT_EQ(row(ledger, "b.one").at("exercised_by"), ojson({"seeded"}));
+    EXPECT_EQ(row(ledger, "b.one").at("proven_by"), ojson::array());
+    EXPECT_EQ(ledger.at("injected"), ojson({"seeded"}));
+    EXPECT_NE(ledger_summary(ledger).find("nothing proven by 1 case(s) with seeded faults"), std::string::npos);
 }
 
 TEST(Ledger, UnknownLevelStaysUnknownUntilProvenAndNoEvidenceMeansNoLedger) {
@@ -143,7 +204,7 @@ TEST(Ledger, ACaseNamingAnUnlistedRuleIdIsAPreflightError) {
     const fs::path doc = write("doc.md", kDoc);
     const fs::path file = write("rogue.json", R"({"schema":"refcheck-case/1","family":"loader","rules":["a.one","z.nine"]})");
     RunOptions options;
-    options.defaults = {doc, doc, doc.parent_path(), std::nullopt};  // existence is all preflight checks of these here
+    options.defaults = {doc, doc, doc.parent_path(), std::nullopt, nullptr};  // existence is all preflight checks of these here
     options.rules_document = doc;
     const auto problems = preflight({load_case(file)}, options);
     bool named = false;

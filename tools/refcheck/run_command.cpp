@@ -137,7 +137,7 @@ const Command& run_command() {
             app.add_option("--shard", a->shard, "Run shard K of N (K/N); GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX also work");
             return [a] {
                 harness::RunOptions o;
-                o.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA, std::nullopt};
+                o.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA, std::nullopt, nullptr};
                 o.rules_document = fs::path(REFCHECK_SOURCE_DIR) / "docs" / "formats" / "apache-3d.md";
                 o.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases" / "coverage" / "reasons.json";
                 if (!a->image.empty()) o.image = a->image;

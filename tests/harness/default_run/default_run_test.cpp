@@ -92,3 +92,34 @@ TEST(DefaultRun, NoReasonIsStale) {
                                   "cases/coverage/reasons.json):\n"
                                << stale.dump(1);
 }
+
+// Proven means exercised: every rule a shipped case claims ("rules") is satisfied by at least one
+// event the case matched (its report's "exercised" count), so no claim of cases/ is hollow. A claim
+// that fails here is removed from the case, or its predicate in docs/formats/apache-3d.md is fixed
+// when it is wrong; predicates are never weakened to make a claim pass.
+TEST(DefaultRun, EveryClaimedRuleIsExercised) {
+    const ojson index = read(kRun / "run.json");
+    ASSERT_TRUE(index.contains("ledger"));
+    const ojson& ledger = index.at("ledger");
+    EXPECT_FALSE(ledger.contains("injected"));
+    EXPECT_TRUE(ledger.at("claimed_not_exercised").empty())
+        << "claimed, not exercised (remove the claim, or fix a wrong predicate):\n"
+        << ledger.at("claimed_not_exercised").dump(1);
+    std::size_t claims = 0;
+    for (const auto& row : index.at("cases")) {
+        const ojson report = read(kRun / row.at("report").get<std::string>());
+        ASSERT_TRUE(report.contains("exercised")) << row.at("report");
+        for (const auto& id : report.at("rules")) {
+            ++claims;
+            EXPECT_GT(report.at("exercised").value(id.get<std::string>(), std::uint64_t{0}), 0u)
+                << report.at("case") << " claims " << id << " but matched no event satisfying its predicate";
+        }
+    }
+    EXPECT_GT(claims, 0u);
+    // Every Proven rule names the equivalent cases that exercised it, with a nonzero count.
+    for (const auto& r : ledger.at("rules"))
+        if (r.at("status") == "Proven") {
+            EXPECT_FALSE(r.at("proven_by").empty()) << r.at("id");
+            EXPECT_GT(r.at("exercised").get<std::uint64_t>(), 0u) << r.at("id");
+        }
+}

@@ -5,6 +5,7 @@
 #include "refcheck/harness/record.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -87,6 +88,11 @@ public:
     // input's original side ran), or `input` when given. `fault` is an event of kind "fault" whose
     // fields carry the routine, the fault kind, EIP, message, registers and disassembly.
     void fault(EventRecord fault, std::string input = {});
+    // Called with both events of every fully matched pair (all fields equal), and for a matched
+    // frame with the synthetic "frame" event of rule_predicates.hpp on both sides (the evidence
+    // ledger's predicates count these; run_case.cpp).
+    using MatchObserver = std::function<void(const EventRecord& original, const EventRecord& reimpl)>;
+    void observe_matches(MatchObserver observer) { observer_ = std::move(observer); }
 
     // One frame as one event (name, size, SHA-256) per side. A differing frame is a known divergence
     // only when, at every differing pixel, both sides' taints (per-pixel flag sets: `taint` the
@@ -109,6 +115,7 @@ private:
     std::string only_;
     bool saw_only_ = false;
     bool fault_pending_input_ = false;  // the first unexplained divergence is a fault awaiting its input
+    MatchObserver observer_;
 };
 
 }  // namespace refcheck::harness

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -17,6 +18,8 @@
 
 namespace refcheck::harness {
 
+struct RuleIndex;  // ledger.hpp
+
 // What a case runs on once "default" is resolved.
 struct Environment {
     std::filesystem::path image;
@@ -24,6 +27,9 @@ struct Environment {
     std::filesystem::path data;
     // Why blocks of the original stay unreached (coverage_reasons.hpp); used when it names the image.
     std::optional<std::filesystem::path> coverage_reasons;
+    // The rule index whose predicates the case report's "exercised" counts (ledger.hpp); none: no
+    // "exercised" section.
+    std::shared_ptr<const RuleIndex> rules;
 };
 
 // Seeded faults, to show that a comparison finds a difference (tests, experiments). A run with one
