@@ -200,6 +200,7 @@ ojson report_event(const events::Event& e) {
 ojson without_flags(const ojson& e) {
     ojson out = e;
     out.erase("flags");
+    out.erase("excuses");
     return out;
 }
 

@@ -45,9 +45,15 @@ TEST(Compare, FieldMismatchIsUnexplainedWithoutFlag) {
     EXPECT_EQ(d.original_after.size(), 1u);
 }
 
+// Both sides' own evidence of a missing normal for the one vertex level concerned.
+EventRecord excused(EventRecord e, std::uint32_t flag, std::string_view field, std::int32_t element) {
+    e.excuses.push_back({flag, field, element});
+    return e;
+}
+
 TEST(Compare, FlaggedMismatchIsKnownOnlyWhenAllowedAndOnlyForItsFields) {
-    std::vector<EventRecord> a = {face(0, 3, {1, 1}, kMissingNormal)};
-    std::vector<EventRecord> b = {face(0, 31, {1, 1}, kMissingNormal)};
+    std::vector<EventRecord> a = {excused(face(0, 3, {1, 1}), kMissingNormal, "vertex_levels", 0)};
+    std::vector<EventRecord> b = {excused(face(0, 31, {1, 1}, kMissingNormal), kMissingNormal, "vertex_levels", 0)};
     Comparator allowed({{"missing_normal"}, 0, 5, 64});
     allowed.compare("x", a, b);
     EXPECT_EQ(allowed.counts().known, 1u);
@@ -56,21 +62,129 @@ TEST(Compare, FlaggedMismatchIsKnownOnlyWhenAllowedAndOnlyForItsFields) {
     not_allowed.compare("x", a, b);
     EXPECT_EQ(not_allowed.counts().unexplained, 1u);
     // The missing-normal entry may not explain a screen difference.
-    std::vector<EventRecord> c2 = {face(0, 31, {1, 2}, kMissingNormal)};
+    std::vector<EventRecord> c2 = {excused(face(0, 31, {1, 2}, kMissingNormal), kMissingNormal, "vertex_levels", 0)};
     Comparator screen({{"missing_normal"}, 0, 5, 64});
     screen.compare("x", a, c2);
     EXPECT_EQ(screen.counts().unexplained, 1u);
 }
 
+// Issue 11: a known divergence needs evidence from both sides; the reimplementation's flag alone
+// (the old rule: original.flags | reimpl.flags) excuses nothing.
+TEST(Compare, AnExcuseOnOneSideOnlyIsUnexplained) {
+    const EventRecord original = face(0, 3);
+    const EventRecord reimpl = excused(face(0, 31, {10, 20}, kMissingNormal), kMissingNormal, "vertex_levels", -1);
+    Comparator reimpl_only({{"missing_normal"}, 0, 5, 64});
+    reimpl_only.compare("x", {original}, {reimpl});
+    EXPECT_EQ(reimpl_only.counts().unexplained, 1u);
+    EXPECT_EQ(reimpl_only.counts().known, 0u);
+    Comparator original_only({{"missing_normal"}, 0, 5, 64});
+    original_only.compare("x", {excused(original, kMissingNormal, "vertex_levels", -1)}, {face(0, 31)});
+    EXPECT_EQ(original_only.counts().unexplained, 1u);
+    Comparator both({{"missing_normal"}, 0, 5, 64});
+    both.compare("x", {excused(original, kMissingNormal, "vertex_levels", -1)}, {reimpl});
+    EXPECT_EQ(both.counts().known, 1u);
+}
+
+// Only the elements both sides excuse: a vertex whose normal is present must still match.
+TEST(Compare, OnlyTheConcernedVerticesAreExcused) {
+    auto levels = [](std::vector<std::int64_t> v) {
+        EventRecord e = face(0, 0);
+        e.fields[2].value = std::move(v);
+        return e;
+    };
+    // Vertex 1's normal is missing on both sides; vertex 0 differs too, and nothing excuses it.
+    const EventRecord a = excused(levels({5, 7}), kMissingNormal, "vertex_levels", 1);
+    const EventRecord wrong = excused(levels({6, 31}), kMissingNormal, "vertex_levels", 1);
+    const EventRecord right = excused(levels({5, 31}), kMissingNormal, "vertex_levels", 1);
+    Comparator c({{"missing_normal"}, 0, 5, 64});
+    c.compare("wrong", {a}, {wrong});
+    EXPECT_EQ(c.counts().unexplained, 1u);
+    c.compare("right", {a}, {right});
+    EXPECT_EQ(c.counts().known, 1u);
+    // The sides excuse different vertices: unexplained.
+    Comparator d({{"missing_normal"}, 0, 5, 64});
+    d.compare("x", {excused(levels({5, 7}), kMissingNormal, "vertex_levels", 0)}, {right});
+    EXPECT_EQ(d.counts().unexplained, 1u);
+}
+
+// A correct face next to a flagged one is compared as usual: it matches when equal, and a
+// difference in it is unexplained although its neighbour's cause is witnessed on both sides.
+TEST(Compare, AFaceNextToAnExcusedOneMustStillMatch) {
+    const EventRecord flagged_o = excused(face(0, 3), kMissingNormal, "vertex_levels", -1);
+    const EventRecord flagged_r = excused(face(0, 31, {10, 20}, kMissingNormal), kMissingNormal, "vertex_levels", -1);
+    Comparator c({{"missing_normal"}, 0, 5, 64});
+    c.compare("x", {flagged_o, face(10, 4)}, {flagged_r, face(10, 4)});
+    EXPECT_EQ(c.counts().known, 1u);
+    EXPECT_EQ(c.counts().matched, 1u);
+    c.compare("y", {flagged_o, face(10, 4)}, {flagged_r, face(10, 9)});
+    EXPECT_EQ(c.counts().unexplained, 1u);
+    EXPECT_EQ(c.first_unexplained()->original_index, 1u);
+}
+
 TEST(Compare, GridToleranceExplainsSmallScreenDifferencesOnly) {
-    std::vector<EventRecord> a = {face(0, 3, {100, 50}, kGridModel)};
-    std::vector<EventRecord> near = {face(0, 3, {101, 49}, kGridModel)};
-    std::vector<EventRecord> far = {face(0, 3, {104, 50}, kGridModel)};
+    auto grid = [](std::vector<std::int64_t> screen) {
+        return excused(face(0, 3, std::move(screen), kGridModel), kGridModel, "screen_x", -1);
+    };
+    std::vector<EventRecord> a = {grid({100, 50})};
+    std::vector<EventRecord> near = {grid({101, 49})};
+    std::vector<EventRecord> far = {grid({104, 50})};
     Comparator c({{"grid_rounding"}, 2, 5, 64});
     c.compare("near", a, near);
     EXPECT_EQ(c.counts().known, 1u);
     c.compare("far", a, far);
     EXPECT_EQ(c.counts().unexplained, 1u);
+    // Within tolerance, but the original's record is not grid-encoded: unexplained.
+    c.compare("s16", {face(0, 3, {100, 50})}, near);
+    EXPECT_EQ(c.counts().unexplained, 2u);
+}
+
+// Frames: a pixel is excused only where both sides' taints carry an allowed cause.
+TEST(Compare, FramePixelsNeedBothSidesTaint) {
+    const std::vector<std::uint8_t> original = {1, 2, 3, 4}, reimpl = {1, 9, 3, 9};
+    const std::vector<std::uint8_t> reimpl_taint = {0, kMissingNormal, 0, kMissingNormal};
+    const std::vector<std::uint8_t> both = {0, kMissingNormal, 0, kMissingNormal}, one = {0, kMissingNormal, 0, 0};
+    Comparator c({{"missing_normal"}, 0, 5, 64});
+    EXPECT_EQ(c.compare_frame("a", original, reimpl, reimpl_taint, both, 2).unexplained, 0u);
+    EXPECT_EQ(c.counts().known, 1u);
+    EXPECT_EQ(c.compare_frame("b", original, reimpl, reimpl_taint, one, 2).unexplained, 1u);
+    EXPECT_EQ(c.compare_frame("c", original, reimpl, reimpl_taint, {}, 2).unexplained, 2u);
+    EXPECT_EQ(c.counts().unexplained, 2u);
+}
+
+// Blank frames on both sides are set aside unless the case says they are what it tests.
+TEST(Compare, BlankFramesCountOnlyWhenTheCaseSaysSo) {
+    const std::vector<std::uint8_t> blank(6, 224);
+    CompareOptions o;
+    o.clear_colour = 224;
+    Comparator aside(o);
+    aside.compare_frame("a", blank, blank, {}, {}, 3);
+    EXPECT_EQ(aside.counts().compared, 0u);
+    EXPECT_EQ(aside.counts().blank_frames, 1u);
+    o.blank_frames_count = true;
+    Comparator counted(o);
+    counted.compare_frame("a", blank, blank, {}, {}, 3);
+    EXPECT_EQ(counted.counts().compared, 1u);
+    EXPECT_EQ(counted.counts().matched, 1u);
+}
+
+// A fault of the original is an unexplained divergence of its own, labelled with the input that
+// ran, and it is the first divergence when it comes before the first event difference.
+TEST(Compare, AFaultIsTheFirstDivergenceWhenItComesFirst) {
+    Comparator c({});
+    EventRecord fault;
+    fault.kind = "fault";
+    fault.fields = {{"routine", std::string("draw_3d_object_")}, {"fault", std::string("invalid_instruction")}};
+    c.fault(fault);
+    c.compare("record 3", {face(0, 1)}, {face(0, 2)});
+    EXPECT_EQ(c.counts().faults, 1u);
+    EXPECT_EQ(c.counts().unexplained, 2u);
+    ASSERT_TRUE(c.first_unexplained());
+    EXPECT_EQ(c.first_unexplained()->kind, DivergenceKind::OriginalFault);
+    EXPECT_EQ(c.first_unexplained()->input, "record 3");
+    Comparator later({});
+    later.compare("record 3", {face(0, 1)}, {face(0, 2)});
+    later.fault(fault);
+    EXPECT_EQ(later.first_unexplained()->kind, DivergenceKind::FieldMismatch);
 }
 
 TEST(Compare, MissingAndExtraEventsRealign) {

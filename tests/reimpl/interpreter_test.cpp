@@ -178,12 +178,16 @@ TEST_F(InterpreterTest, GridFacesCarryTheirFaultFlags) {
   EXPECT_EQ(faces[16].flags, FaceFlag::GridRounding | FaceFlag::TextureRightEdge | FaceFlag::TexturePastImage);
   EXPECT_EQ(faces[16].u, (std::vector<std::int32_t>{0, 64, 64, 0}));
   EXPECT_EQ(faces[16].texture, 1);
-  // Missing normals: a vertex normal (18) or the face normal (14); levels reported as 31.
+  // Missing normals: a vertex normal (18) or the face normal (14). Only the levels a missing normal
+  // gives are reported as 31 (and marked in missing_levels); the lit ones keep their values.
   EXPECT_EQ(faces[18].flags, FaceFlag::GridRounding | FaceFlag::MissingNormal);
-  EXPECT_EQ(faces[18].vertex_levels, (std::vector<std::int32_t>{31, 31, 31}));
+  EXPECT_EQ(faces[18].vertex_levels, (std::vector<std::int32_t>{31, 16, 31}));
+  EXPECT_EQ(faces[18].missing_levels, (std::vector<std::uint8_t>{0, 0, 0, 1}));
   EXPECT_EQ(faces[18].vertex_normals, (std::vector<std::int32_t>{0, 1, 5}));
   EXPECT_EQ(faces[14].flags, FaceFlag::GridRounding | FaceFlag::MissingNormal);
   EXPECT_EQ(faces[14].face_level, 31);
+  EXPECT_EQ(faces[14].missing_levels[0], 1);
+  EXPECT_TRUE(faces[17].missing_levels.empty());
   // Gouraud 17: face normal 0 -> 31; vertex normals 0, 1, 2 -> 31, 16, 0 (normal 2 is (127, 0, 0)).
   EXPECT_EQ(faces[17].face_level, 31);
   EXPECT_EQ(faces[17].vertex_levels, (std::vector<std::int32_t>{31, 16, 0}));

@@ -1,0 +1,163 @@
+// Sound verdicts (issue 11): a green run must be earned. Each test seeds the fault that used to pass
+// as equivalent and checks that refcheck now says so: faults of the original count, nothing
+// compared is an error, and a known divergence needs the original's own evidence (the negated
+// normal-count clamp of setup_normals, which the old rule excused on the reimplementation's word).
+#include "cli_support.hpp"
+#include "code_site.hpp"
+
+#include "refcheck/reimpl/file_bytes.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
+
+#include <fstream>
+
+namespace refcheck::cli_test {
+namespace {
+
+const reimpl::ModelArchive& small_models() {
+    static const auto models =
+        reimpl::ModelArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN"));
+    return models;
+}
+
+// Signed-16-bit records of the small archives whose property bit 0 is clear (they cast no shadow).
+std::vector<std::uint32_t> non_casters() {
+    std::vector<std::uint32_t> out;
+    const auto& m = small_models();
+    for (std::uint32_t i = 0; i < m.count() && out.size() < 4; ++i)
+        if (m.populated(i) && m.record(i).encoding == reimpl::Encoding::S16 && !(m.record(i).header.properties & 1))
+            out.push_back(i);
+    return out;
+}
+
+ojson shadow_case(const std::vector<std::uint32_t>& records) {
+    return {{"schema", "refcheck-case/1"},
+            {"family", "shadow"},
+            {"description", "cli_tests: shadows of records that cast none"},
+            {"selection",
+             {{"records", {{"list", records}}},
+              {"views", {{{"yaw", 30}, {"pitch", 55}, {"distance", 4}}}},
+              {"suns", {{4096, -15000, 3000}}},
+              {"states", {0}}}}};
+}
+
+class SoundVerdictTest : public CliTest {};
+
+// An original that faults on every call was "equivalent": the faults were listed and counted for
+// nothing, and blank frames matched blank frames.
+TEST_F(SoundVerdictTest, AnOriginalThatFaultsOnEveryCallIsDivergent) {
+    const auto records = non_casters();
+    ASSERT_FALSE(records.empty());
+    const fs::path file = write_case("noshadow", shadow_case(records));
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    const Result run = refcheck("run " + common + " --out faulting --patch draw_3d_object_shadow_:0f0b");
+    EXPECT_EQ(run.code, 1) << run.out << run.err;
+    const ojson report = read_json(path("faulting/noshadow.json"));
+    EXPECT_EQ(report.at("status"), "divergent");
+    EXPECT_EQ(report.at("counts").at("faults"), records.size());
+    const ojson& first = report.at("first_unexplained");
+    EXPECT_EQ(first.at("kind"), "original_fault");
+    EXPECT_EQ(first.at("original").at("fields").at("fault"), "invalid_instruction");
+    EXPECT_NE(first.at("original").at("fields").at("registers").get<std::string>().find("eip="), std::string::npos);
+    EXPECT_NE(first.at("original").at("fields").at("disassembly").get<std::string>().find("ud2"), std::string::npos);
+    EXPECT_EQ(first.at("input"), "record " + std::to_string(records[0]) + " view 0 sun 0 state 0");
+    // Unpatched, these records draw nothing on either side: blank frames the case does not count,
+    // so nothing is compared (exit 2); a case that says blank frames are what it tests passes.
+    const Result clean = refcheck("run " + common + " --out clean");
+    EXPECT_EQ(clean.code, 2) << clean.out << clean.err;
+    EXPECT_NE(read_json(path("clean/noshadow.json")).at("error").get<std::string>().find("blank frame"), std::string::npos);
+    ojson blank = shadow_case(records);
+    blank["blank_frames"] = true;
+    const Result counted = refcheck("run " + quote(write_case("blank", blank)) + " --data " + quote(kSmallData) + " --out blank");
+    EXPECT_EQ(counted.code, 0) << counted.out << counted.err;
+}
+
+TEST_F(SoundVerdictTest, ASelectionThatSelectsNothingIsAnError) {
+    ProgramCase c = small_program();
+    c.records = {};
+    ojson j = c.to_json();
+    j["selection"]["records"] = {{"from", 100000}, {"to", 100010}};
+    const Result run = refcheck("run " + quote(write_case("empty", j)) + " --data " + quote(kSmallData) + " --out o");
+    EXPECT_EQ(run.code, 2) << run.out << run.err;
+    const ojson report = read_json(path("o/empty.json"));
+    EXPECT_EQ(report.at("status"), "error");
+    EXPECT_NE(report.at("error").get<std::string>().find("selects no input"), std::string::npos) << report.at("error");
+}
+
+// The frames case against a data root whose programs draw nothing (every program returns at its
+// first byte): both sides draw nothing, and that is no proof. (An unknown opcode there is refused
+// by the reimplementation's validator, an error naming archive, record and offset.)
+TEST_F(SoundVerdictTest, FramesOfProgramsThatDrawNothingAreAnError) {
+    const fs::path root = path("rejected");
+    fs::create_directories(root / "3DDATA");
+    for (const char* f : {"3DDATA/OBJTEXT.BIN", "3DPAL.RGB"}) fs::copy_file(kSmallData / f, root / f);
+    auto bytes = reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN");
+    const auto& models = small_models();
+    for (std::uint32_t i = 0; i < models.count(); ++i) {
+        if (!models.populated(i)) continue;
+        const std::uint64_t at = models.record(i).absolute(models.record(i).header.program);
+        if (models.record(i).header.program && at < bytes.size()) bytes[at] = 7;  // op.return
+    }
+    std::ofstream(root / "3DDATA" / "3DOBJS.BIN", std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const Result run = refcheck("run " + quote(shipped_case("frames")) + " --data " + quote(root) + " --out o");
+    EXPECT_EQ(run.code, 2) << run.out << run.err;
+    const ojson report = read_json(path("o/frames.json"));
+    EXPECT_EQ(report.at("status"), "error") << report.dump(1).substr(0, 2000);
+    EXPECT_NE(report.value("error", std::string()).find("nothing compared"), std::string::npos) << report.value("error", std::string());
+}
+
+TEST_F(SoundVerdictTest, AnEventKindTheCaseExistsToCompareMustBeCompared) {
+    ProgramCase c = small_program();
+    c.records = {1};
+    ojson j = c.to_json();
+    j["compares"] = {"face_draw", "winding_decision", "frame"};  // no face routine runs: no frame
+    const Result run = refcheck("run " + quote(write_case("kinds", j)) + " --data " + quote(kSmallData) + " --out o");
+    EXPECT_EQ(run.code, 2) << run.out << run.err;
+    const std::string error = read_json(path("o/kinds.json")).at("error");
+    EXPECT_NE(error.find("frame"), std::string::npos) << error;
+    EXPECT_EQ(error.find("face_draw"), std::string::npos) << error;
+}
+
+// The mutant of the audit: setup_normals' clamp of the normal count to the room left in the
+// archive, negated (jb -> jae). The original then lights "normals" past the list from the bytes
+// after it, so the level it passes for a missing normal is no longer the stray byte its own lit
+// count left unlit: the original's witness fails, and the reimplementation's flag alone excuses
+// nothing.
+TEST_F(SoundVerdictTest, TheNegatedNormalCountClampIsCaught) {
+    auto is_jb = [](const emu::Instruction& i) { return i.text.rfind("jb ", 0) == 0; };
+    const CodeSite site = find_instruction("setup_normals", is_jb);
+    // The clamp is the jb after the compare of count_all with the room (the third jb of the routine).
+    CodeSite clamp = site;
+    for (int n = 0; n < 2; ++n) {
+        const emu::Address after = clamp.instruction.address;
+        clamp = find_instruction("setup_normals", [after, is_jb](const emu::Instruction& i) {
+            return is_jb(i) && i.address > after;
+        });
+    }
+    ASSERT_EQ(clamp.bytes.size(), 2u);
+    ASSERT_EQ(clamp.bytes[0], 0x72);
+    std::vector<std::uint8_t> jae = clamp.bytes;
+    jae[0] = 0x73;
+    ProgramCase frames = small_frames();
+    frames.records = {24};  // a signed-16-bit record of the small archives with a missing normal
+    frames.views = {{35, 25, 0, 2}, {215, 15, 0, 3}};
+    const fs::path file = write_case("frames", frames.to_json());
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const ojson clean_report = read_json(path("clean/frames.json"));
+    ASSERT_GT(clean_report.at("counts").at("known").get<std::uint64_t>(), 0u) << "the case needs a missing normal";
+    const Result mutant = refcheck("run " + common + " --out mutant --patch " + clamp.where() + ":" + hex_bytes(jae));
+    EXPECT_EQ(mutant.code, 1) << mutant.out << mutant.err;
+    const ojson report = read_json(path("mutant/frames.json"));
+    EXPECT_GT(report.at("counts").at("unexplained").get<std::uint64_t>(), 0u);
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("kind"), "field_mismatch");
+    // The reimplementation still flags the face; the original carries no excuse for it.
+    EXPECT_TRUE(d.at("reimpl").contains("excuses"));
+    EXPECT_FALSE(d.at("original").contains("excuses") &&
+                 d.at("original").at("excuses").dump().find("missing_normal") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace refcheck::cli_test
