@@ -79,7 +79,10 @@ bool on_invalid_memory(uc_engine*, uc_mem_type type, uint64_t address, int size,
     std::string message = std::string(memory_verb(type)) + " at " + hex(a) + " (" + std::to_string(size) + " bytes)";
     bool fetch = kind == FaultKind::fetch_unmapped || kind == FaultKind::fetch_protected;
     if (impl.trial) {
-        impl.trial_stop = {true, kind, std::move(message), a, std::nullopt};
+        // The first fault wins, as in record_stop: a store split across pages (an unaligned store
+        // whose tail is on a read-only page) faults once per byte in Unicorn.
+        if (!impl.trial_stop.set)
+            impl.trial_stop = {true, kind, std::move(message), a, std::nullopt};
         return false;
     }
     impl.record_stop(kind, std::move(message), a, fetch ? std::optional<Address>(a) : std::nullopt);
@@ -118,6 +121,7 @@ void on_shim_page(uc_engine* uc, uint64_t address, uint32_t, void* user)
         uc_emu_stop(uc);
         return;
     }
+    note_eip(address);
     size_t index = (static_cast<Address>(address) - Machine::shim_base) / Machine::thunk_size;
     if (index >= impl.thunks.size() || address % Machine::thunk_size != 0)
         return;  // not a thunk: the hlt filler stops the run as a halt
@@ -208,6 +212,22 @@ void Machine::Impl::flush_all_translations()
 {
     remove_cache({0, 0xffffffff});
     uc_ctl_flush_tlb(uc);
+    ++invalidations;
+}
+
+// Unicorn 2.1.1 crashes (SIGSEGV in tb_set_jmp_target, from cpu_exec) when its translation buffer
+// fills up during a run. Removing translations (uc_ctl_remove_cache) does not give their space back:
+// only a full flush does. So every invalidation of everything (a fault located, a watch or budget
+// hook added or removed) makes the next run translate its code anew into fresh space, and thousands
+// of faulting calls fill the buffer. Before it can fill, the space is reclaimed here, between runs,
+// where no translated block is executing.
+void Machine::Impl::reclaim_translations()
+{
+    if (invalidations < reclaim_after)
+        return;
+    uc_ctl_flush_tb(uc);
+    invalidations = 0;
+    ++reclaims;
 }
 
 Machine::Machine(MachineOptions options) : impl_(std::make_unique<Impl>(*this, std::move(options))) {}

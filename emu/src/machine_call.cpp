@@ -89,16 +89,31 @@ CallResult Machine::call(Address address, Convention c, std::span<const uint32_t
                          ? limits.instruction_budget
                          : 0;
     m.set_budget_hook(block_budget);
+    m.reclaim_translations();  // between runs only: never while a translated block executes
     m.budget = limits.instruction_budget;
     m.executed = 0;
     reset_registers(m.uc);
     write_call_frame(*this, c, args, stack_top, sentinel);
 
+    CrashNote* note = crash_note();
+    if (note) {
+        size_t n = std::min(m.routine.size(), sizeof note->routine - 1);
+        for (size_t i = 0; i < n; ++i)
+            note->routine[i] = m.routine[i];
+        note->routine[n] = '\0';
+        note->in_call = 1;
+        note_eip(address);
+    }
     if (limits.wall_ms != 0)
         m.watchdog->arm(limits.wall_ms);
     m.running = true;
     uc_err err = uc_emu_start(m.uc, address, sentinel, 0, count);
     m.running = false;
+    if (note) {
+        note->in_call = 0;
+        if (Address stopped = reg(Reg::eip); stopped != sentinel)
+            note_eip(stopped);  // where a stopped run stopped (a return leaves the last hook's EIP)
+    }
     bool timed_out = limits.wall_ms != 0 && m.watchdog->disarm();
 
     CallResult result;

@@ -11,7 +11,7 @@ namespace refcheck::emu {
 
 namespace {
 
-void on_replace(uc_engine* uc, uint64_t, uint32_t, void* user)
+void on_replace(uc_engine* uc, uint64_t address, uint32_t, void* user)
 {
     auto& rec = *static_cast<HookRecord*>(user);
     Machine::Impl& impl = *rec.impl;
@@ -19,6 +19,7 @@ void on_replace(uc_engine* uc, uint64_t, uint32_t, void* user)
         uc_emu_stop(uc);
         return;
     }
+    note_eip(address);
     guarded(impl, [&] {
         Args args(impl.self, rec.convention, rec.nargs);
         uint32_t eax = rec.replace(impl.self, args);
@@ -27,7 +28,7 @@ void on_replace(uc_engine* uc, uint64_t, uint32_t, void* user)
     });
 }
 
-void on_tap(uc_engine* uc, uint64_t, uint32_t, void* user)
+void on_tap(uc_engine* uc, uint64_t address, uint32_t, void* user)
 {
     auto& rec = *static_cast<HookRecord*>(user);
     Machine::Impl& impl = *rec.impl;
@@ -35,6 +36,7 @@ void on_tap(uc_engine* uc, uint64_t, uint32_t, void* user)
         uc_emu_stop(uc);
         return;
     }
+    note_eip(address);
     guarded(impl, [&] { rec.tap(impl.self); });
 }
 

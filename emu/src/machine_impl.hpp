@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "refcheck/emu/crash_note.hpp"
 #include "refcheck/emu/disasm.hpp"
 #include "refcheck/emu/machine.hpp"
 #include "watchdog.hpp"
@@ -103,6 +104,11 @@ struct Machine::Impl {
                      std::optional<Address> eip = std::nullopt);
     void remove_cache(Range r);
     void flush_all_translations();
+    // Translation buffer space (machine.cpp): reclaimed between runs after this many flushes of all.
+    static constexpr uint32_t reclaim_after = 32;
+    uint32_t invalidations = 0;
+    uint64_t reclaims = 0;
+    void reclaim_translations();
     static size_t block_slot(Address start) { return (start ^ (start >> 12)) % block_cache_size; }
     uint32_t count_block(Address start, uint32_t size);  // decodes and caches (the slow path)
     void set_budget_hook(bool on);
@@ -128,6 +134,18 @@ void guarded(Machine::Impl& impl, F&& f)
     } catch (const std::exception& e) {
         impl.record_stop(FaultKind::host_error, e.what());
         uc_emu_stop(impl.uc);
+    } catch (...) {
+        impl.record_stop(FaultKind::host_error, "a hook threw an exception that is not a std::exception");
+        uc_emu_stop(impl.uc);
+    }
+}
+
+// The crash note (crash_note.hpp), when the process keeps one: written at hook and call boundaries only.
+inline void note_eip(uint64_t address)
+{
+    if (CrashNote* n = crash_note()) {
+        n->eip = static_cast<uint32_t>(address);
+        n->known = 1;
     }
 }
 

@@ -8,6 +8,7 @@
 #include "refcheck/harness/report.hpp"
 #include "refcheck/harness/run.hpp"
 #include "refcheck/events.hpp"
+#include "workers.hpp"
 
 #include <cstdint>
 #include <span>
@@ -50,7 +51,12 @@ struct CaseContext {
 
     // Case::only narrows a case to one input: whether `input` is compared, and whether any input
     // whose name starts with `prefix` ("record 12 ") is (families skip the work of the others).
-    bool selected(std::string_view input) const { return c.only.empty() || c.only == input; }
+    // A selected input is about to run: a worker's breadcrumb notes it (workers.hpp).
+    bool selected(std::string_view input) const {
+        const bool yes = c.only.empty() || c.only == input;
+        if (yes) note_input(input);
+        return yes;
+    }
     bool selects_within(std::string_view prefix) const { return c.only.empty() || c.only.starts_with(prefix); }
 };
 

@@ -6,16 +6,14 @@
 #include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/original.hpp"
 #include "refcheck/harness/profile.hpp"
+#include "workers.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
-#include <thread>
 
 namespace refcheck::harness {
 
@@ -212,29 +210,23 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
 
     std::shared_ptr<const RuleIndex> rules;  // parsed by preflight already: it cannot fail here
     if (options.rules_document) rules = std::make_shared<const RuleIndex>(load_rule_index(*options.rules_document));
-    summary.results.resize(cases.size());
-    std::atomic<std::size_t> next{0};
-    std::mutex progress_mutex;
-    auto worker = [&] {
-        for (std::size_t i = next++; i < cases.size(); i = next++) {
-            const auto t0 = std::chrono::steady_clock::now();
-            Environment env = resolve_environment(cases[i], options);
-            env.rules = rules;
-            CaseResult r = run_case(cases[i], env, options.injection);
-            if (r.status == Status::Divergent) attach_drill_down(r, cases[i], options);
-            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            summary.results[i] = std::move(r);
-            if (options.progress) {
-                std::lock_guard lock(progress_mutex);
-                options.progress(summary.results[i].name);
-            }
-        }
+    // Each case runs in a worker process (workers.hpp): a crash inside the emulator is that case's error.
+    WorkerCallbacks callbacks;
+    callbacks.name = [&](std::size_t i) { return cases[i].name; };
+    callbacks.run = [&](std::size_t i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        Environment env = resolve_environment(cases[i], options);
+        env.rules = rules;
+        CaseResult r = run_case(cases[i], env, options.injection);
+        if (r.status == Status::Divergent) attach_drill_down(r, cases[i], options);
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
     };
-    const unsigned jobs = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(cases.size())));
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads) t.join();
+    callbacks.died = [&](std::size_t i, const WorkerDeath& d) { return crash_result(cases[i], options, d); };
+    callbacks.done = [&](std::size_t i) {
+        if (options.progress) options.progress(cases[i].name);
+    };
+    summary.results = run_in_workers(cases.size(), options.jobs, callbacks);
     if (rules) {
         const ojson evidence = evidence_json(*rules);
         for (auto& r : summary.results) r.report["evidence"] = evidence;

@@ -1,0 +1,65 @@
+// Worker processes for `refcheck run`: cases run in forked workers, so that a crash inside the
+// emulator (a Unicorn fault, an abort, a host exception escaping everything) ends that one case
+// as an error instead of the whole run.
+//
+// The parent forks up to `jobs` workers and hands them case indices over a pipe, one at a time; a
+// worker runs the case and sends back its CaseResult (report JSON, files beside it, events, status,
+// seconds) over another pipe. When a worker dies (a signal, or an exit without its result), the
+// parent turns the case it was running into an error report naming the death, the case's input and
+// routine and the last guest EIP known, and the command that reproduces it, and starts another
+// worker for the remaining cases.
+//
+// The worker keeps a breadcrumb in memory shared with the parent: the case it runs, the input it is
+// in (CaseContext::selected calls note_input), and emu's crash note (crash_note.hpp: the routine
+// being called and the last EIP known at a call or hook boundary). Nothing is added per instruction.
+//
+// Test hook (tests/cli): REFCHECK_TEST_WORKER_CRASH=CASE:HOW makes the worker running case CASE die
+// when that case's first input begins (note_input), HOW being "segv" (raise SIGSEGV), "abort"
+// (std::abort) or "exit" (_exit(3) without a result). Only worker processes read it.
+#pragma once
+
+#include "refcheck/harness/case.hpp"
+#include "refcheck/harness/report.hpp"
+#include "refcheck/harness/run.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace refcheck::harness {
+
+// The input a family is about to run on the original (the breadcrumb of a worker; nothing elsewhere).
+void note_input(std::string_view input);
+
+// How a worker ended while it ran a case, and what its breadcrumb said.
+struct WorkerDeath {
+    int signal = 0;                 // the signal that killed it (0: it exited)
+    int exit_code = 0;              // its exit status when it exited
+    std::string input;              // the input it was in (empty: none named yet)
+    std::string routine;            // the routine of the original it called last
+    bool in_call = false;           // it died inside that call (the guest was running)
+    std::optional<std::uint32_t> eip;  // the last guest EIP known
+    double seconds = 0;             // from when the case was handed to it
+    std::string what() const;       // "killed by signal 11 (SIGSEGV)", "exited with status 3 ..."
+};
+
+struct WorkerCallbacks {
+    std::function<CaseResult(std::size_t)> run;  // in a worker: runs case i
+    std::function<CaseResult(std::size_t, const WorkerDeath&)> died;  // in the parent: case i's error
+    std::function<void(std::size_t)> done;  // in the parent: case i's result is in (may be empty)
+    std::function<std::string(std::size_t)> name;  // case i's name (the breadcrumb)
+};
+
+// The error report of a case whose worker died: status "error", "error" naming the death, the input,
+// the routine and the last guest EIP known, and "crash" with the same as fields and the command that
+// reproduces it (the case's files by file name, like every report: no host path).
+CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDeath& death);
+
+// Runs cases 0..n-1 in min(jobs, n) forked workers (at least one) and returns their results by index.
+std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const WorkerCallbacks& callbacks);
+
+}  // namespace refcheck::harness
