@@ -203,7 +203,7 @@ void note_input(std::string_view input) {
 
 std::string WorkerDeath::what() const {
     if (signal) return "was killed by signal " + std::to_string(signal) + " (" + signal_name(signal) + ")";
-    return "exited with status " + std::to_string(exit_code) + " before sending its result";
+    return "exited with status " + std::to_string(exit_code) + " without sending its result";
 }
 
 CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDeath& d) {

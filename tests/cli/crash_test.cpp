@@ -86,7 +86,7 @@ TEST_F(CrashTest, WorkerExitingWithoutItsResultIsThatCasesError) {
                               "REFCHECK_TEST_WORKER_CRASH=small-program:exit");
     EXPECT_EQ(r.code, 2) << r.out << r.err;
     expect_complete_outputs("out", {"small-frames", "small-palette", "small-program"});
-    expect_crash_report("out", "small-program", "exited with status 3 before sending its result");
+    expect_crash_report("out", "small-program", "exited with status 3 without sending its result");
     EXPECT_EQ(read_json(path("out/small-program.json")).at("crash").at("exit_status"), 3);
 }
 

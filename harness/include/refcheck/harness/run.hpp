@@ -78,7 +78,7 @@ struct RunOptions {
     Environment defaults;                 // the stand-in, its profile, the default archives
     std::optional<std::filesystem::path> image, profile, data;  // --image/--profile/--data overrides
     std::filesystem::path out = "out";
-    unsigned jobs = 1;
+    unsigned jobs = 1;                    // worker processes (workers.hpp); a worker's crash is its case's error
     Shard shard;
     std::function<void(std::string_view)> progress;  // one call per finished case (may be empty)
     Injection injection;
@@ -133,6 +133,9 @@ ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite
 
 // Loads, runs and reports. Case files that don't parse give exit code 2 before anything runs. A
 // case with an unexplained divergence gets its drill-down (bisect.hpp) in its report ("bisect").
+// Cases run in forked worker processes (harness/src/workers.hpp): a case whose worker dies (a
+// signal, an abort, an exit without a result) is an error report naming the crash ("crash"), and
+// the other cases run and report as usual.
 RunSummary run(const std::vector<std::filesystem::path>& case_files, const RunOptions& options);
 
 // Joins shard outputs (each a folder with run.json and case reports) into `out`, producing the same
