@@ -75,6 +75,10 @@ void require_success(CaseContext& ctx, const emu::CallResult& r, const std::stri
 // run_case with a probe on the selected input (harness/src/bisect.cpp; run_case passes none).
 CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection, InputProbe* probe);
 
+// The head every case report starts with (schema, case, family, description, rules, allow,
+// compares; status "error" until the case says otherwise).
+ojson case_report_head(const Case& c);
+
 // Routines and globals each family needs from the profile (checked before anything runs).
 std::vector<std::string> needed_symbols(Family f);
 

@@ -172,10 +172,8 @@ CaseResult run_case(const Case& c, const Environment& env, const Injection& inje
     return run_case_with(c, env, injection, nullptr);
 }
 
-CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection, InputProbe* probe) {
-    CaseResult result;
-    result.name = c.name;
-    ojson& r = result.report;
+ojson case_report_head(const Case& c) {
+    ojson r;
     r["schema"] = kCaseReportSchema;
     r["case"] = c.name;
     r["family"] = std::string(family_name(c.family));
@@ -185,6 +183,14 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     r["compares"] = c.compares;
     if (c.blank_frames) r["blank_frames"] = true;
     r["status"] = "error";
+    return r;
+}
+
+CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection, InputProbe* probe) {
+    CaseResult result;
+    result.name = c.name;
+    ojson& r = result.report;
+    r = case_report_head(c);
     CompareOptions options;
     options.allowed = c.allow;
     options.tolerance = c.tolerance;

@@ -1,5 +1,7 @@
 #include "workers.hpp"
 
+#include "families.hpp"
+
 #include "refcheck/emu/crash_note.hpp"
 #include "refcheck/harness/bisect.hpp"
 #include "refcheck/emu/types.hpp"
@@ -220,13 +222,7 @@ CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDe
     result.status = Status::Error;
     result.seconds = d.seconds;
     ojson& r = result.report;
-    r["schema"] = kCaseReportSchema;
-    r["case"] = c.name;
-    r["family"] = std::string(family_name(c.family));
-    r["description"] = c.description;
-    r["rules"] = c.rules;
-    r["allow"] = c.allow;
-    r["status"] = "error";
+    r = case_report_head(c);
     std::string where = d.input.empty() ? " before any input began" : " in input \"" + d.input + "\"";
     if (!d.routine.empty())
         where += std::string(d.in_call ? " while the original ran " : " after the original ran ") + d.routine;
