@@ -173,7 +173,7 @@ Case load_case(const std::filesystem::path& file) {
     c.compares = get<std::vector<std::string>>(j, "compares", default_compared_kinds(c.family, !c.run.empty()), file);
     if (c.compares.empty()) fail(file, "\"compares\" names no event kind: a case must compare something");
     static const std::set<std::string> kKinds = {"archive", "table", "texture", "instance", "face_draw",
-                                                 "winding_decision", "attached_draw", "frame", "queue_entry",
+                                                 "winding_decision", "attached_draw", "control_flow", "frame", "queue_entry",
                                                  "receiver_query", "terrain_sample", "scene_queue", "plane_query",
                                                  "object_draw", "shadow_draw"};
     for (const auto& k : c.compares)

@@ -39,8 +39,10 @@ std::uint32_t flags_explaining(const std::vector<std::string>& allowed, std::str
     return flags;
 }
 
-bool any_taint(std::span<const std::uint8_t> taint, std::uint32_t flags) {
-    return std::any_of(taint.begin(), taint.end(), [flags](std::uint8_t t) { return (t & flags) != 0; });
+std::uint32_t taint_causes(std::span<const std::uint8_t> taint, std::uint32_t flags) {
+    std::uint32_t seen = 0;
+    for (const std::uint8_t t : taint) seen |= t;
+    return seen & flags;
 }
 
 }  // namespace refcheck::harness

@@ -126,59 +126,71 @@ std::vector<Excuse> FaceWitness::witness(std::uint32_t packet, std::uint32_t fv,
     return out;
 }
 
-void FaceWitness::arm(bool on) {
+void FaceWitness::arm(std::uint32_t causes) {
     emu::Machine& m = o_.machine();
-    armed_ = on;
+    armed_ = causes;
     taint_.clear();
     faces_.clear();
-    if (on) {
-        taint_.assign(framebuffer_size_, 0);
-        if (!write_watch_)
-            write_watch_ = m.watch({framebuffer_, framebuffer_ + framebuffer_size_}, emu::Access::write,
-                                   [this](emu::Machine&, const emu::MemoryAccess& a) {
-                                       if (faces_.empty()) return;
-                                       for (std::uint32_t i = 0; i < a.size; ++i)
-                                           if (a.address + i - framebuffer_ < framebuffer_size_)
-                                               faces_.back().written.push_back(a.address + i - framebuffer_);
-                                   });
-        // fault.tex.past_alloc: a read by the face's own routine past the end of the heap
-        // allocation holding its texture (emu's heap attribution).
-        if (!read_watch_)
-            read_watch_ = m.watch(m.heap().used(), emu::Access::read, [this](emu::Machine&, const emu::MemoryAccess& a) {
-                if (faces_.empty() || !faces_.back().texture_end) return;
-                const std::uint32_t end = faces_.back().texture_end;
-                if (a.address + a.size > end && a.address < end + kPastReach) faces_.back().past_texture = true;
-            });
-    } else {
-        for (auto* w : {&write_watch_, &read_watch_}) {
-            if (*w) m.remove_hook(**w);
-            w->reset();
-        }
+    if (causes) taint_.assign(framebuffer_size_, 0);
+    // The framebuffer bytes each face routine writes (a value written equal to the one there is
+    // still written: a face at a stray level may paint the colour an earlier face left).
+    if (!causes && write_watch_) {
+        m.remove_hook(*write_watch_);
+        write_watch_.reset();
+    }
+    // fault.tex.past_alloc: a read by the face's own routine past the end of the heap allocation
+    // holding its texture (emu's heap attribution). A read watch costs the slow memory path, so it
+    // is armed only for inputs whose reimplementation frame omitted such a sample.
+    if ((causes & kTexturePastImage) && !read_watch_) {
+        read_watch_ = m.watch(m.heap().used(), emu::Access::read, [this](emu::Machine&, const emu::MemoryAccess& a) {
+            if (faces_.empty() || !faces_.back().texture_end) return;
+            const std::uint32_t end = faces_.back().texture_end;
+            if (a.address + a.size > end && a.address < end + kPastReach) faces_.back().past_texture = true;
+        });
+    } else if (!(causes & kTexturePastImage) && read_watch_) {
+        m.remove_hook(*read_watch_);
+        read_watch_.reset();
     }
 }
 
 void FaceWitness::face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_t fv, std::int32_t level) {
     if (!armed_) return;
     FaceInProgress f;
-    for (const auto& x : witness(packet, fv, level))
-        if (x.flag == kMissingNormal) f.flags |= kMissingNormal;
-    if (const PacketKind* k = kind(m.read_u8(packet)); k && k->textured) {
+    if (armed_ & kMissingNormal)
+        for (const auto& x : witness(packet, fv, level))
+            if (x.flag == kMissingNormal) f.flags |= kMissingNormal;
+    if (const PacketKind* k = kind(m.read_u8(packet)); (armed_ & kTexturePastImage) && k && k->textured) {
         const std::uint32_t slot = m.read_u16(packet + 2);
         const std::uint32_t descriptor = slot < texture_count_ ? m.read_u32(texture_table_ + 4 * slot) : 0;
         if (const emu::Allocation* a = descriptor ? m.heap().containing(descriptor) : nullptr)
             f.texture_end = a->address + a->size;
     }
+    f.watched = f.flags || f.texture_end;
     faces_.push_back(std::move(f));
+    // Installed for this face's call only (removed at its return): the slow memory path a watch
+    // costs is paid only while a face that may carry a cause draws.
+    if (faces_.back().watched && !write_watch_)
+        write_watch_ = m.watch({framebuffer_, framebuffer_ + framebuffer_size_}, emu::Access::write,
+                               [this](emu::Machine&, const emu::MemoryAccess& a) {
+                                   if (faces_.empty() || !faces_.back().watched) return;
+                                   for (std::uint32_t i = 0; i < a.size; ++i)
+                                       if (a.address + i - framebuffer_ < framebuffer_size_)
+                                           faces_.back().written.push_back(a.address + i - framebuffer_);
+                               });
 }
 
-void FaceWitness::face_return(emu::Machine&) {
+void FaceWitness::face_return(emu::Machine& m) {
     if (!armed_ || faces_.empty()) return;
     FaceInProgress f = std::move(faces_.back());
     faces_.pop_back();
+    if (write_watch_) {
+        m.remove_hook(*write_watch_);
+        write_watch_.reset();
+    }
     const std::uint32_t flags = f.flags | (f.past_texture ? kTexturePastImage : 0u);
-    // As the reimplementation's taint: a witnessed face adds its causes to the pixels it wrote, an
-    // unwitnessed one clears theirs.
-    for (std::uint32_t p : f.written) taint_[p] = flags ? static_cast<std::uint8_t>(taint_[p] | flags) : 0;
+    // The pixels this face wrote carry its causes (the reimplementation's taint, which an
+    // unflagged write clears, decides what the intersection keeps).
+    for (std::uint32_t p : f.written) taint_[p] = static_cast<std::uint8_t>(taint_[p] | flags);
 }
 
 std::vector<std::uint8_t> FaceWitness::take_taint() {

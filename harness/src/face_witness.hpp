@@ -17,10 +17,11 @@
 //   entered with and has not returned from.
 // - geo.grid.rounding: the original's relocated record says grid encoding.
 // - Frames: while a face whose levels were witnessed (or during which the original read a heap
-//   guard gap, fault.tex.past_alloc) is drawn by the original's own face routine, the pixels it
+//   allocation, fault.tex.past_alloc) is drawn by the original's own face routine, the pixels it
 //   writes into the framebuffer carry that cause (the original's per-pixel taint). The framebuffer
-//   write watch and the stray-read watch are installed only for the draw calls of inputs where the
-//   reimplementation reports such a pixel (arm()), never for a whole run.
+//   write watch is armed only for the draw calls of inputs where the reimplementation reports such a
+//   pixel (arm()), the heap read watch only for inputs with an omitted texture sample; never for a
+//   whole run.
 #pragma once
 
 #include "refcheck/harness/original.hpp"
@@ -56,10 +57,10 @@ public:
     // read at the profile's face_vertex.level), the face level it passed.
     std::vector<Excuse> witness(std::uint32_t packet, std::uint32_t face_vertices, std::int32_t face_level);
 
-    // Frames: before an input's draw call, whether to watch it (the reimplementation reports a pixel
-    // of an allowed cause); after it, take() gives the original's per-pixel taint (all zero when
-    // not armed).
-    void arm(bool on);
+    // Frames: before an input's draw call, the causes to watch it for (those an allowed entry may
+    // explain in pixels and the reimplementation's frame carries; 0: none); after it, take_taint()
+    // gives the original's per-pixel taint (all zero when not armed).
+    void arm(std::uint32_t causes);
     std::vector<std::uint8_t> take_taint();
     void begin() { views_.clear(); }
 
@@ -80,14 +81,15 @@ private:
     std::vector<View> views_;  // run_program calls in progress, innermost last
 
     // Frames.
-    bool armed_ = false;
-    std::optional<emu::HookId> write_watch_, read_watch_;
+    std::uint32_t armed_ = 0;  // the causes watched for in this draw
+    std::optional<emu::HookId> read_watch_, write_watch_;
     std::uint32_t texture_table_ = 0, texture_count_ = 0;
     std::vector<std::uint8_t> taint_;
     struct FaceInProgress {
         std::uint32_t flags = 0;          // causes witnessed for its levels
         std::uint32_t texture_end = 0;    // end of the heap allocation holding its texture (0: none)
         bool past_texture = false;        // it read past that end
+        bool watched = false;             // it may carry a cause: its writes are collected
         std::vector<std::uint32_t> written;  // framebuffer offsets it wrote
     };
     std::vector<FaceInProgress> faces_;

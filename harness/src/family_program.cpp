@@ -23,31 +23,45 @@ namespace refcheck::harness {
 
 namespace {
 
+// What ran, by side: `original_*` from the original's own events of the inputs whose streams
+// agreed (its face packets, its state switches and where they sent the walk), `reimpl_*` from the
+// reimplementation's (which also knows op 2's outcome from its winding).
 struct ProgramMetrics {
-    std::uint64_t inputs = 0, records = 0, face_events = 0, attach_events = 0, winding_events = 0;
-    std::set<std::pair<std::uint32_t, std::uint32_t>> packets;                 // (record, offset) checked
-    std::set<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>> cf_cases;  // (record, offset, outcome)
-    std::set<std::pair<std::uint32_t, std::uint32_t>> cf_instructions;
+    std::uint64_t inputs = 0, records = 0;
+    std::set<std::pair<std::int64_t, std::int64_t>> packets;                      // original: (record, offset)
+    std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> cf_outcomes;   // original: (record, offset, next)
+    std::set<std::pair<std::int64_t, std::int64_t>> cf_instructions;              // original: (record, offset)
+    std::set<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>> reimpl_cf_cases;  // ops 2-5
 };
+
+std::int64_t int_field(const EventRecord& e, std::string_view name) {
+    const Value* v = e.find(name);
+    const auto* i = v ? std::get_if<std::int64_t>(v) : nullptr;
+    return i ? *i : -1;
+}
 
 std::string input_name(std::uint32_t record, std::size_t view, std::size_t light, std::uint32_t state) {
     return "record " + std::to_string(record) + " view " + std::to_string(view) + " light " + std::to_string(light) +
            " state " + std::to_string(state);
 }
 
-// Counts what an input whose streams agreed has checked: its packets and its control-flow outcomes.
-void count_checked(const std::vector<events::Event>& events, ProgramMetrics& m) {
+// Counts what an input whose streams agreed has checked: on the original's side its packets and
+// its state switches' outcomes; on the reimplementation's its control-flow cases (ops 2-5).
+void count_checked(const std::vector<EventRecord>& original, const std::vector<events::Event>& events,
+                   ProgramMetrics& m) {
+    for (const auto& e : original) {
+        if (e.kind == "face_draw") {
+            m.packets.emplace(int_field(e, "record"), int_field(e, "offset"));
+        } else if (e.kind == "control_flow") {
+            m.cf_outcomes.emplace(int_field(e, "record"), int_field(e, "offset"), int_field(e, "next"));
+            m.cf_instructions.emplace(int_field(e, "record"), int_field(e, "offset"));
+        }
+    }
     for (const auto& ev : events) {
-        if (const auto* f = std::get_if<events::FaceDraw>(&ev)) {
-            m.packets.emplace(static_cast<std::uint32_t>(f->record), f->offset);
-        } else if (const auto* w = std::get_if<events::WindingDecision>(&ev)) {
-            if (w->opcode == 2) {
-                m.cf_cases.emplace(w->record, w->offset, w->winding >= 0 ? 1 : 0);
-                m.cf_instructions.emplace(w->record, w->offset);
-            }
+        if (const auto* w = std::get_if<events::WindingDecision>(&ev)) {
+            if (w->opcode == 2) m.reimpl_cf_cases.emplace(w->record, w->offset, w->winding >= 0 ? 1 : 0);
         } else if (const auto* c = std::get_if<events::ControlFlow>(&ev)) {
-            m.cf_cases.emplace(c->record, c->offset, c->taken);
-            m.cf_instructions.emplace(c->record, c->offset);
+            m.reimpl_cf_cases.emplace(c->record, c->offset, c->taken);
         }
     }
 }
@@ -71,11 +85,11 @@ public:
     void clear() { o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour)); }
     // The reimplementation's frame of an input's events; whether the original's draw of it must be
     // watched for its own evidence (the frame carries a cause the case allows for pixels).
-    bool render(const std::vector<events::Event>& events) {
+    std::uint32_t render(const std::vector<events::Event>& events) {
         frame_ = reimpl::Frame{};
         for (const auto& ev : events)
             if (const auto* f = std::get_if<events::FaceDraw>(&ev)) rasteriser_->draw(*f, frame_);
-        return any_taint(frame_.taint, pixel_flags_);
+        return taint_causes(frame_.taint, pixel_flags_);
     }
     void compare(const std::string& input, const std::vector<std::uint8_t>& original_taint) {
         const auto original = o_.bytes(framebuffer_, kWidth * kHeight);
@@ -168,16 +182,16 @@ void run_program(CaseContext& ctx) {
                     reimpl::Light light = lights[li];
                     if (swap_light) std::swap(light.direction[0], light.direction[2]);
                     interpreter.draw(root, reimpl::DrawInput{camera, light, state}, sink);
-                    const bool watched = frames && frames->render(sink.events());
+                    const std::uint32_t watched = frames ? frames->render(sink.events()) : 0;
 
                     recorder.begin(record, built.eax);
                     if (frames) frames->clear();
-                    if (watched) recorder.witness().arm(true);
+                    if (watched) recorder.witness().arm(watched);
                     if (ctx.probe) ctx.probe->begin(o);
                     o.call("draw_3d_object_", {built.eax, camera_at, light_at, state});
                     if (ctx.probe) ctx.probe->end(o);
                     const std::vector<std::uint8_t> original_taint = recorder.witness().take_taint();
-                    if (watched) recorder.witness().arm(false);
+                    if (watched) recorder.witness().arm(0);
                     const std::vector<EventRecord> original = recorder.take();
 
                     std::vector<EventRecord> reimpl_events;
@@ -188,7 +202,7 @@ void run_program(CaseContext& ctx) {
                     ctx.events += original.size() + reimpl_events.size();
                     ctx.comparator.compare(input, original, reimpl_events);
                     if (frames) frames->compare(input, original_taint);
-                    if (ctx.comparator.counts().unexplained == unexplained_before) count_checked(sink.events(), m);
+                    if (ctx.comparator.counts().unexplained == unexplained_before) count_checked(original, sink.events(), m);
                     unexplained_before = ctx.comparator.counts().unexplained;
                 }
             }
@@ -203,9 +217,11 @@ void run_program(CaseContext& ctx) {
         {"face_draw_events", kind("face_draw")},
         {"attached_draw_events", kind("attached_draw")},
         {"winding_events", kind("winding_decision")},
-        {"packet_checks", m.packets.size()},
-        {"control_flow_instructions", m.cf_instructions.size()},
-        {"control_flow_cases", m.cf_cases.size()}};
+        {"control_flow_events", kind("control_flow")},
+        {"original_packet_checks", m.packets.size()},
+        {"original_control_flow_instructions", m.cf_instructions.size()},
+        {"original_control_flow_outcomes", m.cf_outcomes.size()},
+        {"reimpl_control_flow_cases", m.reimpl_cf_cases.size()}};
     if (frames) ctx.report["metrics"].update(frames->metrics());
 }
 

@@ -304,11 +304,11 @@ private:
         o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
         recorder_.begin(world);
         witness_.begin();
-        const bool watched = any_taint(frame.taint, pixel_flags_);
-        if (watched) witness_.arm(true);
+        const std::uint32_t watched = taint_causes(frame.taint, pixel_flags_);
+        if (watched) witness_.arm(watched);
         const auto r = o_.call("draw_scene_", {camera_at_, params_at_, light_at_, input_.state});
         const std::vector<std::uint8_t> original_taint = witness_.take_taint();
-        if (watched) witness_.arm(false);
+        if (watched) witness_.arm(0);
         if (r.ok()) require_success(ctx_, r, "draw_scene_ (the case's scene parameters)", Expect::Zero);
         const std::vector<EventRecord> original = recorder_.take();
         original_frame_ = o_.bytes(framebuffer_, kWidth * kHeight);

@@ -10,6 +10,15 @@ namespace {
 
 constexpr std::uint32_t kHeaderProgram = 0x3c;  // hdr.program (relocated by the loader)
 
+EventRecord control_event(std::int64_t record, std::vector<std::int64_t> path, std::int64_t offset,
+                          std::int64_t opcode, std::int64_t next) {
+    EventRecord e;
+    e.kind = "control_flow";
+    e.fields = {{"record", record}, {"path", std::move(path)}, {"offset", offset}, {"opcode", opcode}, {"next", next}};
+    e.key_fields = 3;
+    return e;
+}
+
 EventRecord winding_event(std::int64_t record, std::vector<std::int64_t> path, std::int64_t w) {
     EventRecord e;
     e.kind = "winding_decision";
@@ -45,12 +54,14 @@ Recorder::Recorder(Original& o, const std::vector<std::string>& run) : o_(o), wi
     off_inst_rotation_ = p.offset_of("instance", "rot");
     off_inst_child_ = p.offset_of("instance", "attach");
 
+    // Arguments are read through each routine's convention in the profile, never from fixed registers.
+    auto convention = [&p](const char* routine) { return parse_convention(p.routine(routine).convention); };
     for (const FaceRoutine& f : kFaceRoutines) {
         const bool clipped = f.clipped;
         if (std::find(run.begin(), run.end(), f.name) != run.end()) {
-            o.tap(f.name, [this, clipped](emu::Machine& m) {
-                face(m.reg(emu::Reg::eax), m.reg(emu::Reg::edx), static_cast<std::int32_t>(m.reg(emu::Reg::ebx)),
-                     m.reg(emu::Reg::ecx), clipped);
+            o.tap(f.name, [this, clipped, c = convention(f.name)](emu::Machine& m) {
+                const emu::Args a(m, c, 4);  // packet, face vertices, level, flags (abi.face)
+                face(a.u32(0), a.u32(1), a.i32(2), a.u32(3), clipped);
             });
             o.note_ran(f.name);
         } else {
@@ -62,8 +73,21 @@ Recorder::Recorder(Original& o, const std::vector<std::string>& run) : o_(o), wi
     }
     o.on_return("polygon_winding_", [this](emu::Machine& m) { winding(static_cast<std::int32_t>(m.reg(emu::Reg::eax))); });
     o.note_ran("polygon_winding_");
-    o.tap("draw_attached_object_", [this](emu::Machine& m) { attach_enter(m.reg(emu::Reg::eax), m.reg(emu::Reg::edx)); });
+    o.tap("draw_attached_object_", [this, c = convention("draw_attached_object_")](emu::Machine& m) {
+        const emu::Args a(m, c, 2);  // parent instance, slot (abi.attach)
+        attach_enter(a.u32(0), a.u32(1));
+    });
     o.on_return("draw_attached_object_", [this](emu::Machine&) { attach_leave(); });
+    // The state switches (ops 3, 4, 5; profile role control_flow): the instruction at entry, where
+    // the walk goes next from the returned pointer (op.ifmask, op.choose, op.select).
+    for (const char* routine : {"op_ifmask", "op_choose", "op_select"}) {
+        o.tap(routine, [this, c = convention(routine)](emu::Machine& m) {
+            const emu::Args a(m, c, 2);  // the program state, the instruction
+            switches_.push_back(a.u32(1));
+        });
+        o.on_return(routine, [this](emu::Machine& m) { control(m.reg(emu::Reg::eax)); });
+        o.note_ran(routine);
+    }
     o.note_ran("draw_3d_object_");
 }
 
@@ -71,6 +95,7 @@ void Recorder::begin(std::uint32_t record, std::uint32_t instance) {
     o_.forget_pending_returns();
     witness_.begin();
     frames_.assign(1, Frame{record, instance, false});
+    switches_.clear();
     slots_.clear();
     events_.clear();
 }
@@ -150,6 +175,17 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
 
 void Recorder::winding(std::int32_t w) { push(winding_event(frames_.back().record, path(), w)); }
 
+void Recorder::control(std::uint32_t next) {
+    if (switches_.empty()) return;
+    const std::uint32_t op = switches_.back();
+    switches_.pop_back();
+    emu::Machine& m = o_.machine();
+    const std::uint32_t model = m.read_u32(frames_.back().instance + off_inst_model_);
+    const std::uint32_t program = m.read_u32(model + kHeaderProgram);
+    push(control_event(frames_.back().record, path(), op - program, m.read_u8(op),
+                       next ? std::int64_t{next} - program : -1));
+}
+
 void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
     emu::Machine& m = o_.machine();
     const std::uint32_t child = m.read_u32(parent + off_inst_child_ + 4 * slot);
@@ -181,8 +217,12 @@ void Recorder::attach_leave() {
 void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecord>& out,
                     std::vector<const events::Event*>& control_flow) {
     for (const auto& ev : in) {
-        if (std::holds_alternative<events::ControlFlow>(ev)) {
+        if (const auto* c = std::get_if<events::ControlFlow>(&ev)) {
+            // Compared as the original shows it: where the walk goes next (value, taken and target
+            // are the reimplementation's own diagnostics).
             control_flow.push_back(&ev);
+            std::vector<std::int64_t> path(c->path.begin(), c->path.end());
+            out.push_back(control_event(c->record, std::move(path), c->offset, c->opcode, c->next));
             continue;
         }
         EventRecord e;

@@ -48,6 +48,7 @@ private:
     };
     void face(std::uint32_t packet, std::uint32_t vertices, std::int32_t face_level, std::uint32_t flags, bool clipped);
     void winding(std::int32_t w);
+    void control(std::uint32_t next);
     void attach_enter(std::uint32_t parent, std::uint32_t slot);
     void attach_leave();
     std::vector<std::int64_t> path() const;
@@ -59,14 +60,16 @@ private:
     std::uint32_t off_inst_record_, off_inst_model_, off_inst_position_, off_inst_rotation_, off_inst_child_;
     std::vector<Frame> frames_;
     std::vector<std::int64_t> slots_;
+    std::vector<std::uint32_t> switches_;  // state-switch instructions in progress (op_ifmask...)
     std::vector<EventRecord> events_;
     std::function<void(std::size_t)> observer_;
 };
 
 // The reimplementation's events in the same shape (fields the original cannot observe dropped:
 // the program offset and opcode of winding and attach events), with the reimplementation's side of
-// the evidence as excuses (missing normals per level, grid rounding). Control-flow events are not
-// compared (the original makes no call for them); they are returned separately.
+// the evidence as excuses (missing normals per level, grid rounding). Control-flow events (ops 3,
+// 4, 5) are compared as {record, path, offset, opcode, next}, what the original's state switches
+// show; the full events are also returned separately.
 void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecord>& out,
                     std::vector<const events::Event*>& control_flow);
 

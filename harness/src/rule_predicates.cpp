@@ -27,6 +27,7 @@ const std::vector<EventKindFields>& event_kinds() {
           {"screen_z", L}}},
         {"attached_draw", {{"record", I}, {"path", L}, {"slot", I}, {"model", I}, {"position", L}, {"rotation", L}}},
         {"winding_decision", {{"record", I}, {"path", L}, {"winding", I}}},
+        {"control_flow", {{"record", I}, {"path", L}, {"offset", I}, {"opcode", I}, {"next", I}}},
         {"archive", {{"name", S}, {"size", I}, {"sha256", S}}},
         {"table", {{"name", S}, {"size", I}, {"sha256", S}}},
         {"texture", {{"name", S}, {"size", I}, {"sha256", S}}},

@@ -49,7 +49,7 @@ std::vector<std::string> needed_symbols(Family f) {
             add({"initialise_3d_palette_", "construct_3d_object_", "draw_scene_", "sample_terrain_height_",
                  "build_mobile_queue_", "shadow_plane_height_", "draw_3d_object_", "draw_3d_object_shadow_",
                  "reset_mobiles_", "add_mobile_", "move_mobile_", "last_receiver", "palette_rgb", "framebuffer",
-                 "run_program", "packet_kinds", "gouraud_enabled"});
+                 "run_program", "packet_kinds", "gouraud_enabled", "op_ifmask", "op_choose", "op_select"});
             break;
     }
     return n;

@@ -26,7 +26,8 @@ class ModelDraw final : public ProgramVisitor {
 
   void winding(const Instruction& in, std::int32_t w) override;
   void face(const Instruction& in, const Packet& packet) override;
-  void control(const Instruction& in, std::uint32_t value, std::int32_t taken, std::int64_t target) override;
+  void control(const Instruction& in, std::uint32_t value, std::int32_t taken, std::int64_t target,
+               std::uint32_t next) override;
   void attach(const Instruction& in, std::uint8_t slot) override;
   [[noreturn]] void fail(std::uint32_t at, std::string_view detail) override;
 
@@ -95,9 +96,10 @@ void ModelDraw::face(const Instruction& in, const Packet& packet) {
   sink_.emit(std::move(face));
 }
 
-void ModelDraw::control(const Instruction& in, std::uint32_t value, std::int32_t taken, std::int64_t target) {
+void ModelDraw::control(const Instruction& in, std::uint32_t value, std::int32_t taken, std::int64_t target,
+                        std::uint32_t next) {
   sink_.emit(events::ControlFlow{static_cast<std::int32_t>(record_.index), path_, in.offset,
-                                 static_cast<std::uint8_t>(in.opcode), value, taken, target});
+                                 static_cast<std::uint8_t>(in.opcode), value, taken, target, next});
 }
 
 // op 6: a filled slot emits the attached draw, then the child's events with the path extended.

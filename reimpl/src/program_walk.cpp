@@ -109,7 +109,8 @@ void Walk::plane(const Instruction& in) {
 void Walk::if_mask(const Instruction& in) {
   const auto& o = std::get<IfMaskOperands>(in.operands);
   const std::uint32_t value = state_ & o.mask;
-  visitor_.control(in, value, value != 0 ? 1 : 0, value != 0 ? std::int64_t{o.branch} : -1);
+  visitor_.control(in, value, value != 0 ? 1 : 0, value != 0 ? std::int64_t{o.branch} : -1,
+                   value != 0 ? o.branch : o.continuation);
   if (value != 0) {
     run_branches(in, o.branch, std::nullopt, o.continuation);
   } else {
@@ -121,7 +122,7 @@ void Walk::choose(const Instruction& in) {
   const auto& o = std::get<ChooseOperands>(in.operands);
   const std::uint32_t value = state_ & o.mask;
   const std::uint32_t target = value != 0 ? o.set : o.clear;
-  visitor_.control(in, value, value != 0 ? 1 : 0, target);
+  visitor_.control(in, value, value != 0 ? 1 : 0, target, target);
   run_branches(in, target, std::nullopt, o.continuation);
 }
 
@@ -130,10 +131,10 @@ void Walk::select(const Instruction& in) {
   const auto& o = std::get<SelectOperands>(in.operands);
   const std::uint32_t value = (state_ >> o.shift) & o.mask;
   if (value < o.cases.size()) {
-    visitor_.control(in, value, static_cast<std::int32_t>(value), o.cases[value]);
+    visitor_.control(in, value, static_cast<std::int32_t>(value), o.cases[value], o.cases[value]);
     run_branches(in, o.cases[value], std::nullopt, o.continuation);
   } else {
-    visitor_.control(in, value, -1, -1);
+    visitor_.control(in, value, -1, -1, o.continuation);
     continue_at(o.continuation);
   }
 }

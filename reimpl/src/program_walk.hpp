@@ -23,7 +23,9 @@ class ProgramVisitor {
   // op 0 with every vertex in front; op 1 when the last winding is >= 0 and every vertex is in front.
   virtual void face(const Instruction& in, const Packet& packet) = 0;
   // ops 3, 4, 5: the state value tested, the branch taken (-1: none) and its target (-1: none).
-  virtual void control(const Instruction&, std::uint32_t /*value*/, std::int32_t /*taken*/, std::int64_t /*target*/) {}
+  // `next`: the program offset the walk goes to next (the branch executed, else the continuation).
+  virtual void control(const Instruction&, std::uint32_t /*value*/, std::int32_t /*taken*/, std::int64_t /*target*/,
+                       std::uint32_t /*next*/) {}
   // op 6 (the walk continues after it when this returns).
   virtual void attach(const Instruction& in, std::uint8_t slot) = 0;
   // A program the walk cannot finish (nesting or step budget exceeded); must throw.

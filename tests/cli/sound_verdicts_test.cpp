@@ -161,3 +161,43 @@ TEST_F(SoundVerdictTest, TheNegatedNormalCountClampIsCaught) {
 
 }  // namespace
 }  // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// Control-flow outcomes are observed on the original (point 6 of issue 11): the mask test of the
+// state switch op_ifmask (the je after the and of the state with the mask) negated sends the walk
+// the other way, and the first divergence is that switch's control_flow event (where the walk went
+// next), before any face of the branch.
+TEST_F(SoundVerdictTest, AStateSwitchSendingTheWalkElsewhereDivergesAtItsControlFlowEvent) {
+    const CodeSite mask_and = find_instruction("op_ifmask", [](const emu::Instruction& i) {
+        return i.text.rfind("and ", 0) == 0 && i.text.find("ptr") != std::string::npos;
+    });
+    const emu::Address after = mask_and.instruction.address;
+    const CodeSite je = find_instruction("op_ifmask", [after](const emu::Instruction& i) {
+        return i.address > after && i.text.rfind("je ", 0) == 0;
+    });
+    ASSERT_EQ(je.bytes.size(), 2u);
+    std::vector<std::uint8_t> jne = je.bytes;
+    jne[0] = 0x75;
+    ProgramCase c = small_program();
+    c.records = {};
+    ojson j = c.to_json();
+    j["selection"]["records"] = {{"from", 0}, {"to", 40}};
+    j["allow"] = {"missing_normal", "grid_rounding"};
+    const fs::path file = write_case("switches", j);
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    ASSERT_GT(read_json(path("clean/switches.json")).at("counts").at("by_kind").value("control_flow", 0), 0)
+        << "the small archives need an op 3 in records 0..40";
+    const Result run = refcheck("run " + common + " --out patched --patch " + je.where() + ":" + hex_bytes(jne));
+    EXPECT_EQ(run.code, 1) << run.out << run.err;
+    const ojson d = read_json(path("patched/switches.json")).at("first_unexplained");
+    const ojson& event = d.at("original").is_object() ? d.at("original") : d.at("reimpl");
+    EXPECT_EQ(event.at("kind"), "control_flow") << d.dump(1).substr(0, 1500);
+    EXPECT_EQ(event.at("fields").at("opcode"), 3);
+}
+
+}  // namespace
+}  // namespace refcheck::cli_test

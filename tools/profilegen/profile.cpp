@@ -11,10 +11,10 @@ namespace {
 
 using nlohmann::ordered_json;
 
-constexpr std::array<std::string_view, 16> kRoles = {
+constexpr std::array<std::string_view, 17> kRoles = {
     "initialiser", "constructor", "draw_entry", "face_routine", "raster_routine", "winding", "attach", "utility",
     "shadow_draw", "shadow_face", "shadow_plane", "mobile_op", "mobile_queue", "scene_draw", "terrain_sampler",
-    "program_walk"};
+    "program_walk", "control_flow"};
 constexpr std::array<std::string_view, 4> kReturns = {"u32", "i32", "void", "instance*"};
 constexpr std::array<std::string_view, 4> kWatcallRegisters = {"eax", "edx", "ebx", "ecx"};
 

@@ -142,6 +142,7 @@ struct ControlFlow {
   std::uint32_t value = 0;
   std::int32_t taken = 0;
   std::int64_t target = -1;
+  std::uint32_t next = 0;  // program offset the walk goes to next: the branch executed, else the continuation
   friend bool operator==(const ControlFlow&, const ControlFlow&) = default;
 };
 
@@ -182,8 +183,8 @@ inline constexpr std::array<std::string_view, 7> kAttachedDrawFields{"record", "
                                                                      "model", "position", "rotation"};
 inline constexpr std::array<std::string_view, 5> kWindingDecisionFields{"record", "path", "offset", "opcode",
                                                                         "winding"};
-inline constexpr std::array<std::string_view, 7> kControlFlowFields{"record", "path", "offset", "opcode",
-                                                                    "value", "taken", "target"};
+inline constexpr std::array<std::string_view, 8> kControlFlowFields{"record", "path", "offset", "opcode",
+                                                                    "value", "taken", "target", "next"};
 
 // Indexed like Event's alternatives.
 inline constexpr std::array<Signature, std::variant_size_v<Event>> kSignatures{{
@@ -288,6 +289,7 @@ void visit_fields(const ControlFlow& e, Visitor&& visitor) {
   out(detail::i64(e.value));
   out(detail::i64(e.taken));
   out(detail::i64(e.target));
+  out(detail::i64(e.next));
 }
 
 // visitor(std::string_view name, const FieldValue& value), once per field, in signature order.

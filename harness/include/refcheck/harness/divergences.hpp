@@ -34,7 +34,7 @@ std::span<const KnownDivergence> known_divergences();
 const KnownDivergence* find_known_divergence(std::string_view id);
 // The flags of the allowed entries that may explain `field` (e.g. "pixels").
 std::uint32_t flags_explaining(const std::vector<std::string>& allowed, std::string_view field);
-// Whether any byte of a per-pixel taint holds one of `flags`.
-bool any_taint(std::span<const std::uint8_t> taint, std::uint32_t flags);
+// Which of `flags` some byte of a per-pixel taint holds.
+std::uint32_t taint_causes(std::span<const std::uint8_t> taint, std::uint32_t flags);
 
 }  // namespace refcheck::harness
