@@ -277,6 +277,10 @@ public:
             o_.note_ran(routine);
         ctx_.report["metrics"] = all_.json();
         ctx_.report["metrics"]["scripts"] = per_script_;
+        // Which side these figures count (frames, frames_differing: the comparison's own).
+        ctx_.report["metrics"]["counted_from"] =
+            "the reimplementation's scene steps of every frame run; the original's calls of the same frames were "
+            "compared with them event by event, and its frames pixel by pixel";
     }
 
 private:

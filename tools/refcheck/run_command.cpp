@@ -104,7 +104,8 @@ void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& fi
               << with_commas(c.value("matched", 0ull)) << ", known divergences " << with_commas(c.value("known", 0ull))
               << ", unexplained " << with_commas(c.value("unexplained", 0ull)) << "\n";
     for (const auto& [cause, n] : harness::member(c, "known_by_cause").items())
-        std::cout << "  known divergence " << cause << ": " << with_commas(n.get<std::uint64_t>()) << "\n";
+        std::cout << "  known divergence " << cause << ": " << with_commas(n.get<std::uint64_t>())
+                  << " (the cause witnessed on both sides)\n";
     if (s.index.contains("ledger")) std::cout << harness::ledger_summary(s.index.at("ledger")) << "\n";
     std::printf("wall time %.1f s, %s events/s\n", s.seconds,
                 with_commas(static_cast<std::uint64_t>(s.seconds > 0 ? double(s.events) / s.seconds : 0)).c_str());
