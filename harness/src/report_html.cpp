@@ -170,10 +170,7 @@ void write_html(const std::filesystem::path& file, const ojson& index, const std
             h << "<h3>Faults of the original</h3><pre>" << escape_markup(r.at("faults").dump(1)) << "</pre>";
     }
     h << "</body></html>\n";
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + file.string());
-    out << h.str();
+    write_file_atomically(file, h.str());
 }
 
 }  // namespace refcheck::harness

@@ -5,6 +5,7 @@
 #include "refcheck/harness/ledger.hpp"
 
 #include <fstream>
+#include <unistd.h>
 #include <stdexcept>
 
 namespace refcheck::harness {
@@ -129,12 +130,26 @@ ojson to_json(const Divergence& d) {
     return j;
 }
 
-void write_json(const std::filesystem::path& file, const ojson& j) {
+void write_file_atomically(const std::filesystem::path& file, std::string_view bytes) {
     std::filesystem::create_directories(file.parent_path());
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + file.string());
-    out << j.dump(1) << '\n';
+    std::filesystem::path temporary = file;
+    temporary += ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        if (!out) throw std::runtime_error("cannot write " + temporary.string());
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        out.flush();
+        if (!out) throw std::runtime_error("cannot write " + temporary.string());
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary, file, ec);
+    if (ec) {
+        std::filesystem::remove(temporary);
+        throw std::runtime_error("cannot write " + file.string() + ": " + ec.message());
+    }
 }
+
+void write_json(const std::filesystem::path& file, const ojson& j) { write_file_atomically(file, j.dump(1) + '\n'); }
 
 ojson read_json(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);

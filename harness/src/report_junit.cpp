@@ -1,4 +1,5 @@
 // JUnit XML: one <testcase> per case, so CI systems show each case as a test.
+#include <sstream>
 #include "refcheck/harness/report.hpp"
 
 #include <fstream>
@@ -20,9 +21,7 @@ std::string first_divergence_text(const ojson& report) {
 }  // namespace
 
 void write_junit(const std::filesystem::path& file, const ojson& index, const std::vector<ojson>& reports) {
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + file.string());
+    std::ostringstream out;
     const auto& t = index.at("totals");
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out << "<testsuites name=\"refcheck\" tests=\"" << t.at("cases").get<std::uint64_t>() << "\" failures=\""
@@ -66,6 +65,7 @@ void write_junit(const std::filesystem::path& file, const ojson& index, const st
         out << "  </testcase>\n";
     }
     out << " </testsuite>\n</testsuites>\n";
+    write_file_atomically(file, out.str());
 }
 
 }  // namespace refcheck::harness

@@ -9,6 +9,7 @@
 #include "workers.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -119,9 +120,10 @@ ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, 
                         const ojson& seeded_faults) {
     ojson index = make_run_index(reports, seeded_faults);
     if (shard.count > 1) index["shard"] = {{"index", shard.index}, {"count", shard.count}};
-    write_json(out / "run.json", index);
+    // The index last: a folder whose run.json is there holds a complete run.
     write_junit(out / "junit.xml", index, reports);
     write_html(out / "index.html", index, reports, out);
+    write_json(out / "run.json", index);
     return index;
 }
 
@@ -226,21 +228,34 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     callbacks.done = [&](std::size_t i) {
         if (options.progress) options.progress(cases[i].name);
     };
-    summary.results = run_in_workers(cases.size(), options.jobs, callbacks);
+    try {
+        summary.results = run_in_workers(cases.size(), options.jobs, callbacks);
+    } catch (const RunInterrupted& e) {
+        // Nothing is written: the output folder keeps the previous complete run (or stays empty).
+        std::string names;
+        for (std::size_t i : e.unfinished) names += (names.empty() ? "" : ", ") + cases[i].name;
+        summary.interrupted = std::string(e.signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
+                              std::to_string(cases.size() - e.unfinished.size()) + " of " +
+                              std::to_string(cases.size()) + " cases; not finished: " + names + "; nothing was written, " +
+                              options.out.string() + " keeps what it held before";
+        summary.exit_code = 128 + e.signal;
+        return summary;
+    }
     if (rules) {
         const ojson evidence = evidence_json(*rules);
         for (auto& r : summary.results) r.report["evidence"] = evidence;
     }
 
     std::vector<ojson> reports;
+    // The earlier run's index goes first: until the new one is written last, the folder holds no
+    // complete run. Every file is written whole (write_file_atomically).
+    fs::remove(options.out / "run.json");
     for (const auto& r : summary.results) fs::remove_all(options.out / r.name);  // pictures of an earlier run
     for (const auto& r : summary.results) {
         write_json(options.out / (r.name + ".json"), r.report);
-        for (const auto& [rel, bytes] : r.files) {
-            fs::create_directories((options.out / rel).parent_path());
-            std::ofstream(options.out / rel, std::ios::binary)
-                .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-        }
+        for (const auto& [rel, bytes] : r.files)
+            write_file_atomically(options.out / rel,
+                                  std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
         reports.push_back(r.report);
         summary.events += r.events;
     }

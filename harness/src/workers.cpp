@@ -33,6 +33,8 @@ struct Breadcrumb {
 };
 
 Breadcrumb* g_crumb = nullptr;   // set in a worker process only
+volatile std::sig_atomic_t g_interrupt = 0;  // SIGINT/SIGTERM caught by the parent
+void on_interrupt(int s) { g_interrupt = s; }
 std::string g_crash_case, g_crash_how;  // REFCHECK_TEST_WORKER_CRASH, read by a worker
 
 void copy_cut(char* to, std::size_t size, std::string_view from) {
@@ -197,6 +199,10 @@ void note_input(std::string_view input) {
     if (!g_crash_case.empty() && g_crash_case == g_crumb->case_name) {
         std::fflush(stdout);
         std::fflush(stderr);
+        if (g_crash_how == "term-parent") {  // then wait to be killed: the case never finishes
+            ::kill(getppid(), SIGTERM);
+            for (;;) ::pause();
+        }
         if (g_crash_how == "abort") std::abort();
         if (g_crash_how == "exit") _exit(3);
         std::raise(SIGSEGV);
@@ -260,6 +266,13 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGPIPE, &ignore, &old_pipe);
+    // SIGINT/SIGTERM: stop cleanly (below); a worker keeps the default (the signal ends it).
+    struct sigaction interrupt {}, old_int {}, old_term {};
+    interrupt.sa_handler = on_interrupt;
+    sigemptyset(&interrupt.sa_mask);
+    g_interrupt = 0;
+    sigaction(SIGINT, &interrupt, &old_int);
+    sigaction(SIGTERM, &interrupt, &old_term);
 
     std::vector<Worker> workers(count);
     std::deque<std::size_t> queue;
@@ -287,6 +300,8 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
             ::close(t[1]);
             ::close(r[0]);
             sigaction(SIGPIPE, &old_pipe, nullptr);
+            sigaction(SIGINT, &old_int, nullptr);
+            sigaction(SIGTERM, &old_term, nullptr);
             worker_main(t[0], r[1], &crumbs[w], cb);
         }
         ::close(t[0]);
@@ -329,7 +344,30 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
         start(w);
         hand(workers[w]);
     }
+    auto restore = [&] {
+        sigaction(SIGPIPE, &old_pipe, nullptr);
+        sigaction(SIGINT, &old_int, nullptr);
+        sigaction(SIGTERM, &old_term, nullptr);
+    };
     while (finished < n) {
+        if (g_interrupt) {
+            const int s = g_interrupt;
+            for (Worker& wk : workers) {
+                if (wk.pid > 0) {
+                    ::kill(wk.pid, SIGKILL);
+                    while (waitpid(wk.pid, nullptr, 0) < 0 && errno == EINTR) {
+                    }
+                }
+                close_fd(wk.tasks);
+                close_fd(wk.results);
+            }
+            restore();
+            munmap(shared, count * sizeof(Breadcrumb));
+            std::vector<std::size_t> unfinished;
+            for (std::size_t i = 0; i < n; ++i)
+                if (results[i].name.empty()) unfinished.push_back(i);
+            throw RunInterrupted(s, std::move(unfinished));
+        }
         std::vector<pollfd> fds;
         std::vector<std::size_t> which;
         for (std::size_t w = 0; w < count; ++w)
@@ -394,7 +432,7 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
             while (waitpid(wk.pid, nullptr, 0) < 0 && errno == EINTR) {
             }
     }
-    sigaction(SIGPIPE, &old_pipe, nullptr);
+    restore();
     munmap(shared, count * sizeof(Breadcrumb));
     return results;
 }

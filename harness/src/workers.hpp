@@ -15,7 +15,11 @@
 //
 // Test hook (tests/cli): REFCHECK_TEST_WORKER_CRASH=CASE:HOW makes the worker running case CASE die
 // when that case's first input begins (note_input), HOW being "segv" (raise SIGSEGV), "abort"
-// (std::abort) or "exit" (_exit(3) without a result). Only worker processes read it.
+// (std::abort) or "exit" (_exit(3) without a result), or "term-parent" (the worker sends SIGTERM to
+// the parent and waits to be killed: an interruption at a known point). Only worker processes read it.
+//
+// SIGINT and SIGTERM: while run_in_workers runs, the parent catches them, kills its workers and
+// throws RunInterrupted naming the cases that did not finish; nothing has been written yet.
 #pragma once
 
 #include "refcheck/harness/case.hpp"
@@ -26,11 +30,20 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace refcheck::harness {
+
+// A run stopped by SIGINT or SIGTERM before every case finished.
+struct RunInterrupted : std::runtime_error {
+    RunInterrupted(int signal, std::vector<std::size_t> unfinished)
+        : std::runtime_error("interrupted"), signal(signal), unfinished(std::move(unfinished)) {}
+    int signal;
+    std::vector<std::size_t> unfinished;  // case indices without a result
+};
 
 // The input a family is about to run on the original (the breadcrumb of a worker; nothing elsewhere).
 void note_input(std::string_view input);

@@ -173,6 +173,10 @@ const Command& run_command() {
                     for (const auto& p : summary.problems) std::cerr << "refcheck: " << p << "\n";
                     return kError;
                 }
+                if (!summary.interrupted.empty()) {
+                    std::cerr << "\nrefcheck: interrupted by " << summary.interrupted << "\n";
+                    return summary.exit_code;
+                }
                 if (tty) std::printf("\n");
                 print_summary(summary, files, o);
                 return summary.exit_code;

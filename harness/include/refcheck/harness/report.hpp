@@ -44,6 +44,9 @@ ojson to_json(const Counts& c);
 ojson to_json(const Divergence& d);
 
 void write_json(const std::filesystem::path& file, const ojson& j);
+// Writes `bytes` to a temporary file beside `file` and renames it over `file`, so that a reader
+// (or a run killed mid-way) never sees a half-written file. Creates the parent folders.
+void write_file_atomically(const std::filesystem::path& file, std::string_view bytes);
 ojson read_json(const std::filesystem::path& file);
 
 // The run index: one row per case (name, family, status, counts, report file) and totals.

@@ -95,6 +95,7 @@ struct RunOptions {
 struct RunSummary {
     int exit_code = 2;
     std::vector<std::string> problems;  // from preflight(); nothing ran when not empty
+    std::string interrupted;            // SIGINT/SIGTERM stopped the run: what did not finish (exit 128 + signal)
     std::vector<CaseResult> results;
     ojson index;
     double seconds = 0;
