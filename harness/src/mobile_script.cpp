@@ -2,6 +2,9 @@
 
 #include "mobile_world.hpp"
 #include "placement.hpp"
+#include "refcheck/harness/run.hpp"
+
+#include <string>
 
 #include <algorithm>
 #include <cstdlib>
@@ -79,7 +82,10 @@ std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::u
 ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries) {
     const auto receivers = populated_records(models, reimpl::kShadowReceiverBit);
     const auto casters = populated_records(models, reimpl::kShadowCasterBit);
-    if (receivers.empty() || casters.empty()) throw std::runtime_error("the archive has no receiver or no caster");
+    if (receivers.empty() || casters.empty())
+        throw PreconditionError(std::string("the receiver queries need a model with property bit 1 (receives shadows) and ") +
+                                "one with bit 0 (casts a shadow); the data root's 3DOBJS.BIN has " +
+                                std::to_string(receivers.size()) + " and " + std::to_string(casters.size()));
     Script script(seed);
     ReceiverScript out;
     std::uint32_t next_id = 1;

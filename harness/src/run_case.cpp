@@ -276,6 +276,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         result.status = counts.unexplained ? Status::Divergent : Status::Equivalent;
         if (result.status == Status::Equivalent) require_compared(c, counts);
         r["status"] = std::string(status_name(result.status));
+    } catch (const PreconditionError& e) {
+        r["error"] = std::string("precondition: ") + e.what() + " (the data root may be valid; this case cannot run on it)";
+        r["precondition"] = e.what();
     } catch (const reimpl::FormatError& e) {
         r["error"] = std::string("reimplementation: ") + e.what();
     } catch (const std::exception& e) {

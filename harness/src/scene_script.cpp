@@ -1,6 +1,7 @@
 #include "scene_script.hpp"
 
 #include "placement.hpp"
+#include "refcheck/harness/run.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -40,7 +41,8 @@ std::uint32_t model_named(const reimpl::ModelArchive& models, const Names& names
     for (std::string_view name : names)
         for (std::uint32_t i = 0; i < models.count(); ++i)
             if (models.populated(i) && same_name(models.record(i).header.short_name, name)) return i;
-    throw std::runtime_error("scene scripts: the archive has no model named " + std::string(names.front()));
+    throw PreconditionError("the scene scripts need a model named " + std::string(names.front()) +
+                            ", which the data root's 3DOBJS.BIN lacks");
 }
 
 reimpl::Vec3 add(const reimpl::Vec3& a, const reimpl::Vec3& b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }

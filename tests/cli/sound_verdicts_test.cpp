@@ -201,3 +201,29 @@ TEST_F(SoundVerdictTest, AStateSwitchSendingTheWalkElsewhereDivergesAtItsControl
 
 }  // namespace
 }  // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// A valid data root that lacks what a family needs (no model receives shadows) is a precondition
+// error, told apart from a broken data root (issue 14): exit 2, "precondition:" first.
+TEST_F(SoundVerdictTest, ACaseNeedingARecordTheDataLacksSaysSo) {
+    const fs::path root = path("no-receiver");
+    fs::create_directories(root / "3DDATA");
+    for (const char* f : {"3DDATA/OBJTEXT.BIN", "3DPAL.RGB"}) fs::copy_file(kSmallData / f, root / f);
+    auto bytes = reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN");
+    const auto& models = small_models();
+    for (std::uint32_t i = 0; i < models.count(); ++i)
+        if (models.populated(i)) bytes[models.record(i).absolute(0x98)] &= static_cast<std::uint8_t>(~2u);  // hdr.props bit 1
+    std::ofstream(root / "3DDATA" / "3DOBJS.BIN", std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const Result run = refcheck("run " + quote(shipped_case("receivers")) + " --data " + quote(root) + " --out o");
+    EXPECT_EQ(run.code, 2) << run.out << run.err;
+    const ojson report = read_json(path("o/receivers.json"));
+    EXPECT_EQ(report.at("status"), "error");
+    EXPECT_EQ(report.at("error").get<std::string>().rfind("precondition: ", 0), 0u) << report.at("error");
+    EXPECT_NE(report.at("precondition").get<std::string>().find("receives shadows"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace refcheck::cli_test

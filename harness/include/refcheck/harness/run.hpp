@@ -20,6 +20,13 @@ namespace refcheck::harness {
 
 struct RuleIndex;  // ledger.hpp
 
+// A case whose family needs a record the data root lacks (a receiver, a named model): the data may be
+// valid, it just cannot serve this case. An error (exit 2) that says so, apart from "the data root
+// is invalid" (the reimplementation's validator rejects it).
+struct PreconditionError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // What a case runs on once "default" is resolved.
 struct Environment {
     std::filesystem::path image;
