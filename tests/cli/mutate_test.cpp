@@ -89,5 +89,45 @@ TEST_F(MutateTest, MutantsNoInputReachesAreNotCoveredAndNotRun) {
     EXPECT_EQ(j.at("routines").at(sort_routine).at("not_covered"), sort_mutants);
 }
 
+
+// transform_grid's outer loop keeps its counter in a stack slot: loaded, incremented, stored back,
+// loaded again for the back-edge's compare. With that store made NOPs the counter never advances
+// and the loop never exits: the mutant must end at its per-call instruction budget (a wall-clock
+// stop would be a "fault" of kind wall_limit, after 20 s).
+TEST_F(MutateTest, ALoopThatNeverExitsEndsAtItsInstructionBudget) {
+    const auto code = instructions_of("transform_grid");
+    auto target_of = [](const emu::Instruction& in) -> std::optional<std::uint32_t> {
+        const auto space = in.text.find(' ');
+        if (in.text[0] != 'j' || in.text.rfind("jmp", 0) == 0 || space == std::string::npos) return std::nullopt;
+        try {
+            return static_cast<std::uint32_t>(std::stoul(in.text.substr(space + 1), nullptr, 16));
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    };
+    std::optional<std::size_t> back_edge;
+    for (std::size_t i = 0; i < code.size(); ++i)
+        if (const auto t = target_of(code[i]); t && *t < code[i].address) back_edge = i;
+    ASSERT_TRUE(back_edge) << "transform_grid has no backward conditional branch";
+    std::optional<std::size_t> store;
+    for (std::size_t i = 0; i < *back_edge; ++i) {
+        const std::string& t = code[i].text;
+        if (t.rfind("mov dword ptr [ebp - ", 0) != 0) continue;
+        const std::string slot = t.substr(4, t.find(']') - 3);  // "dword ptr [ebp - 0x34]"
+        for (std::size_t k = i + 1; k < *back_edge; ++k)
+            if (code[k].text.rfind("mov ", 0) == 0 && code[k].text.ends_with(", " + slot)) store = i;
+    }
+    ASSERT_TRUE(store) << "no loop counter stored to a stack slot before the back-edge";
+
+    const fs::path file = write_case("small-program", small_program().to_json());
+    const ojson j = mutate(file, "--routines '(^|:)transform_grid$' --operators store_nop");
+    const ojson* m = find_mutant(j, code[*store].address, "store_nop");
+    ASSERT_NE(m, nullptr) << code[*store].text;
+    ASSERT_EQ(m->at("status"), "killed") << m->dump();
+    EXPECT_EQ(m->at("killed_by").at("how"), "budget") << m->dump();
+    EXPECT_NE(m->at("killed_by").at("detail").get<std::string>().find("budget_exceeded"), std::string::npos);
+    EXPECT_EQ(m->at("killed_by").at("event").at("original"), "fault");
+}
+
 }  // namespace
 }  // namespace refcheck::cli_test
