@@ -197,8 +197,13 @@ ojson run_mutant(const Mutant& m, std::size_t index, const std::vector<BaselineC
             if (it == b.reach.end()) continue;
             for (const int i : it->second) c.only_inputs.insert(b.inputs[static_cast<std::size_t>(i)]);
             inputs_run += c.only_inputs.size();
-        } else {
-            inputs_run += b.inputs.size();
+        } else if (!b.inputs.empty()) {
+            // Reached before the case's first named input (boot, setup): the effect of such a
+            // mutant shows from the first input on, and running every input of every case for each
+            // survivor would cost a whole run per mutant. The first input stands for the case (a
+            // kill found later would be missed: the score stays a lower bound).
+            c.only_inputs.insert(b.inputs.front());
+            inputs_run += 1;
         }
         ++cases_run;
         StopObserver observer(b.budgets, b.fallback);
