@@ -125,6 +125,7 @@ void Comparator::record(Divergence d, const std::vector<EventRecord>& a, const s
 }
 
 bool Comparator::skipped(const std::string& input) {
+    if (!only_set_.empty()) return only_set_.count(input) == 0;
     if (only_.empty()) return false;
     if (input != only_) return true;
     saw_only_ = true;

@@ -53,11 +53,18 @@ struct CaseContext {
     // whose name starts with `prefix` ("record 12 ") is (families skip the work of the others).
     // A selected input is about to run: a worker's breadcrumb notes it (workers.hpp).
     bool selected(std::string_view input) const {
-        const bool yes = c.only.empty() || c.only == input;
+        const bool yes = c.only_inputs.empty() ? c.only.empty() || c.only == input
+                                               : c.only_inputs.count(std::string(input)) != 0;
         if (yes) note_input(input);
         return yes;
     }
-    bool selects_within(std::string_view prefix) const { return c.only.empty() || c.only.starts_with(prefix); }
+    bool selects_within(std::string_view prefix) const {
+        if (!c.only_inputs.empty()) {
+            const auto it = c.only_inputs.lower_bound(std::string(prefix));
+            return it != c.only_inputs.end() && it->starts_with(prefix);
+        }
+        return c.only.empty() || c.only.starts_with(prefix);
+    }
 };
 
 // The original failed where the case needs it to succeed (a fault, or an initialiser returning

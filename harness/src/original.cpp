@@ -91,8 +91,16 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
     const ProfileRoutine& r = profile_.routine(routine);
     emu::CallLimits limits;
     limits.wall_ms = wall_ms;
+    if (const auto b = budgets_.find(routine); b != budgets_.end())
+        limits.instruction_budget = b->second;
+    else
+        limits.instruction_budget = fallback_budget_;
     emu::CallResult result = machine_->call(profile_.address_of(routine), parse_convention(r.convention),
                                             std::span<const std::uint32_t>(args.begin(), args.size()), limits);
+    if (result.instructions) {
+        std::uint64_t& most = needed_[routine];
+        most = std::max(most, *result.instructions);
+    }
     if (result.fault) {
         faults_.push_back(to_json(*result.fault));
         if (on_fault_) on_fault_(routine, *result.fault);

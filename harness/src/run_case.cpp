@@ -1,5 +1,6 @@
 // One case from start to report: profile checked, inputs hashed, the original booted, the family
 // run, the report assembled. Never throws: problems become a report with status "error".
+#include "case_observer.hpp"
 #include "families.hpp"
 
 #include "refcheck/harness/coverage.hpp"
@@ -157,7 +158,7 @@ void require_compared(const Case& c, const Counts& counts) {
                                  (counts.blank_frames ? " (" + std::to_string(counts.blank_frames) +
                                                             " blank frame(s) on both sides, which this case does not count)"
                                                       : std::string()));
-    if (!c.only.empty()) return;  // one input need not show every kind
+    if (c.narrowed()) return;  // one input need not show every kind
     std::string never;
     for (const auto& k : c.compares) {
         const auto it = counts.by_kind.find(k);
@@ -198,6 +199,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     options.blank_frames_count = c.blank_frames;
     Comparator comparator(options);
     comparator.only(c.only);
+    comparator.only_set(c.only_inputs);
     std::optional<ExerciseCounter> exercised;  // the claimed rules' predicates, over matched events
     if (env.rules) {
         exercised.emplace(exercise_counter(c, *env.rules));
@@ -225,6 +227,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         });
         covered = discover_routines(original->machine(), profile_entries(profile));  // before any patch
         enable_coverage(original->machine(), covered);
+        if (CaseObserver* observer = case_observer()) observer->booted(*original, comparator);
         if (env.coverage_reasons) {
             reasons = load_coverage_reasons(*env.coverage_reasons);
             if (reasons->image == env.image.filename().string())
@@ -298,6 +301,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         result.files.emplace_back(drcov, drcov_bytes(original->machine()));
     }
     if (exercised) r["exercised"] = exercised->json(r);
+    if (CaseObserver* observer = case_observer(); observer && original) observer->finished(*original);
     return result;
 }
 

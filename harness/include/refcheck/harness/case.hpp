@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,10 @@ struct Case {
     // Narrowing (not read from the file): when set, only the input of this name is compared
     // ("record 12 view 0 light 1 state 0", "step 7", ...): `refcheck run --only`, bisect.
     std::string only;
+    // Narrowing to a set of inputs (not read from the file; `refcheck mutate` runs a mutant on the
+    // inputs that reach it): when not empty, only inputs of these names are compared.
+    std::set<std::string> only_inputs;
+    bool narrowed() const { return !only.empty() || !only_inputs.empty(); }
 };
 
 Case load_case(const std::filesystem::path& file);  // throws CaseError

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,8 @@ public:
     // Whether a stream of the input named by only() was given (so that a narrowing to an input the
     // case lacks is an error, not an empty success).
     bool saw_only() const { return saw_only_; }
+    // Narrowing to a set of inputs (Case::only_inputs): streams of other inputs are not compared.
+    void only_set(std::set<std::string> inputs) { only_set_ = std::move(inputs); }
 
     // A fault of the original (or a failed initialiser) while the case ran: an unexplained
     // divergence of its own, whose input is the one compared next (the fault happened while that
@@ -113,6 +116,7 @@ private:
     std::optional<Divergence> first_known_;
     void label_pending_faults(const std::string& input);
     std::string only_;
+    std::set<std::string> only_set_;
     bool saw_only_ = false;
     bool fault_pending_input_ = false;  // the first unexplained divergence is a fault awaiting its input
     MatchObserver observer_;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -59,6 +60,15 @@ public:
     void forget_pending_returns() { pending_.clear(); }  // before a new top-level call
     void note_ran(const std::string& routine) { ran_.push_back(routine); }
 
+    // Instruction budgets of call() (refcheck mutate): per routine, else `fallback` (0: none). With
+    // a budget the machine counts instructions with its block hook; instructions_needed() keeps
+    // the most each routine's calls took.
+    void set_instruction_budgets(std::map<std::string, std::uint64_t> budgets, std::uint64_t fallback) {
+        budgets_ = std::move(budgets);
+        fallback_budget_ = fallback;
+    }
+    const std::map<std::string, std::uint64_t>& instructions_needed() const { return needed_; }
+
     const std::vector<ojson>& faults() const { return faults_; }
     // Called with every fault of a call() as it is recorded (run_case makes each a divergence).
     void on_fault(std::function<void(const std::string& routine, const emu::Fault&)> fn) { on_fault_ = std::move(fn); }
@@ -79,6 +89,8 @@ private:
     std::vector<emu::TapFn> return_watchers_;
     std::set<std::uint32_t> return_taps_;
     std::vector<std::string> replaced_, tapped_, ran_;
+    std::map<std::string, std::uint64_t> budgets_, needed_;
+    std::uint64_t fallback_budget_ = 0;
 };
 
 }  // namespace refcheck::harness

@@ -1,0 +1,99 @@
+// refcheck mutate [CASES...]: how many small changes of the original would the cases miss? Writes
+// mutate.json (reports/mutate-report.schema.json), mutate.html and mutate.txt to --out and prints
+// the text summary. Exit 0, or 1 when --min-score is not met; 2 on an error.
+#include "command.hpp"
+
+#include "refcheck/harness/mutate.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+namespace refcheck::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+struct MutateArgs {
+    std::vector<std::string> cases;
+    std::string image, profile, data;
+    std::string out = "out/mutate";
+    unsigned jobs = 1;
+    std::string routines;
+    std::string operators;
+    std::size_t sample = 0;
+    std::uint64_t seed = 0;
+    double min_score = -1;
+    std::string equivalents;
+};
+}  // namespace
+
+const Command& mutate_command() {
+    static const Command command{
+        "mutate", "Mutate the original's routines and report which mutants the cases kill (score, survivors)",
+        [](CLI::App& app) -> std::function<int()> {
+            auto a = std::make_shared<MutateArgs>();
+            app.add_option("cases", a->cases, "Case files or folders (default: the project's cases/)");
+            app.add_option("--image", a->image, "The original PE32 image (default: the stand-in)");
+            app.add_option("--profile", a->profile, "The image's profile JSON (default: the stand-in's)");
+            app.add_option("--data", a->data, "Data root holding 3DDATA/ (default: the synthetic archives)");
+            app.add_option("--out", a->out, "Output folder for mutate.json, mutate.html, mutate.txt")->capture_default_str();
+            a->jobs = std::max(1u, std::thread::hardware_concurrency());
+            app.add_option("--jobs,-j", a->jobs, "Worker processes")->capture_default_str();
+            app.add_option("--routines", a->routines, "Only mutants of routines whose name matches this regex");
+            app.add_option("--operators", a->operators,
+                           "Comma-separated operators: negate_jcc, negate_setcc, negate_cmovcc, imm_plus_one, "
+                           "imm_minus_one, add_to_sub, sub_to_add, and_to_or, or_to_and, store_nop (default: all)");
+            app.add_option("--sample", a->sample, "Run a deterministic sample of N mutants (with --seed)");
+            app.add_option("--seed", a->seed, "Seed of --sample")->capture_default_str();
+            app.add_option("--min-score", a->min_score, "Exit 1 when killed / (total - equivalent) is below this (0..1)");
+            app.add_option("--equivalents", a->equivalents,
+                           "Registry of argued-equivalent mutants (default: cases/mutants/equivalent.json)");
+            return [a] {
+                harness::MutateOptions o;
+                o.run.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA, std::nullopt, nullptr};
+                if (!a->image.empty()) o.run.image = a->image;
+                if (!a->profile.empty()) o.run.profile = a->profile;
+                if (!a->data.empty()) o.run.data = a->data;
+                o.run.out = a->out;
+                o.run.jobs = a->jobs;
+                o.routines = a->routines;
+                std::stringstream ops(a->operators);
+                for (std::string op; std::getline(ops, op, ',');)
+                    if (!op.empty()) o.operators.push_back(op);
+                if (a->sample) o.sample = a->sample;
+                o.seed = a->seed;
+                if (a->min_score >= 0) o.min_score = a->min_score;
+                o.equivalents = a->equivalents.empty()
+                                    ? fs::path(REFCHECK_SOURCE_DIR) / "cases" / "mutants" / "equivalent.json"
+                                    : fs::path(a->equivalents);
+                if (!a->equivalents.empty() && !fs::exists(*o.equivalents))
+                    throw std::runtime_error("--equivalents: no such file " + a->equivalents);
+                o.progress = [](std::string_view line) { std::cout << line << std::endl; };
+                std::vector<fs::path> files;
+                if (a->cases.empty()) {
+                    files = harness::list_cases(fs::path(REFCHECK_SOURCE_DIR) / "cases");
+                } else {
+                    for (const auto& g : a->cases) {
+                        if (fs::is_directory(g)) {
+                            auto more = harness::list_cases(g);
+                            files.insert(files.end(), more.begin(), more.end());
+                        } else {
+                            files.emplace_back(g);
+                        }
+                    }
+                }
+                const auto s = harness::mutate(files, o);
+                std::cout << "\n" << s.text;
+                std::cout << "JSON report: " << fs::absolute(s.json).lexically_normal().string() << "\n";
+                std::cout << "HTML report: " << fs::absolute(s.html).lexically_normal().string() << "\n";
+                if (s.exit_code == 1)
+                    std::cout << "refcheck mutate: the score is below --min-score " << a->min_score << "\n";
+                return s.exit_code;
+            };
+        }};
+    return command;
+}
+
+}  // namespace refcheck::cli
