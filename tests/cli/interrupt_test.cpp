@@ -39,9 +39,11 @@ TEST_F(InterruptTest, AnInterruptedRunLeavesThePreviousCompleteOutput) {
                                   "REFCHECK_TEST_WORKER_CRASH=b-program:term-parent");
     EXPECT_EQ(fresh.code, 128 + 15) << fresh.out << fresh.err;
     EXPECT_FALSE(fs::exists(path("fresh/run.json")));
-    if (fs::exists(path("fresh")))
-        for (const auto& e : fs::recursive_directory_iterator(path("fresh")))
+    if (fs::exists(path("fresh"))) {
+        for (const auto& e : fs::recursive_directory_iterator(path("fresh"))) {
             EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+        }
+    }
 }
 
 }  // namespace
