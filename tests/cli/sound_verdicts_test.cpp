@@ -9,6 +9,7 @@
 #include "refcheck/reimpl/model_archive.hpp"
 
 #include <fstream>
+#include <functional>
 
 namespace refcheck::cli_test {
 namespace {
@@ -27,6 +28,21 @@ std::vector<std::uint32_t> non_casters() {
         if (m.populated(i) && m.record(i).encoding == reimpl::Encoding::S16 && !(m.record(i).header.properties & 1))
             out.push_back(i);
     return out;
+}
+
+// A data root at `root`: the small archives with each populated model record's bytes in 3DOBJS.BIN
+// changed by `edit`.
+fs::path small_root_with(const fs::path& root,
+                         const std::function<void(std::vector<std::uint8_t>&, const reimpl::ModelRecord&)>& edit) {
+    fs::create_directories(root / "3DDATA");
+    for (const char* f : {"3DDATA/OBJTEXT.BIN", "3DPAL.RGB"}) fs::copy_file(kSmallData / f, root / f);
+    auto bytes = reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN");
+    const auto& models = small_models();
+    for (std::uint32_t i = 0; i < models.count(); ++i)
+        if (models.populated(i)) edit(bytes, models.record(i));
+    std::ofstream(root / "3DDATA" / "3DOBJS.BIN", std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return root;
 }
 
 ojson shadow_case(const std::vector<std::uint32_t>& records) {
@@ -87,18 +103,10 @@ TEST_F(SoundVerdictTest, ASelectionThatSelectsNothingIsAnError) {
 // first byte): both sides draw nothing, and that is no proof. (An unknown opcode there is refused
 // by the reimplementation's validator, an error naming archive, record and offset.)
 TEST_F(SoundVerdictTest, FramesOfProgramsThatDrawNothingAreAnError) {
-    const fs::path root = path("rejected");
-    fs::create_directories(root / "3DDATA");
-    for (const char* f : {"3DDATA/OBJTEXT.BIN", "3DPAL.RGB"}) fs::copy_file(kSmallData / f, root / f);
-    auto bytes = reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN");
-    const auto& models = small_models();
-    for (std::uint32_t i = 0; i < models.count(); ++i) {
-        if (!models.populated(i)) continue;
-        const std::uint64_t at = models.record(i).absolute(models.record(i).header.program);
-        if (models.record(i).header.program && at < bytes.size()) bytes[at] = 7;  // op.return
-    }
-    std::ofstream(root / "3DDATA" / "3DOBJS.BIN", std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const fs::path root = small_root_with(path("rejected"), [](std::vector<std::uint8_t>& bytes, const reimpl::ModelRecord& r) {
+        const std::uint64_t at = r.absolute(r.header.program);
+        if (r.header.program && at < bytes.size()) bytes[at] = 7;  // op.return
+    });
     const Result run = refcheck("run " + quote(shipped_case("frames")) + " --data " + quote(root) + " --out o");
     EXPECT_EQ(run.code, 2) << run.out << run.err;
     const ojson report = read_json(path("o/frames.json"));
@@ -208,15 +216,9 @@ namespace {
 // A valid data root that lacks what a family needs (no model receives shadows) is a precondition
 // error, told apart from a broken data root (issue 14): exit 2, "precondition:" first.
 TEST_F(SoundVerdictTest, ACaseNeedingARecordTheDataLacksSaysSo) {
-    const fs::path root = path("no-receiver");
-    fs::create_directories(root / "3DDATA");
-    for (const char* f : {"3DDATA/OBJTEXT.BIN", "3DPAL.RGB"}) fs::copy_file(kSmallData / f, root / f);
-    auto bytes = reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN");
-    const auto& models = small_models();
-    for (std::uint32_t i = 0; i < models.count(); ++i)
-        if (models.populated(i)) bytes[models.record(i).absolute(0x98)] &= static_cast<std::uint8_t>(~2u);  // hdr.props bit 1
-    std::ofstream(root / "3DDATA" / "3DOBJS.BIN", std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const fs::path root = small_root_with(path("no-receiver"), [](std::vector<std::uint8_t>& bytes, const reimpl::ModelRecord& r) {
+        bytes[r.absolute(0x98)] &= static_cast<std::uint8_t>(~2u);  // hdr.props bit 1: receives shadows
+    });
     const Result run = refcheck("run " + quote(shipped_case("receivers")) + " --data " + quote(root) + " --out o");
     EXPECT_EQ(run.code, 2) << run.out << run.err;
     const ojson report = read_json(path("o/receivers.json"));
