@@ -28,5 +28,6 @@ const Command& dump_command();
 const Command& diff_command();
 const Command& call_command();
 const Command& bisect_command();
+const Command& profile_command();
 
 }  // namespace refcheck::cli
