@@ -48,22 +48,29 @@ void Machine::Impl::place_around(Range image_range)
     taken.push_back(stack_span);
     Range new_stack{static_cast<Address>(stack_span.begin + page), static_cast<Address>(stack_span.end)};
 
-    // The heap: the default region when free, else the largest free gap (first of equals).
+    // The heap: the default region when free, else the largest free gap below the system region
+    // (user space: code of the era may treat pointers as signed), first of equals; above it only
+    // when user space has no room.
     Span heap_span{GuestHeap::default_base, GuestHeap::default_limit};
     if (!is_free(heap_span, taken)) {
         std::sort(taken.begin(), taken.end(), [](Span a, Span b) { return a.begin < b.begin; });
         Span best{};
-        uint64_t cursor = 0;
-        for (size_t i = 0; i <= taken.size(); ++i) {
-            uint64_t limit = i < taken.size() ? taken[i].begin : space_end;
-            uint64_t begin = (cursor + GuestHeap::chunk - 1) / GuestHeap::chunk * GuestHeap::chunk;
-            if (limit > begin && limit - begin > best.end - best.begin)
-                best = {begin, limit};
-            if (i < taken.size())
-                cursor = std::max(cursor, taken[i].end);
+        constexpr uint64_t least = 16u << 20;
+        for (uint64_t end_of_space : {uint64_t{system_base}, space_end}) {
+            if (best.end - best.begin >= least)
+                break;
+            best = {};
+            uint64_t cursor = 0;
+            for (size_t i = 0; i <= taken.size(); ++i) {
+                uint64_t limit = i < taken.size() ? std::min(taken[i].begin, end_of_space) : end_of_space;
+                uint64_t begin = (cursor + GuestHeap::chunk - 1) / GuestHeap::chunk * GuestHeap::chunk;
+                if (limit > begin && limit - begin > best.end - best.begin)
+                    best = {begin, limit};
+                if (i < taken.size())
+                    cursor = std::max(cursor, taken[i].end);
+            }
         }
         constexpr uint64_t most = GuestHeap::default_limit - GuestHeap::default_base;
-        constexpr uint64_t least = 16u << 20;
         if (best.end - best.begin < least)
             throw EmuError("no room for the guest heap around the image at " + hex(image_range.begin));
         best.end = std::min(best.end, best.begin + most);

@@ -154,6 +154,11 @@ struct Loader {
                 uint32_t slot = static_cast<uint32_t>(e.iat_address());  // an RVA in LIEF 0.9
                 if (uint64_t{slot} + 4 > memory.size())
                     throw EmuError("IAT slot of " + imp.name() + "!" + function + " outside the image");
+                if (const win32::DataImport* d = win32::find_data_import(imp.name(), function)) {
+                    std::memcpy(memory.data() + slot, &d->address, 4);  // a variable: its cell
+                    image.imports.push_back({imp.name(), function, image.base + slot, d->address, true});
+                    continue;
+                }
                 Address thunk = thunk_for(imp.name(), function);
                 std::memcpy(memory.data() + slot, &thunk, 4);
                 bool shimmed = impl.thunks[(thunk - Machine::shim_base) / Machine::thunk_size].shim != nullptr;

@@ -83,6 +83,13 @@ void Machine::Impl::map_system()
 
     std::vector<uint8_t> data(0x1000, 0);
     put32(data, sys::argv_array - sys::process_data, sys::program_name);
+    put32(data, sys::initenv_cell - sys::process_data, sys::envp_array);
+    put32(data, sys::acmdln_cell - sys::process_data, sys::program_name);
+    put32(data, sys::argc_cell - sys::process_data, 1);
+    put32(data, sys::argv_cell - sys::process_data, sys::argv_array);
+    put32(data, sys::environ_cell - sys::process_data, sys::envp_array);
+    for (uint32_t i = 0; i < 3; ++i)  // _iob[i]._file = i
+        put32(data, sys::iob - sys::process_data + i * sys::file_object_size + 0x10, i);
     const char name[] = "C:\\image.exe";  // replaced by the image's file name at load
     std::memcpy(data.data() + (sys::program_name - sys::process_data), name, sizeof name);
     uc_mem_write(uc, sys::process_data, data.data(), data.size());

@@ -47,6 +47,9 @@ uint32_t __p__fmode(Machine&, const Args&) { return sys::fmode_cell; }
 // int* __p__commode(void);
 uint32_t __p__commode(Machine&, const Args&) { return sys::commode_cell; }
 
+// char** __p__acmdln(void);
+uint32_t __p__acmdln(Machine&, const Args&) { return sys::acmdln_cell; }
+
 // void __setusermatherr(int (*handler)(struct _exception*));
 uint32_t __setusermatherr(Machine&, const Args&) { return 0; }
 

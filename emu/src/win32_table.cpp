@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "refcheck/emu/win32.hpp"
+#include "system_layout.hpp"
 
 namespace refcheck::emu::win32 {
 
@@ -42,6 +43,19 @@ constexpr Shim table[] = {
     KERNEL32(QueryPerformanceFrequency, 1),
     KERNEL32(OutputDebugStringA, 1),
     KERNEL32(ExitProcess, 1),
+    // process start-up
+    KERNEL32(SetUnhandledExceptionFilter, 1),
+    KERNEL32(GetStartupInfoA, 1),
+    KERNEL32(GetModuleHandleA, 1),
+    KERNEL32(LoadLibraryA, 1),
+    KERNEL32(FreeLibrary, 1),
+    KERNEL32(GetProcAddress, 2),
+    KERNEL32(Sleep, 1),
+    KERNEL32(InitializeCriticalSection, 1),
+    KERNEL32(EnterCriticalSection, 1),
+    KERNEL32(LeaveCriticalSection, 1),
+    KERNEL32(DeleteCriticalSection, 1),
+    KERNEL32(TlsGetValue, 1),
     // msvcrt: memory (the guest heap)
     MSVCRT(malloc, 1),
     MSVCRT(calloc, 2),
@@ -72,6 +86,7 @@ constexpr Shim table[] = {
     MSVCRT(feof, 1),
     MSVCRT(fgetc, 1),
     // msvcrt: start-up and process
+    MSVCRT(__p__acmdln, 0),
     MSVCRT(_initterm, 2),
     MSVCRT(__getmainargs, 5),
     MSVCRT(__set_app_type, 1),
@@ -108,7 +123,26 @@ bool same_dll(std::string_view a, std::string_view b)
 
 }  // namespace
 
+constexpr DataImport data_table[] = {
+    {"msvcrt.dll", "_iob", sys::iob},
+    {"msvcrt.dll", "__initenv", sys::initenv_cell},
+    {"msvcrt.dll", "_acmdln", sys::acmdln_cell},
+    {"msvcrt.dll", "__argc", sys::argc_cell},
+    {"msvcrt.dll", "__argv", sys::argv_cell},
+    {"msvcrt.dll", "_environ", sys::environ_cell},
+    {"msvcrt.dll", "_fmode", sys::fmode_cell},
+    {"msvcrt.dll", "_commode", sys::commode_cell},
+};
+
 std::span<const Shim> shim_table() { return table; }
+
+const DataImport* find_data_import(std::string_view dll, std::string_view name)
+{
+    for (const DataImport& d : data_table)
+        if (d.name == name && same_dll(d.dll, dll))
+            return &d;
+    return nullptr;
+}
 
 const Shim* find_shim(std::string_view dll, std::string_view name)
 {

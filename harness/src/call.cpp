@@ -31,6 +31,7 @@ bool takes_string(std::string_view function) {
 void record_imports(emu::Machine& m, std::vector<ImportCall>& calls) {
     std::set<emu::Address> thunks;
     for (const emu::ImportBinding& b : m.image().imports) {
+        if (emu::win32::find_data_import(b.dll, b.function) != nullptr) continue;  // a variable
         if (!thunks.insert(b.thunk).second) continue;
         const emu::win32::Shim* shim = emu::win32::find_shim(b.dll, b.function);
         m.tap(b.thunk, [&calls, shim, name = b.dll + "!" + b.function, function = b.function](emu::Machine& mm) {

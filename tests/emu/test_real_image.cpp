@@ -40,6 +40,7 @@ TEST(RealImage, RebasedOntoTheDefaultHeapTheHeapMoves)
     EXPECT_FALSE(overlaps(m.heap().region(), image.range()));
     EXPECT_FALSE(overlaps(m.heap().region(), m.stack()));
     EXPECT_GE(m.heap().region().size(), 16u << 20);
+    EXPECT_LE(m.heap().region().end, Machine::system_base);  // user space
     // Relocated code and data, and a heap allocation outside the image.
     CallResult r = m.call("name_at", Convention::cdecl, {2});
     ASSERT_TRUE(r.ok()) << describe(r);
@@ -203,6 +204,32 @@ TEST(Msvcrt, ReplaceOnAnImportThunkRunsInsteadOfTheShim)
     m.remove_hook(h2);
     EXPECT_EQ(m.call("crt_calls_unshimmed", Convention::cdecl, {}).fault->kind, FaultKind::unimplemented_import);
     EXPECT_NE(m.call("crt_copy_string", Convention::cdecl, {s}).eax, 0u);
+}
+
+// The whole of a C runtime's start-up: the entry point (mainCRTStartup: FS, _initterm,
+// __getmainargs, data imports such as __initenv, _onexit...) runs main, which reads a file with
+// fopen/fread into malloc'd memory, and exit() ends the run with main's result.
+TEST(CrtImage, TheEntryPointRunsMainThroughTheCrtStartUp)
+{
+    test::ScratchDir dir("crt");
+    dir.put("DATA/INPUT.BIN", "ABC");
+    Machine m({dir.path()});
+    const Image& image = m.load(EMU_CRT_IMAGE);
+    EXPECT_EQ(image.base, 0x20000000u);
+    EXPECT_TRUE(image.exports.empty());
+    EXPECT_TRUE(image.coff_symbols.empty());  // stripped
+    EXPECT_FALSE(overlaps(m.heap().region(), image.range()));
+    CallResult r = m.call(image.entry, Convention::cdecl, {});
+    ASSERT_TRUE(r.fault);
+    EXPECT_EQ(r.fault->kind, FaultKind::process_exit) << r.fault->report();
+    EXPECT_EQ(r.fault->message, "exit(" + std::to_string(65 + 66 + 67 + 1) + ") called") << r.fault->report();
+    ASSERT_EQ(m.data_root()->accesses().size(), 1u);
+    EXPECT_EQ(m.data_root()->accesses()[0].resolved, "DATA/INPUT.BIN");
+    EXPECT_EQ(m.data_root()->accesses()[0].bytes_read, 3u);
+    bool buffer = false;
+    for (const Allocation& a : m.heap().allocations())
+        buffer = buffer || (a.kind == AllocationKind::crt && a.size == 256 && a.freed);
+    EXPECT_TRUE(buffer) << "main's malloc(256) ... free";
 }
 
 }  // namespace

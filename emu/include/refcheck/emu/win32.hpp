@@ -31,6 +31,15 @@ struct Shim {
 };
 
 std::span<const Shim> shim_table();
+
+// An import of a variable (msvcrt's _iob, __initenv, _acmdln...): its IAT slot is bound to a
+// cell in the system region, not to a thunk.
+struct DataImport {
+    std::string_view dll;
+    std::string_view name;
+    Address address;
+};
+const DataImport* find_data_import(std::string_view dll, std::string_view name);
 // Case-insensitive on the DLL name, exact on the function name.
 const Shim* find_shim(std::string_view dll, std::string_view name);
 
@@ -117,6 +126,19 @@ uint32_t QueryPerformanceCounter(Machine& m, const Args& a);
 uint32_t QueryPerformanceFrequency(Machine& m, const Args& a);
 uint32_t OutputDebugStringA(Machine& m, const Args& a);
 uint32_t ExitProcess(Machine& m, const Args& a);
+// kernel32: process start-up
+uint32_t SetUnhandledExceptionFilter(Machine& m, const Args& a);
+uint32_t GetStartupInfoA(Machine& m, const Args& a);
+uint32_t GetModuleHandleA(Machine& m, const Args& a);
+uint32_t LoadLibraryA(Machine& m, const Args& a);
+uint32_t FreeLibrary(Machine& m, const Args& a);
+uint32_t GetProcAddress(Machine& m, const Args& a);
+uint32_t Sleep(Machine& m, const Args& a);
+uint32_t InitializeCriticalSection(Machine& m, const Args& a);
+uint32_t EnterCriticalSection(Machine& m, const Args& a);
+uint32_t LeaveCriticalSection(Machine& m, const Args& a);
+uint32_t DeleteCriticalSection(Machine& m, const Args& a);
+uint32_t TlsGetValue(Machine& m, const Args& a);
 
 // msvcrt (cdecl; named after the C function, in namespace msvcrt: src/msvcrt_*.cpp)
 namespace msvcrt {
@@ -155,6 +177,7 @@ uint32_t __getmainargs(Machine& m, const Args& a);
 uint32_t __set_app_type(Machine& m, const Args& a);
 uint32_t __p__fmode(Machine& m, const Args& a);
 uint32_t __p__commode(Machine& m, const Args& a);
+uint32_t __p__acmdln(Machine& m, const Args& a);
 uint32_t __setusermatherr(Machine& m, const Args& a);
 uint32_t _controlfp(Machine& m, const Args& a);
 uint32_t _errno(Machine& m, const Args& a);
