@@ -7,8 +7,9 @@
 //   and a guard gap of at least 32 bytes after every allocation. The same sequence of requests
 //   gives the same addresses on every run and in every machine.
 // - Freed memory is never reused, so a stale pointer stays attributable ("inside freed allocation
-//   #7"). The region is 512 MiB of guest address space, mapped in 1 MiB chunks as it fills; it is
-//   zero when first handed out, so allocations are deterministic zero-filled.
+//   #7"). The region is 512 MiB of guest address space (when moved: at most 512 MiB, at least
+//   16 MiB), mapped in 1 MiB chunks as it fills; it is zero when first handed out, so
+//   allocations are deterministic zero-filled.
 // - Guard gaps are MAPPED: a stray read past an allocation does not fault (the original engine
 //   really reads past a texture allocation and the run must go on). describe() attributes such an
 //   address; Machine::watch_heap_strays() optionally reports every such access as it happens.
