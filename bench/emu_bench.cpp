@@ -80,9 +80,9 @@ double raw_unicorn_mips(Machine& m, const char* routine, int reps, uint64_t inst
     uc_mem_map(uc, image.base, image.size, UC_PROT_ALL);
     uc_mem_write(uc, image.base, bytes.data(), bytes.size());
     uc_mem_map(uc, Machine::stack_base, Machine::stack_top - Machine::stack_base, UC_PROT_ALL);
-    uc_mem_map(uc, GuestHeap::region_base, 0x100000, UC_PROT_ALL);
+    uc_mem_map(uc, GuestHeap::default_base, 0x100000, UC_PROT_ALL);
     uint32_t sentinel = Machine::stack_base;  // any address that is never executed
-    uint32_t frame[4] = {sentinel, GuestHeap::region_base, buffer_size, static_cast<uint32_t>(reps)};
+    uint32_t frame[4] = {sentinel, GuestHeap::default_base, buffer_size, static_cast<uint32_t>(reps)};
     Address entry = image.require(routine);
     double s = seconds_of([&] {
         uint32_t esp = Machine::stack_top - sizeof frame;

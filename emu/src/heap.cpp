@@ -9,6 +9,7 @@ std::string_view to_string(AllocationKind k)
     case AllocationKind::global: return "GlobalAlloc";
     case AllocationKind::local: return "LocalAlloc";
     case AllocationKind::virtual_memory: return "VirtualAlloc";
+    case AllocationKind::crt: return "malloc";
     }
     return "?";
 }
@@ -17,12 +18,22 @@ namespace {
 Address align_up(uint64_t v, uint32_t align) { return static_cast<Address>((v + align - 1) / align * align); }
 }  // namespace
 
+void GuestHeap::place(Range region)
+{
+    if (!allocations_.empty() || mapped_end_ != base_)
+        throw EmuError("the guest heap cannot move after its first allocation (at " + hex(base_) + ")");
+    if (region.end <= region.begin || region.begin % chunk != 0)
+        throw EmuError("guest heap region " + hex(region.begin) + "-" + hex(region.end) + " is empty or unaligned");
+    base_ = next_ = mapped_end_ = region.begin;
+    limit_ = region.end;
+}
+
 Address GuestHeap::allocate(uint32_t size, std::string_view routine, AllocationKind kind, uint32_t align)
 {
     uint64_t start = align_up(next_, align);
     uint64_t end = start + size;
     uint64_t next = end + guard_gap;
-    if (next > region_limit)
+    if (next > limit_)
         return 0;
     if (next > mapped_end_) {
         Address new_end = align_up(next, chunk);
@@ -76,12 +87,12 @@ const Allocation* GuestHeap::containing(Address address) const
 
 bool GuestHeap::in_gap(Address address) const
 {
-    return address >= region_base && address < mapped_end_ && containing(address) == nullptr;
+    return address >= base_ && address < mapped_end_ && containing(address) == nullptr;
 }
 
 std::string GuestHeap::describe(Address address) const
 {
-    if (address < region_base || address >= region_limit)
+    if (address < base_ || address >= limit_)
         return {};
     const Allocation* a = at_or_below(address);
     std::string where = hex(address);

@@ -126,6 +126,8 @@ void on_shim_page(uc_engine* uc, uint64_t address, uint32_t, void* user)
     if (index >= impl.thunks.size() || address % Machine::thunk_size != 0)
         return;  // not a thunk: the hlt filler stops the run as a halt
     const Thunk& thunk = impl.thunks[index];
+    if (thunk.replaced != 0)
+        return;  // a replace() hook on this thunk runs instead
     guarded(impl, [&] {
         if (thunk.shim == nullptr) {
             Address ret = impl.self.read_u32(impl.self.reg(Reg::esp));
@@ -158,7 +160,8 @@ Machine::Impl::Impl(Machine& machine, MachineOptions opts)
     // 64 MiB of translated code is far more than an image needs; Unicorn's default (1 GiB) makes its
     // own full translation flushes (e.g. after a run with a `count`) cost seconds.
     uc_ctl_set_tcg_buffer_size(uc, uint32_t{64} << 20);
-    uc_mem_map(uc, stack_base, stack_top - stack_base, UC_PROT_READ | UC_PROT_WRITE);
+    uc_mem_map(uc, stack.begin, stack.size(), UC_PROT_READ | UC_PROT_WRITE);  // moved by place_around
+    map_system();
     uc_mem_map(uc, shim_base, shim_size, UC_PROT_READ | UC_PROT_EXEC);
     std::vector<uint8_t> filler(shim_size, 0xf4);  // hlt everywhere but the thunks
     uc_mem_write(uc, shim_base, filler.data(), filler.size());
@@ -349,6 +352,22 @@ Registers Machine::registers() const
 GuestHeap& Machine::heap() { return impl_->heap; }
 DataRoot* Machine::data_root() { return impl_->data_root ? &*impl_->data_root : nullptr; }
 win32::Kernel32State& Machine::kernel32() { return impl_->kernel32; }
+win32::MsvcrtState& Machine::msvcrt() { return impl_->msvcrt; }
+Range Machine::stack() const { return impl_->stack; }
+
+std::optional<Address> Machine::import_thunk(std::string_view dll, std::string_view function) const
+{
+    auto lower = [](std::string_view s) {
+        std::string out(s);
+        for (char& c : out)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return out;
+    };
+    for (size_t i = 0; i < impl_->thunks.size(); ++i)
+        if (impl_->thunks[i].function == function && lower(impl_->thunks[i].dll) == lower(dll))
+            return shim_base + static_cast<Address>(i) * thunk_size;
+    return std::nullopt;
+}
 SymbolTable& Machine::symbols() { return impl_->symbols; }
 const SymbolTable& Machine::symbols() const { return impl_->symbols; }
 Log& Machine::log() { return impl_->log; }
@@ -368,10 +387,17 @@ std::string Machine::describe(Address a) const
         if (impl_->image->range().contains(a))
             return hex(a) + " is in the image headers";
     }
-    if (a >= stack_base && a < stack_top)
-        return hex(a) + " is in the stack, " + with_commas(stack_top - a) + " bytes below its top";
-    if (a >= stack_base - 0x1000 && a < stack_base)
+    const Range stack = impl_->stack;
+    if (a >= stack.begin && a < stack.end)
+        return hex(a) + " is in the stack, " + with_commas(stack.end - a) + " bytes below its top";
+    if (a >= stack.begin - 0x1000 && a < stack.begin)
         return hex(a) + " is just below the stack (stack overflow)";
+    if (a >= teb_address && a < teb_address + 0x1000)
+        return hex(a) + " is in the TEB at offset " + hex(a - teb_address);
+    if (a >= peb_address && a < peb_address + 0x1000)
+        return hex(a) + " is in the PEB at offset " + hex(a - peb_address);
+    if (a >= system_base && a < shim_base)
+        return hex(a) + " is in the system region (GDT, runtime code, process data)";
     if (a >= shim_base && a < shim_base + shim_size)
         return hex(a) + " is on the shim page (" + impl_->symbols.describe(a, thunk_size) + ")";
     if (a < 0x10000)

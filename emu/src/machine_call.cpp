@@ -93,7 +93,8 @@ CallResult Machine::call(Address address, Convention c, std::span<const uint32_t
     m.budget = limits.instruction_budget;
     m.executed = 0;
     reset_registers(m.uc);
-    write_call_frame(*this, c, args, stack_top, sentinel);
+    m.reset_thread_state();
+    write_call_frame(*this, c, args, m.stack.end, sentinel);
 
     CrashNote* note = crash_note();
     if (note) {
@@ -142,8 +143,8 @@ CallResult Machine::call(Address address, Convention c, std::span<const uint32_t
         Address esp = reg(Reg::esp);
         uint32_t pops = caller_pops(c, static_cast<unsigned>(args.size()));
         set_reg(Reg::esp, esp + pops);  // the caller's part of the clean-up
-        if (esp + pops != stack_top) {
-            int32_t off = static_cast<int32_t>(esp + pops - stack_top);
+        if (esp + pops != m.stack.end) {
+            int32_t off = static_cast<int32_t>(esp + pops - m.stack.end);
             m.record_stop(FaultKind::stack_imbalance,
                           "ESP is " + std::to_string(off) + " bytes off after the return: a " +
                               std::string(to_string(c)) + " routine with " + std::to_string(args.size()) +

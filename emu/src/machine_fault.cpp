@@ -95,7 +95,7 @@ std::vector<StackFrame> Machine::Impl::call_stack(const Registers& regs) const
     std::set<Address> chain;
     Address ebp = regs.ebp;
     for (int i = 0; i < 256; ++i) {
-        if (ebp < regs.esp || ebp < stack_base || uint64_t{ebp} + 8 > stack_top)
+        if (ebp < regs.esp || ebp < stack.begin || uint64_t{ebp} + 8 > stack.end)
             break;
         chain.insert(ebp + 4);
         Address next = self.read_u32(ebp);
@@ -104,9 +104,9 @@ std::vector<StackFrame> Machine::Impl::call_stack(const Registers& regs) const
         ebp = next;
     }
     std::vector<StackFrame> frames;
-    if (!image || regs.esp < stack_base || regs.esp >= stack_top)
+    if (!image || regs.esp < stack.begin || regs.esp >= stack.end)
         return frames;
-    for (Address slot = regs.esp & ~3u; slot + 4 <= stack_top && frames.size() < 32; slot += 4) {
+    for (Address slot = regs.esp & ~3u; slot + 4 <= stack.end && frames.size() < 32; slot += 4) {
         Address v = self.read_u32(slot);
         if (v == Machine::sentinel)
             break;  // the bottom of this call
@@ -170,7 +170,7 @@ Fault Machine::Impl::make_fault(const PendingStop& stop, Address reported_eip)
     Address code_at = f.eip;
     if (stop.kind == FaultKind::unimplemented_import || stop.kind == FaultKind::process_exit) {
         // EIP is on the shim page: show the call site instead.
-        if (regs.esp >= stack_base && regs.esp + 4 <= stack_top)
+        if (regs.esp >= stack.begin && regs.esp + 4 <= stack.end)
             if (auto site = find_call_site(self, self.read_u32(regs.esp)))
                 code_at = *site;
     }

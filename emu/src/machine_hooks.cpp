@@ -122,6 +122,8 @@ HookId Machine::replace(Address address, Convention c, unsigned nargs, ReplaceFn
     uc_hook_add(impl_->uc, &h, UC_HOOK_CODE, reinterpret_cast<void*>(on_replace), rec.get(), address, address);
     rec->handles.push_back(h);
     impl_->remove_cache(rec->range);
+    if (Thunk* t = impl_->thunk_at(address))
+        ++t->replaced;
     HookId id = impl_->next_hook++;
     impl_->hooks.emplace(id, std::move(rec));
     return id;
@@ -172,6 +174,9 @@ void Machine::remove_hook(HookId id)
         throw EmuError("no hook #" + std::to_string(id));
     for (uc_hook h : it->second->handles)
         uc_hook_del(impl_->uc, h);
+    if (it->second->kind == HookKind::replace)
+        if (Thunk* t = impl_->thunk_at(it->second->range.begin))
+            --t->replaced;
     if (it->second->kind == HookKind::watch)
         impl_->flush_all_translations();
     else
@@ -248,7 +253,7 @@ void Machine::watch_heap_strays(bool on)
         return;
     if (on)
         uc_hook_add(impl_->uc, &impl_->stray_hook, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
-                    reinterpret_cast<void*>(on_stray), impl_.get(), GuestHeap::region_base, GuestHeap::region_limit - 1);
+                    reinterpret_cast<void*>(on_stray), impl_.get(), impl_->heap.region().begin, impl_->heap.region().end - 1);
     else {
         uc_hook_del(impl_->uc, impl_->stray_hook);
         impl_->stray_hook = 0;

@@ -41,6 +41,7 @@ struct Thunk {
     std::string dll;
     std::string function;
     const win32::Shim* shim = nullptr;  // null: the trap
+    unsigned replaced = 0;              // replace() hooks on the thunk: neither shim nor trap runs
 };
 
 struct Machine::Impl {
@@ -55,6 +56,8 @@ struct Machine::Impl {
     GuestHeap heap;
     std::optional<DataRoot> data_root;
     win32::Kernel32State kernel32;
+    win32::MsvcrtState msvcrt;
+    Range stack{Machine::stack_base, Machine::stack_top};
     Coverage coverage;
     Trace trace;
     Disassembler disassembler;
@@ -63,6 +66,12 @@ struct Machine::Impl {
     // shim page
     std::vector<Thunk> thunks;
     uc_hook shim_hook = 0;
+    Thunk* thunk_at(Address a)  // the thunk starting exactly at `a`, if any
+    {
+        if (a < shim_base || a % thunk_size != 0 || (a - shim_base) / thunk_size >= thunks.size())
+            return nullptr;
+        return &thunks[(a - shim_base) / thunk_size];
+    }
 
     // the run
     bool running = false;
@@ -115,6 +124,11 @@ struct Machine::Impl {
 
     // machine_load.cpp
     void map_image(const std::filesystem::path& path, std::optional<Address> base);
+    void place_around(Range image);  // the stack and heap around the image (machine_layout.cpp)
+    // machine_system.cpp: GDT, FS, TEB, PEB, runtime code and process data
+    void map_system();
+    void update_system();            // TEB stack fields, PEB image base (after the layout)
+    void reset_thread_state();       // per call: fs:[0] = end of the SEH chain
     // machine_fault.cpp
     Fault make_fault(const PendingStop& stop, Address reported_eip);
     std::optional<std::pair<Address, Registers>> locate_data_fault(const PendingStop& stop, Address block);

@@ -154,6 +154,11 @@ struct Loader {
                 uint32_t slot = static_cast<uint32_t>(e.iat_address());  // an RVA in LIEF 0.9
                 if (uint64_t{slot} + 4 > memory.size())
                     throw EmuError("IAT slot of " + imp.name() + "!" + function + " outside the image");
+                if (const win32::DataImport* d = win32::find_data_import(imp.name(), function)) {
+                    std::memcpy(memory.data() + slot, &d->address, 4);  // a variable: its cell
+                    image.imports.push_back({imp.name(), function, image.base + slot, d->address, true});
+                    continue;
+                }
                 Address thunk = thunk_for(imp.name(), function);
                 std::memcpy(memory.data() + slot, &thunk, 4);
                 bool shimmed = impl.thunks[(thunk - Machine::shim_base) / Machine::thunk_size].shim != nullptr;
@@ -211,9 +216,16 @@ void Machine::Impl::map_image(const std::filesystem::path& path, std::optional<A
     img.base = base.value_or(img.preferred_base);
     img.size = page_up(bin->optional_header().sizeof_image());
     img.entry = img.base + bin->optional_header().addressof_entrypoint();
-    if (img.base % page != 0 || uint64_t{img.base} + img.size > GuestHeap::region_base ||
-        (img.base < stack_top && img.base + img.size > stack_base) || img.base < 0x10000)
-        throw EmuError("image base " + hex(img.base) + " is unaligned or collides with the stack or heap");
+    if (img.base % page != 0)
+        throw EmuError("image base " + hex(img.base) + " of " + path.string() + " is not page-aligned");
+    if (img.base < 0x10000 || uint64_t{img.base} + img.size > 0xffff0000ull ||
+        (img.base < shim_base + shim_size && img.base + img.size > system_base))
+        throw EmuError("image " + path.string() + " at " + hex(img.base) + "-" + hex(img.base + img.size) +
+                       " overlaps the null page, the system region " + hex(system_base) + "-" +
+                       hex(shim_base + shim_size) + " or the top of the address space; load it elsewhere (--base)");
+    if (!heap.allocations().empty())
+        throw EmuError("load the image before the first heap allocation");
+    place_around({img.base, img.base + img.size});
     Loader loader{*this, *bin, img, std::vector<uint8_t>(img.size, 0)};
     loader.copy_headers();
     loader.copy_sections();
@@ -232,6 +244,7 @@ void Machine::Impl::map_image(const std::filesystem::path& path, std::optional<A
     for (size_t i = 0; i < thunks.size(); ++i)
         symbols.add(thunks[i].dll + "!" + thunks[i].function, shim_base + static_cast<Address>(i) * thunk_size);
     image = std::move(img);
+    update_system();
 }
 
 }  // namespace refcheck::emu

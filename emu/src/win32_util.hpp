@@ -15,4 +15,7 @@ inline uint32_t fail(Machine& m, uint32_t error, uint32_t result)
     return result;
 }
 
+// msvcrt's errno (the cell _errno() points at, in the system region).
+void set_errno(Machine& m, uint32_t e);
+
 }  // namespace refcheck::emu::win32

@@ -23,15 +23,15 @@ bool follows_call(const emu::Machine& m, std::uint32_t ret) {
     return false;
 }
 
-bool on_stack(std::uint32_t a, std::uint32_t esp) {
-    return a >= esp && a >= emu::Machine::stack_base && std::uint64_t{a} + 8 <= emu::Machine::stack_top;
+bool on_stack(const emu::Machine& m, std::uint32_t a, std::uint32_t esp) {
+    return a >= esp && a >= m.stack().begin && std::uint64_t{a} + 8 <= m.stack().end;
 }
 
 // The slots holding return addresses by the EBP frame chain ([ebp + 4], then [ebp] is the caller's).
 std::set<std::uint32_t> frame_chain(const emu::Machine& m) {
     std::set<std::uint32_t> slots;
     const std::uint32_t esp = m.reg(emu::Reg::esp);
-    for (std::uint32_t ebp = m.reg(emu::Reg::ebp); on_stack(ebp, esp) && slots.size() < 256;) {
+    for (std::uint32_t ebp = m.reg(emu::Reg::ebp); on_stack(m, ebp, esp) && slots.size() < 256;) {
         slots.insert(ebp + 4);
         const std::uint32_t next = m.read_u32(ebp);
         if (next <= ebp) break;
@@ -129,10 +129,10 @@ std::vector<GuestFrame> scan_call_stack(const emu::Machine& m) {
     std::vector<GuestFrame> frames;
     const std::uint32_t eip = m.reg(emu::Reg::eip), esp = m.reg(emu::Reg::esp);
     frames.push_back({eip, m.symbols().describe(eip), "eip"});
-    if (esp < emu::Machine::stack_base || esp >= emu::Machine::stack_top) return frames;
+    if (esp < m.stack().begin || esp >= m.stack().end) return frames;
     const std::set<std::uint32_t> chain = frame_chain(m);
     const bool at_entry = m.symbols().name_at(eip) != nullptr;  // the routine's first instruction
-    for (std::uint32_t slot = esp & ~3u; slot + 4 <= emu::Machine::stack_top && frames.size() < 32; slot += 4) {
+    for (std::uint32_t slot = esp & ~3u; slot + 4 <= m.stack().end && frames.size() < 32; slot += 4) {
         const std::uint32_t v = m.read_u32(slot);
         if (v == emu::Machine::sentinel) break;  // the harness's top-level call
         if (!m.image().is_code(v) || !follows_call(m, v)) continue;

@@ -3,7 +3,12 @@
 #include "refcheck/harness/coverage.hpp"
 #include "refcheck/harness/original.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -26,6 +31,7 @@ bool takes_string(std::string_view function) {
 void record_imports(emu::Machine& m, std::vector<ImportCall>& calls) {
     std::set<emu::Address> thunks;
     for (const emu::ImportBinding& b : m.image().imports) {
+        if (emu::win32::find_data_import(b.dll, b.function) != nullptr) continue;  // a variable
         if (!thunks.insert(b.thunk).second) continue;
         const emu::win32::Shim* shim = emu::win32::find_shim(b.dll, b.function);
         m.tap(b.thunk, [&calls, shim, name = b.dll + "!" + b.function, function = b.function](emu::Machine& mm) {
@@ -45,6 +51,29 @@ void record_imports(emu::Machine& m, std::vector<ImportCall>& calls) {
     }
 }
 
+std::vector<std::uint8_t> parse_hex_bytes(std::string_view text, const std::string& whole) {
+    std::vector<std::uint8_t> out;
+    std::string digits;
+    for (char ch : text)
+        if (ch != ' ' && ch != '_') digits += ch;
+    if (digits.empty() || digits.size() % 2 != 0) throw CallError(whole + ": hex:BYTES wants an even number of hex digits");
+    for (std::size_t i = 0; i < digits.size(); i += 2) {
+        unsigned v = 0;
+        const auto [end, ec] = std::from_chars(digits.data() + i, digits.data() + i + 2, v, 16);
+        if (ec != std::errc() || end != digits.data() + i + 2) throw CallError(whole + ": \"" + digits.substr(i, 2) + "\" is not a hex byte");
+        out.push_back(static_cast<std::uint8_t>(v));
+    }
+    return out;
+}
+
+emu::Address place_bytes(emu::Machine& m, const std::vector<std::uint8_t>& bytes) {
+    const emu::Address at = m.heap().allocate(static_cast<std::uint32_t>(std::max<std::size_t>(bytes.size(), 1)),
+                                              "refcheck call (argument)", emu::AllocationKind::heap);
+    if (at == 0) throw CallError("the guest heap has no room for an argument of " + std::to_string(bytes.size()) + " bytes");
+    if (!bytes.empty()) m.write(at, bytes);
+    return at;
+}
+
 emu::Address resolve_routine(const emu::Image& image, const std::string& routine) {
     if (routine.rfind("0x", 0) == 0 || routine.rfind("0X", 0) == 0) return parse_call_argument(routine);
     if (auto a = image.address_of(routine)) return *a;
@@ -56,18 +85,22 @@ std::vector<std::uint32_t> place_arguments(emu::Machine& m, const std::vector<st
     for (const auto& a : given) {
         if (a.rfind("str:", 0) == 0) {
             const std::string text = a.substr(4);
-            const emu::Address at = m.heap().allocate(static_cast<std::uint32_t>(text.size() + 1), "refcheck call (argument)",
-                                                      emu::AllocationKind::heap);
             std::vector<std::uint8_t> bytes(text.begin(), text.end());
             bytes.push_back(0);
-            m.write(at, bytes);
-            out.push_back(at);
+            out.push_back(place_bytes(m, bytes));
         } else if (a.rfind("buf:", 0) == 0) {
             const std::uint32_t size = parse_call_argument(a.substr(4));
             if (size == 0 || size > (64u << 20)) throw CallError("buf:N wants 1 to 64 MiB, got " + a);
-            const emu::Address at = m.heap().allocate(size, "refcheck call (argument)", emu::AllocationKind::heap);
-            m.write(at, std::vector<std::uint8_t>(size, 0));
-            out.push_back(at);
+            out.push_back(place_bytes(m, std::vector<std::uint8_t>(size, 0)));
+        } else if (a.rfind("hex:", 0) == 0) {
+            out.push_back(place_bytes(m, parse_hex_bytes(std::string_view(a).substr(4), a)));
+        } else if (a.rfind("file:", 0) == 0) {
+            const fs::path file = a.substr(5);
+            std::ifstream in(file, std::ios::binary);
+            if (!in || !fs::is_regular_file(file)) throw CallError(a + ": cannot read " + file.string());
+            std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (bytes.size() > (64u << 20)) throw CallError(a + ": more than 64 MiB");
+            out.push_back(place_bytes(m, bytes));
         } else {
             out.push_back(parse_call_argument(a));
         }
@@ -75,10 +108,96 @@ std::vector<std::uint32_t> place_arguments(emu::Machine& m, const std::vector<st
     return out;
 }
 
+// WHERE of --read/--string: ARGn, EAX or an address.
+struct Where {
+    enum class Kind { arg, eax, address } kind = Kind::address;
+    std::uint32_t value = 0;  // n, or the address
+};
+
+Where parse_where(const std::string& text, const std::string& spec) {
+    std::string upper;
+    for (char ch : text) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (upper == "EAX") return {Where::Kind::eax, 0};
+    if (upper.rfind("ARG", 0) == 0) {
+        unsigned n = 0;
+        const auto [end, ec] = std::from_chars(upper.data() + 3, upper.data() + upper.size(), n);
+        if (upper.size() == 3 || ec != std::errc() || end != upper.data() + upper.size())
+            throw CallError(spec + ": ARGn wants a number (ARG0 is the first argument)");
+        return {Where::Kind::arg, n};
+    }
+    try {
+        return {Where::Kind::address, parse_call_argument(text)};
+    } catch (const CallError&) {
+        throw CallError(spec + ": WHERE is ARGn, EAX or an address");
+    }
+}
+
+struct PendingRead {
+    std::string spec;
+    Where where;
+    std::uint32_t length = 0;
+    bool string = false;
+};
+
+std::vector<PendingRead> parse_reads(const CallRequest& r) {
+    std::vector<PendingRead> out;
+    for (const auto& spec : r.reads) {
+        const auto colon = spec.rfind(':');
+        if (colon == std::string::npos) throw CallError("--read " + spec + ": wants WHERE:LEN (ARG1:16, EAX:32, 0x10000000:64)");
+        const std::uint32_t length = parse_call_argument(spec.substr(colon + 1));
+        if (length == 0 || length > (1u << 20)) throw CallError("--read " + spec + ": LEN wants 1 to 1 MiB");
+        out.push_back({spec, parse_where(spec.substr(0, colon), "--read " + spec), length, false});
+    }
+    for (const auto& spec : r.strings) out.push_back({spec, parse_where(spec, "--string " + spec), 4096, true});
+    return out;
+}
+
+MemoryRead read_after(const emu::Machine& m, const PendingRead& p, const std::vector<std::uint32_t>& args,
+                      const emu::Registers& regs) {
+    MemoryRead out;
+    out.spec = p.spec;
+    out.string = p.string;
+    switch (p.where.kind) {
+    case Where::Kind::eax: out.address = regs.eax; break;
+    case Where::Kind::address: out.address = p.where.value; break;
+    case Where::Kind::arg:
+        if (p.where.value >= args.size()) {
+            out.error = "the call has " + std::to_string(args.size()) + " argument(s)";
+            return out;
+        }
+        out.address = args[p.where.value];
+        break;
+    }
+    for (std::uint32_t i = 0; i < p.length; ++i) {
+        const emu::Address a = out.address + i;
+        if (!m.is_mapped(a)) {
+            if (i == 0 || !p.string) out.error = "not mapped at " + emu::hex(a);
+            if (!p.string) out.bytes.clear();
+            return out;
+        }
+        const std::uint8_t b = m.read_u8(a);
+        if (p.string && b == 0) return out;
+        out.bytes.push_back(b);
+    }
+    if (p.string) out.error = "no terminator within 4,096 bytes";
+    return out;
+}
+
 }  // namespace
 
 std::uint32_t parse_call_argument(std::string_view text) {
     const std::string_view original = text;
+    if (text.rfind("i32:", 0) == 0 || text.rfind("u32:", 0) == 0) {
+        const bool is_signed = text[0] == 'i';
+        const std::string_view value = text.substr(4);
+        const bool negative = !value.empty() && value.front() == '-';
+        if (!is_signed && negative) throw CallError("\"" + std::string(original) + "\": u32 is unsigned");
+        const std::uint32_t v = parse_call_argument(value);
+        const bool hex = value.find("0x") != std::string_view::npos || value.find("0X") != std::string_view::npos;
+        if (is_signed && !negative && !hex && v > 0x7fffffffu)
+            throw CallError("\"" + std::string(original) + "\" is out of the i32 range");
+        return v;
+    }
     const bool negative = !text.empty() && text.front() == '-';
     if (negative) text.remove_prefix(1);
     int base = 10;
@@ -88,7 +207,8 @@ std::uint32_t parse_call_argument(std::string_view text) {
     const std::uint64_t limit = negative ? 0x80000000ull : 0xffffffffull;
     if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v > limit)
         throw CallError("\"" + std::string(original) +
-                        "\" is not a 32-bit integer (decimal, -decimal or 0x hex), str:TEXT or buf:N");
+                        "\" is not a 32-bit integer (decimal, -decimal, 0x hex, i32:, u32:), str:TEXT, buf:N, hex:BYTES or "
+                        "file:PATH");
     return static_cast<std::uint32_t>(negative ? 0 - v : v);
 }
 
@@ -106,10 +226,12 @@ CallOutcome call_routine(const CallRequest& request) {
     }
     auto m = std::make_unique<emu::Machine>(options);
     try {
-        m->load(request.image);
+        m->load(request.image, request.base);
     } catch (const std::exception& e) {
         throw CallError("cannot load " + request.image.string() + ": " + e.what());
     }
+    out.image_base = m->image().base;
+    const std::vector<PendingRead> reads = parse_reads(request);
     out.routine = request.routine;
     out.address = resolve_routine(m->image(), request.routine);
     out.args = place_arguments(*m, request.args);
@@ -124,6 +246,19 @@ CallOutcome call_routine(const CallRequest& request) {
     limits.wall_ms = request.wall_ms;
     out.result = m->call(out.address, out.convention, std::span<const std::uint32_t>(out.args), limits);
     out.registers = out.result.fault ? out.result.fault->registers : m->registers();
+    // The import that trapped: its thunk's tap never ran (the trap stopped the run first).
+    if (out.result.fault && out.result.fault->kind == emu::FaultKind::unimplemented_import) {
+        const emu::Address thunk = out.result.fault->registers.eip;
+        const std::string* name = m->symbols().name_at(thunk);
+        if (name && (out.imports.empty() || out.imports.back().function != *name || out.imports.back().shimmed)) {
+            ImportCall c;
+            c.function = *name;
+            c.shimmed = false;
+            c.returns_to = m->symbols().describe(m->read_u32(out.result.fault->registers.esp));
+            out.imports.push_back(std::move(c));
+        }
+    }
+    for (const auto& p : reads) out.reads.push_back(read_after(*m, p, out.args, out.registers));
     if (const emu::DataRoot* root = m->data_root()) out.files = root->accesses();
     out.log = m->log().lines();
     out.coverage = coverage_json(covered, m->coverage(), request.image.filename().string());
@@ -147,9 +282,13 @@ void print_coverage(std::ostream& s, const ojson& coverage) {
     for (const auto& [name, r] : member(coverage, "routines").items()) {
         s << "  " << name << " (" << r.at("address").get<std::string>() << "): " << r.at("executed") << " of "
           << r.at("blocks");
-        if (!r.at("missed").empty()) {
-            s << ", never executed:";
-            for (const auto& a : r.at("missed")) s << " " << a.get<std::string>();
+        if (const auto& missed = r.at("missed"); !missed.empty()) {
+            // Summarised: the first few, then how many more (the JSON coverage keeps them all).
+            constexpr std::size_t shown = 6;
+            s << ", " << missed.size() << " never executed (";
+            for (std::size_t i = 0; i < missed.size() && i < shown; ++i) s << (i ? " " : "") << missed[i].get<std::string>();
+            if (missed.size() > shown) s << " ... " << missed.size() - shown << " more";
+            s << ")";
         }
         s << "\n";
     }
@@ -162,6 +301,7 @@ std::string call_report(const CallOutcome& o) {
     s << "call " << o.routine << " at " << emu::hex(o.address) << " (" << emu::to_string(o.convention) << ")";
     for (std::size_t i = 0; i < o.args.size(); ++i) s << (i ? ", " : " with ") << emu::hex(o.args[i]);
     s << "\n";
+    s << "image base: " << emu::hex(o.image_base) << "\n";
     if (o.result.ok())
         s << "returned: eax=" << emu::hex(o.result.eax) << " (" << static_cast<std::int32_t>(o.result.eax)
           << "), edx:eax=0x" << emu::hex(o.result.edx).substr(2) << emu::hex(o.result.eax).substr(2) << "\n";
@@ -183,6 +323,43 @@ std::string call_report(const CallOutcome& o) {
     for (std::size_t i = 0; i < o.imports.size() && i < kImportLines; ++i) s << "  " << import_line(o.imports[i]) << "\n";
     if (o.imports.size() > kImportLines) s << "  ... and " << o.imports.size() - kImportLines << " more\n";
     print_coverage(s, o.coverage);
+    for (const auto& r : o.reads) {
+        s << (r.string ? "string " : "memory ") << r.spec << " at " << emu::hex(r.address);
+        if (r.string) {
+            s << ": \"";
+            for (std::uint8_t b : r.bytes) {
+                if (b == '"' || b == '\\') s << '\\' << static_cast<char>(b);
+                else if (b >= 0x20 && b < 0x7f) s << static_cast<char>(b);
+                else {
+                    char esc[8];
+                    std::snprintf(esc, sizeof esc, "\\x%02x", b);
+                    s << esc;
+                }
+            }
+            s << "\"";
+            if (!r.error.empty()) s << " (" << r.error << ")";
+            s << "\n";
+            continue;
+        }
+        if (!r.error.empty()) {
+            s << ": " << r.error << "\n";
+            continue;
+        }
+        s << " (" << r.bytes.size() << " bytes):\n";
+        for (std::size_t row = 0; row < r.bytes.size(); row += 16) {
+            char line[16];
+            std::snprintf(line, sizeof line, "  %08x ", r.address + static_cast<std::uint32_t>(row));
+            s << line;
+            std::string text;
+            for (std::size_t i = row; i < row + 16 && i < r.bytes.size(); ++i) {
+                char two[4];
+                std::snprintf(two, sizeof two, " %02x", r.bytes[i]);
+                s << two;
+                text += r.bytes[i] >= 0x20 && r.bytes[i] < 0x7f ? static_cast<char>(r.bytes[i]) : '.';
+            }
+            s << std::string(3 * (16 - std::min<std::size_t>(16, r.bytes.size() - row)), ' ') << "  |" << text << "|\n";
+        }
+    }
     if (!o.log.empty()) {
         s << "log:\n";
         for (const auto& l : o.log) s << "  " << l << "\n";

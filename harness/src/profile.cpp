@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <fstream>
 
 namespace refcheck::harness {
@@ -66,6 +67,15 @@ std::vector<std::string> Profile::missing(const std::vector<std::string>& needed
     return out;
 }
 
+std::string profile_image_mismatch(const Profile& profile, const std::filesystem::path& profile_shown,
+                                   const std::filesystem::path& image, const std::string& image_sha256) {
+    if (profile.image_sha256.empty() || profile.image_sha256 == image_sha256) return {};
+    return "profile " + profile_shown.string() + " belongs to another image: it is the profile of " +
+           (profile.image.empty() ? std::string("the image") : profile.image) + " with SHA-256 " + profile.image_sha256 +
+           ", but " + image.string() + " has SHA-256 " + image_sha256 +
+           " (regenerate the profile for this image, or run the image it was made for)";
+}
+
 Profile load_profile(const std::filesystem::path& file) {
     std::ifstream in(file);
     if (!in) fail(file, "cannot read the profile");
@@ -79,6 +89,11 @@ Profile load_profile(const std::filesystem::path& file) {
     Profile p;
     p.file = file;
     p.image = j.value("image", "");
+    p.image_sha256 = j.value("image_sha256", "");
+    for (char& ch : p.image_sha256) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (!p.image_sha256.empty() && (p.image_sha256.size() != 64 ||
+                                    p.image_sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
+        fail(file, "\"image_sha256\" must be 64 hex digits (or empty)");
     if (auto base = parse_address(json{{"address", j.value("image_base", json())}}, file, "image_base"))
         p.image_base = *base;
     try {

@@ -3,6 +3,7 @@
 #include "families.hpp"
 #include "refcheck/harness/bisect.hpp"
 #include "refcheck/harness/coverage_reasons.hpp"
+#include "refcheck/harness/hash.hpp"
 #include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/original.hpp"
 #include "refcheck/harness/profile.hpp"
@@ -155,6 +156,7 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
                                    std::vector<PatchSite>* sites) {
     std::vector<std::string> problems;
     std::map<fs::path, std::set<std::string>> needed;  // profile -> names its cases need
+    std::set<std::pair<fs::path, fs::path>> pairs;     // (image, profile) the cases run
     std::set<fs::path> seen;
     for (const Case& c : cases) {
         const Environment env = resolve_environment(c, options);
@@ -163,6 +165,17 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
         if (!fs::is_directory(env.data) && seen.insert(env.data).second)
             problems.push_back("data root not found: " + env.data.string());
         for (const auto& n : needed_symbols(c.family)) needed[env.profile].insert(n);
+        pairs.insert({env.image, env.profile});
+    }
+    // A profile tied to an image (its "image_sha256") is used with that image only.
+    for (const auto& [image, profile] : pairs) {
+        if (!fs::is_regular_file(image) || !fs::is_regular_file(profile)) continue;  // said above or below
+        try {
+            const std::string mismatch = profile_image_mismatch(load_profile(profile), profile, image, sha256_file(image));
+            if (!mismatch.empty()) problems.push_back(mismatch);
+        } catch (const std::exception&) {
+            // a bad profile is reported once, with the checks below
+        }
     }
     for (const auto& [file, names] : needed) {
         try {

@@ -217,7 +217,10 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
             for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
             throw ProfileError(env.profile.filename().string() + " lacks an address for: " + list);
         }
-        r["inputs"] = {{"image", {{"file", env.image.filename().string()}, {"sha256", sha256_file(env.image)}}},
+        const std::string image_sha256 = sha256_file(env.image);
+        if (const std::string mismatch = profile_image_mismatch(profile, env.profile.filename(), env.image.filename(), image_sha256); !mismatch.empty())
+            throw ProfileError(mismatch);
+        r["inputs"] = {{"image", {{"file", env.image.filename().string()}, {"sha256", image_sha256}}},
                        {"profile", {{"file", env.profile.filename().string()}, {"sha256", sha256_file(env.profile)}}}};
         CaseContext ctx{c, env, *(original = std::make_unique<Original>(env, profile)),
                         read_file(env.data / "3DDATA" / "3DOBJS.BIN"), read_file(env.data / "3DDATA" / "OBJTEXT.BIN"),

@@ -1,6 +1,8 @@
-// Exit status 2: a bad case file, a missing image, a profile that lacks an address a case needs.
+// Exit status 2: a bad case file, a missing image, a profile that lacks an address a case needs,
+// a profile made for another image.
 // The message names what is wrong, and nothing runs (no run index is written).
 #include "cli_support.hpp"
+#include "refcheck/harness/hash.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -78,6 +80,31 @@ TEST_F(ErrorTest, ProfileLackingAnAddressTheCaseNeeds) {
     const Result loader = refcheck("run " + quote(shipped_case("loader")) + " --profile " + quote(file) +
                                    " --data " + quote(kSmallData) + " --out loader");
     EXPECT_EQ(loader.code, 0) << loader.out << loader.err;
+}
+
+// A profile names the image it was made for (profilegen writes "image_sha256"): run with another
+// image, nothing runs and the message names both files and both hashes.
+TEST_F(ErrorTest, ProfileOfAnotherImage) {
+    const std::string made_for = read_json(kProfile).at("image_sha256").get<std::string>();
+    ASSERT_EQ(made_for, harness::sha256_file(kImage)) << "profilegen wrote another image's hash";
+    const fs::path other = path("rebuilt-standin.exe");
+    fs::copy_file(kImage, other);
+    std::ofstream(other, std::ios::binary | std::ios::app) << '\0';  // one byte of overlay: another image
+    const std::string other_sha = harness::sha256_file(other);
+    const Result r = run_fails(quote(shipped_case("loader")) + " --image " + quote(other));
+    EXPECT_NE(r.err.find(made_for), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(other_sha), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(other.string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(kProfile.string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("belongs to another image"), std::string::npos) << r.err;
+    // Untied (no hash, as in the template) the same pair runs.
+    ojson untied = read_json(kProfile);
+    untied["image_sha256"] = "";
+    const fs::path file = path("untied.profile.json");
+    std::ofstream(file) << untied.dump(1) << "\n";
+    const Result ok = refcheck("run " + quote(shipped_case("loader")) + " --image " + quote(other) + " --profile " +
+                               quote(file) + " --data " + quote(kSmallData) + " --out ok");
+    EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
 }
 
 TEST_F(ErrorTest, RealImageTemplateNamesEveryMissingAddress) {

@@ -25,7 +25,7 @@ TEST(Heap, SameAllocationsGiveSameAddressesInEveryMachine)
     std::vector<Address> first = allocate_some(a);
     std::vector<Address> second = allocate_some(b);
     EXPECT_EQ(first, second);
-    EXPECT_EQ(first[0], GuestHeap::region_base);
+    EXPECT_EQ(first[0], GuestHeap::default_base);
     for (size_t i = 1; i < first.size(); ++i)
         EXPECT_GE(first[i] - first[i - 1], GuestHeap::guard_gap);
 }

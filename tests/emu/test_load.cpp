@@ -166,7 +166,8 @@ TEST(Load, RefusesBadInput)
 {
     Machine m;
     EXPECT_THROW(m.load("/nonexistent/image.exe"), EmuError);
-    EXPECT_THROW(m.load(test::test_image(), 0x00200000), EmuError);  // on the stack
+    EXPECT_THROW(m.load(test::test_image(), Machine::teb_address), EmuError);  // on the system region
+    EXPECT_THROW(m.load(test::test_image(), 0x00401001), EmuError);             // unaligned
     m.load(test::test_image());
     EXPECT_THROW(m.load(test::test_image()), EmuError);  // one image per machine
 }

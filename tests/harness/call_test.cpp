@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
 
 using namespace refcheck;
@@ -135,4 +137,71 @@ TEST(Call, UsageErrorsThrow) {
     EXPECT_THROW(call_routine(request(EMU_TEST_IMAGE, "add3_cdecl", {}, "pascal")), CallError);
     EXPECT_THROW(call_routine(request("/nonexistent.exe", "x", {})), CallError);
     EXPECT_THROW(call_routine(request(EMU_TEST_IMAGE, "add3_cdecl", {"str"})), CallError);
+}
+
+TEST(Call, TypedArguments) {
+    EXPECT_EQ(parse_call_argument("i32:-5"), 0xfffffffbu);
+    EXPECT_EQ(parse_call_argument("i32:0x80000000"), 0x80000000u);
+    EXPECT_EQ(parse_call_argument("u32:4000000000"), 4000000000u);
+    EXPECT_EQ(parse_call_argument("u32:0xffffffff"), 0xffffffffu);
+    for (const char* bad : {"i32:3000000000", "u32:-1", "i32:", "u64:1", "hex:1"})
+        EXPECT_THROW(parse_call_argument(bad), CallError) << bad;
+}
+
+// A string the routine returns, read back after the call (--string EAX), and bytes (--read).
+TEST(Call, ReadsBackAReturnedString) {
+    CallRequest r = request(EMU_TEST_IMAGE, "crt_copy_string", {"str:retail image"});
+    r.strings = {"EAX", "ARG0"};
+    r.reads = {"EAX:4"};
+    const CallOutcome o = call_routine(r);
+    ASSERT_TRUE(o.result.ok()) << o.result.fault->report();
+    ASSERT_EQ(o.reads.size(), 3u);
+    EXPECT_EQ(o.reads[0].spec, "EAX:4");
+    EXPECT_EQ(o.reads[0].address, o.result.eax);
+    EXPECT_EQ(std::string(o.reads[0].bytes.begin(), o.reads[0].bytes.end()), "reta");
+    EXPECT_TRUE(o.reads[1].string);
+    EXPECT_EQ(std::string(o.reads[1].bytes.begin(), o.reads[1].bytes.end()), "retail image");
+    EXPECT_NE(o.reads[1].address, o.args[0]);  // the copy, not the argument
+    EXPECT_EQ(std::string(o.reads[2].bytes.begin(), o.reads[2].bytes.end()), "retail image");
+    const std::string text = call_report(o);
+    EXPECT_NE(text.find(": \"retail image\""), std::string::npos) << text;
+    EXPECT_NE(text.find("|reta|"), std::string::npos) << text;
+    // hex: and file: arguments are bytes in guest memory too.
+    CallRequest h = request(EMU_TEST_IMAGE, "crt_copy_string", {"hex:41 42 00"});
+    h.strings = {"EAX"};
+    EXPECT_EQ(call_routine(h).reads.at(0).bytes, (std::vector<std::uint8_t>{'A', 'B'}));
+    const fs::path file = fs::temp_directory_path() / ("refcheck-call-arg-" + std::to_string(::getpid()));
+    std::ofstream(file, std::ios::binary) << std::string("from a file\0", 12);
+    CallRequest f = request(EMU_TEST_IMAGE, "crt_copy_string", {"file:" + file.string()});
+    f.strings = {"EAX"};
+    const CallOutcome fo = call_routine(f);
+    fs::remove(file);
+    EXPECT_EQ(std::string(fo.reads.at(0).bytes.begin(), fo.reads.at(0).bytes.end()), "from a file");
+    // Bad specifications are usage errors.
+    for (const char* bad : {"EAX", "ARG:4", "EBX:4", "EAX:0"}) {
+        CallRequest b = request(EMU_TEST_IMAGE, "crt_copy_string", {"str:x"});
+        b.reads = {bad};
+        EXPECT_THROW(call_routine(b), CallError) << bad;
+    }
+}
+
+TEST(Call, TheImportThatTrappedIsListed) {
+    const CallOutcome o = call_routine(request(EMU_TEST_IMAGE, "crt_calls_unshimmed", {}));
+    ASSERT_TRUE(o.result.fault);
+    ASSERT_FALSE(o.imports.empty());
+    EXPECT_EQ(o.imports.back().function, "msvcrt.dll!puts");
+    EXPECT_FALSE(o.imports.back().shimmed);
+    EXPECT_NE(o.imports.back().returns_to.find("crt_calls_unshimmed"), std::string::npos) << o.imports.back().returns_to;
+}
+
+TEST(Call, RebasedImage) {
+    CallRequest r = request(EMU_TEST_IMAGE, "name_at", {"1"});
+    r.base = 0x01000000;
+    r.strings = {"EAX"};
+    const CallOutcome o = call_routine(r);
+    ASSERT_TRUE(o.result.ok()) << o.result.fault->report();
+    EXPECT_EQ(o.image_base, 0x01000000u);
+    EXPECT_GE(o.address, 0x01000000u);
+    EXPECT_EQ(std::string(o.reads.at(0).bytes.begin(), o.reads.at(0).bytes.end()), "beta");
+    EXPECT_NE(call_report(o).find("image base: 0x01000000"), std::string::npos);
 }

@@ -1,8 +1,13 @@
 #include "refcheck/profilegen/image_symbols.hpp"
 
 #include <LIEF/PE.hpp>
+#include <openssl/evp.h>
 
+#include <array>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <memory>
 
 #include "refcheck/profilegen/descriptors.hpp"
 
@@ -21,6 +26,29 @@ std::unique_ptr<LIEF::PE::Binary> parse_pe(const std::string& path)
     }
 }
 
+// SHA-256 of a file as lower-case hex (the profile ties itself to the image by it).
+std::string file_sha256(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw ProfileError(path + ": cannot read");
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx{EVP_MD_CTX_new(), &EVP_MD_CTX_free};
+    EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+    std::array<char, 1 << 16> buffer{};
+    while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0)
+        EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<std::size_t>(in.gcount()));
+    std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+    unsigned int len = 0;
+    EVP_DigestFinal_ex(ctx.get(), md.data(), &len);
+    std::string out;
+    for (unsigned int i = 0; i < len; ++i) {
+        char two[3];
+        std::snprintf(two, sizeof two, "%02x", md[i]);
+        out += two;
+    }
+    return out;
+}
+
 }  // namespace
 
 ImageSymbols read_image_symbols(const std::string& path)
@@ -32,6 +60,7 @@ ImageSymbols read_image_symbols(const std::string& path)
         throw ProfileError(path + ": no export table");
     ImageSymbols image;
     image.image_name = std::filesystem::path(path).filename().string();
+    image.image_sha256 = file_sha256(path);
     image.image_base = static_cast<std::uint32_t>(binary->optional_header().imagebase());
     for (const LIEF::PE::ExportEntry& entry : binary->get_export().entries()) {
         if (!image.exports.emplace(entry.name(), entry.address()).second)

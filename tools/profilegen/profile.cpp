@@ -138,7 +138,7 @@ nlohmann::ordered_json build_profile(const ImageSymbols& image, const std::vecto
         if (!routines.contains(name) && !data.contains(name))
             throw ProfileError("export " + name + " has no descriptor");
     ordered_json profile = {{"schema", kProfileSchema}, {"image", image.image_name},
-                            {"image_base", hex32(image.image_base)}};
+                            {"image_sha256", image.image_sha256}, {"image_base", hex32(image.image_base)}};
     profile["routines"] = ordered_json::array();
     for (auto& [name, entry] : routines)
         profile["routines"].push_back(entry);

@@ -29,5 +29,6 @@ const Command& diff_command();
 const Command& call_command();
 const Command& bisect_command();
 const Command& mutate_command();
+const Command& profile_command();
 
 }  // namespace refcheck::cli

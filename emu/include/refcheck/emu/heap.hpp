@@ -1,12 +1,15 @@
 // The deterministic guest heap.
 //
 // Decisions (see also describe()):
-// - Fixed base (0x10000000), bump allocation, 16-byte alignment (page alignment for VirtualAlloc),
+// - A region placed once, before the first allocation (default 0x10000000-0x2fffffff; the machine
+//   moves it when the loaded image lies there: Machine's layout), bump allocation, 16-byte
+//   alignment (page alignment for VirtualAlloc),
 //   and a guard gap of at least 32 bytes after every allocation. The same sequence of requests
 //   gives the same addresses on every run and in every machine.
 // - Freed memory is never reused, so a stale pointer stays attributable ("inside freed allocation
-//   #7"). The region is 512 MiB of guest address space, mapped in 1 MiB chunks as it fills; it is
-//   zero when first handed out, so allocations are deterministic zero-filled.
+//   #7"). The region is 512 MiB of guest address space (when moved: at most 512 MiB, at least
+//   16 MiB), mapped in 1 MiB chunks as it fills; it is zero when first handed out, so
+//   allocations are deterministic zero-filled.
 // - Guard gaps are MAPPED: a stray read past an allocation does not fault (the original engine
 //   really reads past a texture allocation and the run must go on). describe() attributes such an
 //   address; Machine::watch_heap_strays() optionally reports every such access as it happens.
@@ -23,7 +26,7 @@
 
 namespace refcheck::emu {
 
-enum class AllocationKind : uint8_t { heap, global, local, virtual_memory };
+enum class AllocationKind : uint8_t { heap, global, local, virtual_memory, crt };
 std::string_view to_string(AllocationKind k);
 
 struct Allocation {
@@ -38,14 +41,19 @@ struct Allocation {
 
 class GuestHeap {
 public:
-    static constexpr Address region_base = 0x10000000;
-    static constexpr Address region_limit = 0x30000000;
+    // Where the region is unless the machine places it elsewhere (an image there).
+    static constexpr Address default_base = 0x10000000;
+    static constexpr Address default_limit = 0x30000000;
     static constexpr uint32_t guard_gap = 32;
     static constexpr uint32_t alignment = 16;
     static constexpr uint32_t chunk = 0x100000;
 
     // map(begin, size) maps fresh read/write guest memory; called as the heap grows.
     explicit GuestHeap(std::function<void(Address, uint32_t)> map) : map_(std::move(map)) {}
+
+    // Moves the region; only before the first allocation (EmuError otherwise).
+    void place(Range region);
+    Range region() const { return {base_, limit_}; }
 
     // Returns 0 when the region is exhausted (size 0 gives a distinct, valid address).
     Address allocate(uint32_t size, std::string_view routine, AllocationKind kind,
@@ -63,8 +71,8 @@ public:
     std::string describe(Address address) const;
 
     const std::vector<Allocation>& allocations() const { return allocations_; }
-    Range used() const { return {region_base, next_}; }
-    Range mapped() const { return {region_base, mapped_end_}; }
+    Range used() const { return {base_, next_}; }
+    Range mapped() const { return {base_, mapped_end_}; }
 
 private:
     const Allocation* at_or_below(Address address) const;
@@ -72,8 +80,10 @@ private:
     std::function<void(Address, uint32_t)> map_;
     std::vector<Allocation> allocations_;
     std::map<Address, uint32_t> by_address_;  // start address -> index into allocations_
-    Address next_ = region_base;
-    Address mapped_end_ = region_base;
+    Address base_ = default_base;
+    Address limit_ = default_limit;
+    Address next_ = default_base;
+    Address mapped_end_ = default_base;
 };
 
 }  // namespace refcheck::emu

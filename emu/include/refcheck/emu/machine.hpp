@@ -1,11 +1,20 @@
 // The x86-32 machine: one Unicorn engine, one PE32 image, the Win32 shims, the guest heap, the
 // data root, hooks, coverage and the instruction trace. Knows nothing about 3D models.
 //
-// Guest address space:
+// Guest address space (the layout is computed from the loaded image: heap and stack go around it):
 //   0x00000000-0x0000ffff  unmapped (null-pointer accesses fault)
-//   0x00200000-0x002fffff  stack (1 MiB, grows down from 0x00300000; below is unmapped)
-//   image                  at its preferred base (0x00400000 for the test image) or where asked
-//   0x10000000-0x2fffffff  guest heap (GuestHeap), mapped as it grows
+//   image                  at its preferred base or where asked (load's `base`), anywhere in the
+//                          32-bit space that is not the null page or the system region
+//   stack                  1 MiB, grows down; below it one unmapped page. 0x00200000-0x002fffff
+//                          unless the image lies there (stack_base/stack_top are that default);
+//                          then the first free 1 MiB-aligned slot from 0x00100000 up. stack().
+//   guest heap             0x10000000-0x2fffffff (GuestHeap, mapped as it grows) unless the image
+//                          or the stack lies there; then the largest free gap (1 MiB-aligned, at
+//                          most 512 MiB). heap().region().
+//   0x7ffd0000-0x7ffdffff  the system region: GDT, runtime code (msvcrt's _initterm loop),
+//                          process data (argv, errno, FILE objects), TEB at 0x7ffde000 (FS's
+//                          base: fs:[0] ExceptionList, fs:[0x18] Self, fs:[0x30] PEB) and PEB
+//                          at 0x7ffdf000 (ImageBaseAddress, ProcessHeap)
 //   0x7ffe0000-0x7ffeffff  shim page: one 8-byte thunk per import, the call sentinel at the end
 //
 // Cost model: the default call path installs no per-instruction and no per-block hook. The shim
@@ -90,8 +99,14 @@ using WatchFn = std::function<void(Machine&, const MemoryAccess&)>;
 
 class Machine {
 public:
+    // Where the stack is when the image leaves it free (the stand-in, the test image); stack()
+    // says where it is for the loaded image.
     static constexpr Address stack_base = 0x00200000;
     static constexpr Address stack_top = 0x00300000;
+    static constexpr uint32_t stack_size = stack_top - stack_base;
+    static constexpr Address system_base = 0x7ffd0000;
+    static constexpr Address teb_address = 0x7ffde000;
+    static constexpr Address peb_address = 0x7ffdf000;
     static constexpr Address shim_base = 0x7ffe0000;
     static constexpr uint32_t shim_size = 0x10000;
     static constexpr uint32_t thunk_size = 8;
@@ -106,6 +121,11 @@ public:
     // (relocations applied). Throws EmuError for a bad file.
     const Image& load(const std::filesystem::path& pe, std::optional<Address> base = std::nullopt);
     const Image& image() const;
+    // The stack as placed around the loaded image ([begin, end): ESP starts at end).
+    Range stack() const;
+    // The shim-page thunk an import of the image is bound to ("msvcrt.dll", "malloc"; DLL name
+    // case-insensitive). replace() on it replaces the import: the shim or the trap no longer runs.
+    std::optional<Address> import_thunk(std::string_view dll, std::string_view function) const;
 
     // Calls one routine: arguments set per the convention, return to `sentinel`, run under the
     // limits. Never throws for guest misbehaviour: the fault is in the result and the machine is
@@ -149,6 +169,7 @@ public:
     GuestHeap& heap();
     DataRoot* data_root();  // null when the machine has none
     win32::Kernel32State& kernel32();
+    win32::MsvcrtState& msvcrt();
     SymbolTable& symbols();
     const SymbolTable& symbols() const;
     Log& log();

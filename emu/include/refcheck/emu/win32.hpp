@@ -31,6 +31,15 @@ struct Shim {
 };
 
 std::span<const Shim> shim_table();
+
+// An import of a variable (msvcrt's _iob, __initenv, _acmdln...): its IAT slot is bound to a
+// cell in the system region, not to a thunk.
+struct DataImport {
+    std::string_view dll;
+    std::string_view name;
+    Address address;
+};
+const DataImport* find_data_import(std::string_view dll, std::string_view name);
 // Case-insensitive on the DLL name, exact on the function name.
 const Shim* find_shim(std::string_view dll, std::string_view name);
 
@@ -69,6 +78,24 @@ struct Kernel32State {
     uint64_t performance_counter = 1000000;  // QueryPerformanceCounter: +1000 per call
 };
 
+// msvcrt's state inside one machine: FILE objects (guest addresses in the system region, each
+// backed by a host descriptor opened through the data root), errno, exit callbacks registered.
+struct CrtFile {
+    int fd = -1;
+    size_t access_index = 0;  // into DataRoot::accesses()
+    bool can_read = false, can_write = false, eof = false, error = false;
+};
+
+struct MsvcrtState {
+    MsvcrtState() = default;
+    MsvcrtState(const MsvcrtState&) = delete;
+    MsvcrtState& operator=(const MsvcrtState&) = delete;
+    ~MsvcrtState();
+
+    std::map<uint32_t, CrtFile> files;    // by the guest address of the FILE object
+    std::vector<uint32_t> exit_callbacks; // atexit/_onexit: recorded, never run
+};
+
 // kernel32: files
 uint32_t CreateFileA(Machine& m, const Args& a);
 uint32_t ReadFile(Machine& m, const Args& a);
@@ -99,6 +126,73 @@ uint32_t QueryPerformanceCounter(Machine& m, const Args& a);
 uint32_t QueryPerformanceFrequency(Machine& m, const Args& a);
 uint32_t OutputDebugStringA(Machine& m, const Args& a);
 uint32_t ExitProcess(Machine& m, const Args& a);
+// kernel32: process start-up
+uint32_t SetUnhandledExceptionFilter(Machine& m, const Args& a);
+uint32_t GetStartupInfoA(Machine& m, const Args& a);
+uint32_t GetModuleHandleA(Machine& m, const Args& a);
+uint32_t LoadLibraryA(Machine& m, const Args& a);
+uint32_t FreeLibrary(Machine& m, const Args& a);
+uint32_t GetProcAddress(Machine& m, const Args& a);
+uint32_t Sleep(Machine& m, const Args& a);
+uint32_t InitializeCriticalSection(Machine& m, const Args& a);
+uint32_t EnterCriticalSection(Machine& m, const Args& a);
+uint32_t LeaveCriticalSection(Machine& m, const Args& a);
+uint32_t DeleteCriticalSection(Machine& m, const Args& a);
+uint32_t TlsGetValue(Machine& m, const Args& a);
+
+// msvcrt (cdecl; named after the C function, in namespace msvcrt: src/msvcrt_*.cpp)
+namespace msvcrt {
+// memory, through the deterministic GuestHeap (AllocationKind::crt)
+uint32_t malloc(Machine& m, const Args& a);
+uint32_t calloc(Machine& m, const Args& a);
+uint32_t realloc(Machine& m, const Args& a);
+uint32_t free(Machine& m, const Args& a);
+uint32_t _msize(Machine& m, const Args& a);
+// memory and strings
+uint32_t memcpy(Machine& m, const Args& a);
+uint32_t memmove(Machine& m, const Args& a);
+uint32_t memset(Machine& m, const Args& a);
+uint32_t memcmp(Machine& m, const Args& a);
+uint32_t strlen(Machine& m, const Args& a);
+uint32_t strcmp(Machine& m, const Args& a);
+uint32_t strncmp(Machine& m, const Args& a);
+uint32_t _stricmp(Machine& m, const Args& a);
+uint32_t strcpy(Machine& m, const Args& a);
+uint32_t strncpy(Machine& m, const Args& a);
+uint32_t strcat(Machine& m, const Args& a);
+uint32_t strchr(Machine& m, const Args& a);
+uint32_t strrchr(Machine& m, const Args& a);
+// files, confined to the data root and recorded like kernel32's
+uint32_t fopen(Machine& m, const Args& a);
+uint32_t fclose(Machine& m, const Args& a);
+uint32_t fread(Machine& m, const Args& a);
+uint32_t fwrite(Machine& m, const Args& a);
+uint32_t fseek(Machine& m, const Args& a);
+uint32_t ftell(Machine& m, const Args& a);
+uint32_t feof(Machine& m, const Args& a);
+uint32_t fgetc(Machine& m, const Args& a);
+// start-up and process
+uint32_t _initterm(Machine& m, const Args& a);
+uint32_t __getmainargs(Machine& m, const Args& a);
+uint32_t __set_app_type(Machine& m, const Args& a);
+uint32_t __p__fmode(Machine& m, const Args& a);
+uint32_t __p__commode(Machine& m, const Args& a);
+uint32_t __p__acmdln(Machine& m, const Args& a);
+uint32_t __setusermatherr(Machine& m, const Args& a);
+uint32_t _controlfp(Machine& m, const Args& a);
+uint32_t _errno(Machine& m, const Args& a);
+uint32_t atexit(Machine& m, const Args& a);
+uint32_t _onexit(Machine& m, const Args& a);
+uint32_t __dllonexit(Machine& m, const Args& a);
+uint32_t _lock(Machine& m, const Args& a);
+uint32_t _unlock(Machine& m, const Args& a);
+uint32_t signal(Machine& m, const Args& a);
+uint32_t _cexit(Machine& m, const Args& a);
+uint32_t exit(Machine& m, const Args& a);
+uint32_t _exit(Machine& m, const Args& a);
+uint32_t _amsg_exit(Machine& m, const Args& a);
+uint32_t abort(Machine& m, const Args& a);
+}  // namespace msvcrt
 
 }  // namespace win32
 }  // namespace refcheck::emu

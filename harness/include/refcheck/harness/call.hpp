@@ -30,6 +30,19 @@ struct CallRequest {
     std::optional<std::filesystem::path> data;  // data root; none: every file open is refused
     std::uint64_t budget = 0;             // instruction budget, 0 = none
     std::uint32_t wall_ms = 20000;
+    std::optional<std::uint32_t> base;    // load the image there (relocated) instead of its preferred base
+    std::vector<std::string> reads;       // WHERE:LEN shown as hex after the call (see parse_memory_read)
+    std::vector<std::string> strings;     // WHERE shown as a NUL-terminated string after the call
+};
+
+// Memory shown after the call. WHERE is ARGn (the n-th argument's value, e.g. a buffer the
+// call filled), EAX (the return value) or an address (0x hex or decimal).
+struct MemoryRead {
+    std::string spec;                  // as given
+    std::uint32_t address = 0;
+    std::vector<std::uint8_t> bytes;   // for a string: its characters, without the terminator
+    bool string = false;
+    std::string error;                 // "not mapped at ..." when the memory could not be read
 };
 
 struct ImportCall {
@@ -52,10 +65,15 @@ struct CallOutcome {
     std::vector<ImportCall> imports;
     std::vector<std::string> log;      // the machine's log lines
     ojson coverage;                    // coverage_json of the routine and those it reaches
+    std::uint32_t image_base = 0;      // where the image was loaded
+    std::vector<MemoryRead> reads;     // --read and --string, in the order given (reads first)
 };
 
-// "123", "-5", "0x1f" -> the 32-bit value; "str:TEXT" and "buf:N" are placed in the guest heap
-// by call_routine (a NUL-terminated copy of TEXT, N zero bytes). Throws CallError otherwise.
+// "123", "-5", "0x1f", "i32:-5" (signed 32-bit), "u32:4000000000" or "u32:0xffffffff" -> the
+// 32-bit value. Pointer arguments are placed in the guest heap by call_routine, which passes their
+// address: "str:TEXT" (a NUL-terminated copy of TEXT), "buf:N" (N zero bytes), "hex:0011FF" (those
+// bytes), "file:PATH" (the bytes of a host file, read by refcheck, not by the guest). Throws
+// CallError for anything else.
 std::uint32_t parse_call_argument(std::string_view text);
 
 // Loads the image, mounts the data root, enables coverage, calls the routine. Guest faults are in

@@ -48,6 +48,7 @@ struct ProfileField {
 struct Profile {
     std::filesystem::path file;
     std::string image;
+    std::string image_sha256;  // the image this profile describes; empty: not tied to one (a template)
     std::uint32_t image_base = 0;
     std::map<std::string, ProfileRoutine> routines;
     std::map<std::string, ProfileData> data;
@@ -61,5 +62,10 @@ struct Profile {
 };
 
 Profile load_profile(const std::filesystem::path& file);  // throws ProfileError
+
+// Empty when the profile names no image hash or names the image's; otherwise the problem, naming
+// both files (as given: reports pass file names) and both hashes.
+std::string profile_image_mismatch(const Profile& profile, const std::filesystem::path& profile_shown,
+                                   const std::filesystem::path& image_shown, const std::string& image_sha256);
 
 }  // namespace refcheck::harness

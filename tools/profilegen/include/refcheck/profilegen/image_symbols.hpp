@@ -10,6 +10,7 @@ namespace refcheck::profilegen {
 
 struct ImageSymbols {
     std::string image_name;                       // file name without directories
+    std::string image_sha256;                     // of the whole file, lower-case hex
     std::uint32_t image_base = 0;                 // OptionalHeader.ImageBase
     std::map<std::string, std::uint32_t> exports; // name -> RVA
     std::vector<std::uint8_t> descriptor_section; // raw bytes of .rcdesc
