@@ -23,8 +23,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int buffer_size = 4096;
 
-double seconds_of(const std::function<void()>& f, int tries = 3)
-{
+double seconds_of(const std::function<void()>& f, int tries = 3) {
     double best = 1e30;
     for (int i = 0; i < tries; ++i) {
         auto t0 = Clock::now();
@@ -45,21 +44,22 @@ const Loop loops[] = {{"store_loop", store_loop}, {"load_loop", native_load}};
 
 // Guest instructions of one call, counted exactly once with the block-hook budget (every
 // executed block's instructions are decoded once with Capstone and added up).
-uint64_t count_instructions(Machine& m, const char* routine, Address buf, int reps)
-{
+uint64_t count_instructions(Machine& m, const char* routine, Address buf, int reps) {
     CallResult r = m.call(routine, Convention::cdecl, {buf, buffer_size, static_cast<uint32_t>(reps)},
                           CallLimits{~0ull >> 1, 0});
     if (!r.ok() || !r.instructions) {
-        std::fprintf(stderr, "emu_bench: counting %s failed: %s\n", routine, r.fault ? r.fault->report().c_str() : "");
+        std::fprintf(stderr, "emu_bench: counting %s failed: %s\n", routine,
+                     r.fault ? r.fault->report().c_str() : "");
         std::exit(2);
     }
     return *r.instructions;
 }
 
-double guest_mips(Machine& m, const char* routine, Address buf, int reps, uint64_t instructions, CallLimits limits)
-{
+double guest_mips(Machine& m, const char* routine, Address buf, int reps, uint64_t instructions,
+                  CallLimits limits) {
     double s = seconds_of([&] {
-        CallResult r = m.call(routine, Convention::cdecl, {buf, buffer_size, static_cast<uint32_t>(reps)}, limits);
+        CallResult r =
+            m.call(routine, Convention::cdecl, {buf, buffer_size, static_cast<uint32_t>(reps)}, limits);
         if (!r.ok()) {
             std::fprintf(stderr, "emu_bench: %s failed: %s\n", routine, r.fault->report().c_str());
             std::exit(2);
@@ -71,8 +71,7 @@ double guest_mips(Machine& m, const char* routine, Address buf, int reps, uint64
 void no_code(uc_engine*, uint64_t, uint32_t, void*) {}
 
 // The same routine on a bare Unicorn engine holding a copy of the image: no hooks at all.
-double raw_unicorn_mips(Machine& m, const char* routine, int reps, uint64_t instructions)
-{
+double raw_unicorn_mips(Machine& m, const char* routine, int reps, uint64_t instructions) {
     const Image& image = m.image();
     uc_engine* uc = nullptr;
     uc_open(UC_ARCH_X86, UC_MODE_32, &uc);
@@ -81,7 +80,7 @@ double raw_unicorn_mips(Machine& m, const char* routine, int reps, uint64_t inst
     uc_mem_write(uc, image.base, bytes.data(), bytes.size());
     uc_mem_map(uc, Machine::stack_base, Machine::stack_top - Machine::stack_base, UC_PROT_ALL);
     uc_mem_map(uc, GuestHeap::default_base, 0x100000, UC_PROT_ALL);
-    uint32_t sentinel = Machine::stack_base;  // any address that is never executed
+    uint32_t sentinel = Machine::stack_base; // any address that is never executed
     uint32_t frame[4] = {sentinel, GuestHeap::default_base, buffer_size, static_cast<uint32_t>(reps)};
     Address entry = image.require(routine);
     double s = seconds_of([&] {
@@ -94,8 +93,7 @@ double raw_unicorn_mips(Machine& m, const char* routine, int reps, uint64_t inst
     return static_cast<double>(instructions) / s / 1e6;
 }
 
-double native_mips(const Loop& loop, uint64_t guest_instructions_per_rep)
-{
+double native_mips(const Loop& loop, uint64_t guest_instructions_per_rep) {
     static unsigned char buf[buffer_size];
     int reps = 20000;
     volatile int sink = 0;
@@ -108,8 +106,7 @@ struct Row {
     double mips[2];
 };
 
-void print_table(const std::vector<Row>& rows, const char* note)
-{
+void print_table(const std::vector<Row>& rows, const char* note) {
     double native[2] = {rows[0].mips[0], rows[0].mips[1]};
     double reference[2] = {rows[3].mips[0], rows[3].mips[1]};
     std::printf("\n%-52s %12s %9s %9s %12s %9s %9s\n", "configuration", "store MIPS", "/native", "/default",
@@ -121,21 +118,17 @@ void print_table(const std::vector<Row>& rows, const char* note)
     std::printf("%s", note);
 }
 
-void call_overhead(Machine& m)
-{
+void call_overhead(Machine& m) {
     Address add3 = m.image().require("add3_cdecl");
     const int n = 20000;
     double plain = seconds_of([&] {
-        for (int i = 0; i < n; ++i)
-            m.call(add3, Convention::cdecl, {1, 2, 3}, CallLimits{0, 0});
+        for (int i = 0; i < n; ++i) m.call(add3, Convention::cdecl, {1, 2, 3}, CallLimits{0, 0});
     });
     double timed = seconds_of([&] {
-        for (int i = 0; i < n / 10; ++i)
-            m.call(add3, Convention::cdecl, {1, 2, 3}, CallLimits{0, 10000});
+        for (int i = 0; i < n / 10; ++i) m.call(add3, Convention::cdecl, {1, 2, 3}, CallLimits{0, 10000});
     });
     double budgeted = seconds_of([&] {
-        for (int i = 0; i < n; ++i)
-            m.call(add3, Convention::cdecl, {1, 2, 3}, CallLimits{1000000, 0});
+        for (int i = 0; i < n; ++i) m.call(add3, Convention::cdecl, {1, 2, 3}, CallLimits{1000000, 0});
     });
     std::printf("\nfixed cost of one call() of a 4-instruction routine:\n");
     std::printf("  no wall limit, no budget             %8.2f us\n", plain / n * 1e6);
@@ -143,10 +136,9 @@ void call_overhead(Machine& m)
     std::printf("  + wall-clock limit (watchdog)        %8.2f us\n", timed / (n / 10) * 1e6);
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     std::string image_path = EMU_TEST_IMAGE;
     bool quick = false;
     for (int i = 1; i < argc; ++i) {
@@ -155,12 +147,12 @@ int main(int argc, char** argv)
         else
             image_path = argv[i];
     }
-    const int reps = quick ? 200 : 1000;       // fast configurations: ~4-40 M guest instructions a call
-    const int slow_reps = quick ? 10 : 50;     // per-instruction hooks and memory watches
+    const int reps = quick ? 200 : 1000;   // fast configurations: ~4-40 M guest instructions a call
+    const int slow_reps = quick ? 10 : 50; // per-instruction hooks and memory watches
     unsigned major = 0, minor = 0;
     uc_version(&major, &minor);
-    std::printf("emu_bench: Unicorn library %u.%u (headers %d.%d.%d), image %s\n", major, minor, UC_VERSION_MAJOR,
-                UC_VERSION_MINOR, UC_VERSION_PATCH, image_path.c_str());
+    std::printf("emu_bench: Unicorn library %u.%u (headers %d.%d.%d), image %s\n", major, minor,
+                UC_VERSION_MAJOR, UC_VERSION_MINOR, UC_VERSION_PATCH, image_path.c_str());
 
     Machine m;
     m.load(image_path);
@@ -179,17 +171,23 @@ int main(int argc, char** argv)
                 (unsigned long long)per_rep[1], buffer_size);
 
     std::vector<Row> rows;
-    auto row = [&](std::string name, const std::function<double(int)>& f) { rows.push_back({std::move(name), {f(0), f(1)}}); };
-    row("native (same C, host gcc -O2 -fno-tree-vectorize)", [&](int i) { return native_mips(loops[i], per_rep[i]); });
-    row("bare Unicorn engine, no hooks at all", [&](int i) { return raw_unicorn_mips(m, loops[i].routine, reps, count[i]); });
+    auto row = [&](std::string name, const std::function<double(int)>& f) {
+        rows.push_back({std::move(name), {f(0), f(1)}});
+    };
+    row("native (same C, host gcc -O2 -fno-tree-vectorize)",
+        [&](int i) { return native_mips(loops[i], per_rep[i]); });
+    row("bare Unicorn engine, no hooks at all",
+        [&](int i) { return raw_unicorn_mips(m, loops[i].routine, reps, count[i]); });
     row("machine: built-in hooks only (shim page, faults)",
         [&](int i) { return guest_mips(m, loops[i].routine, buf, reps, count[i], none); });
-    HookId r1 = m.replace(m.image().require("mul64_cdecl"), Convention::cdecl, 2, [](Machine&, const Args&) { return 0u; });
+    HookId r1 = m.replace(m.image().require("mul64_cdecl"), Convention::cdecl, 2,
+                          [](Machine&, const Args&) { return 0u; });
     HookId r2 = m.tap(m.image().require("add3_stdcall"), [](Machine&) {});
     row("machine + default hooks (replace+tap elsewhere)",
         [&](int i) { return guest_mips(m, loops[i].routine, buf, reps, count[i], none); });
     row("  + instruction budget, block hook (default method)", [&](int i) {
-        return guest_mips(m, loops[i].routine, buf, reps, count[i], CallLimits{~0ull >> 1, 0, BudgetMethod::block_hook});
+        return guest_mips(m, loops[i].routine, buf, reps, count[i],
+                          CallLimits{~0ull >> 1, 0, BudgetMethod::block_hook});
     });
     row("  + instruction budget, Unicorn count (info)", [&](int i) {
         return guest_mips(m, loops[i].routine, buf, slow_reps, count_slow[i],
@@ -199,36 +197,37 @@ int main(int argc, char** argv)
         return guest_mips(m, loops[i].routine, buf, reps, count[i], CallLimits{0, 10000});
     });
     m.enable_coverage(routines_of(m.image()));
-    row("  + coverage, block hook over every routine", [&](int i) {
-        return guest_mips(m, loops[i].routine, buf, reps, count[i], none);
-    });
+    row("  + coverage, block hook over every routine",
+        [&](int i) { return guest_mips(m, loops[i].routine, buf, reps, count[i], none); });
     m.disable_coverage();
     uc_hook every = 0;
     uc_hook_add(m.engine(), &every, UC_HOOK_CODE, reinterpret_cast<void*>(no_code), nullptr, 1, 0);
     for (const ImageSection& s : m.image().sections)
-        if (s.executable)
-            uc_ctl_remove_cache(m.engine(), uint64_t{s.range.begin}, uint64_t{s.range.end});
+        if (s.executable) uc_ctl_remove_cache(m.engine(), uint64_t{s.range.begin}, uint64_t{s.range.end});
     row("  + per-instruction code hook (info)",
         [&](int i) { return guest_mips(m, loops[i].routine, buf, slow_reps, count_slow[i], none); });
     uc_hook_del(m.engine(), every);
     for (const ImageSection& s : m.image().sections)
-        if (s.executable)
-            uc_ctl_remove_cache(m.engine(), uint64_t{s.range.begin}, uint64_t{s.range.end});
-    HookId w = m.watch({Machine::stack_base, Machine::stack_base + 4}, Access::read_write, [](Machine&, const MemoryAccess&) {});
+        if (s.executable) uc_ctl_remove_cache(m.engine(), uint64_t{s.range.begin}, uint64_t{s.range.end});
+    HookId w = m.watch({Machine::stack_base, Machine::stack_base + 4}, Access::read_write,
+                       [](Machine&, const MemoryAccess&) {});
     row("  + one 4-byte memory watch elsewhere (info)",
         [&](int i) { return guest_mips(m, loops[i].routine, buf, slow_reps, count_slow[i], none); });
     m.remove_hook(w);
     m.remove_hook(r1);
     m.remove_hook(r2);
 
-    print_table(rows,
-                "\n/native: times slower than the native code; /default: times slower than 'machine + default hooks'.\n"
-                "MIPS = guest instructions (counted once as above; native runs are credited with the same count per\n"
-                "pass) / best of 3 wall-clock times. The instruction budget is enforced with a UC_HOOK_BLOCK that adds\n"
-                "each block's cached instruction count, installed only for budgeted calls; Unicorn's own `count`\n"
-                "installs a per-instruction hook and flushes the whole translation cache when it is switched off.\n"
-                "Memory watches force Unicorn's slow memory path for every access while installed. Coverage counts\n"
-                "each executed block in a flat table indexed by its offset in the covered span (constant time).\n");
+    print_table(
+        rows,
+        "\n/native: times slower than the native code; /default: times slower than 'machine + default "
+        "hooks'.\n"
+        "MIPS = guest instructions (counted once as above; native runs are credited with the same count per\n"
+        "pass) / best of 3 wall-clock times. The instruction budget is enforced with a UC_HOOK_BLOCK that "
+        "adds\n"
+        "each block's cached instruction count, installed only for budgeted calls; Unicorn's own `count`\n"
+        "installs a per-instruction hook and flushes the whole translation cache when it is switched off.\n"
+        "Memory watches force Unicorn's slow memory path for every access while installed. Coverage counts\n"
+        "each executed block in a flat table indexed by its offset in the covered span (constant time).\n");
     call_overhead(m);
     return 0;
 }

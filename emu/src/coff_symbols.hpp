@@ -15,7 +15,7 @@ namespace refcheck::emu {
 // sections' RVAs (section_rva[k] for section number k + 1). Throws EmuError naming `file_name` when
 // the table or the string table runs past the end of the file. An image without a table yields
 // nothing.
-std::vector<CoffSymbol> read_coff_symbols(std::span<const uint8_t> file, const std::string& file_name, Address base,
-                                          const std::vector<uint32_t>& section_rva);
+std::vector<CoffSymbol> read_coff_symbols(std::span<const uint8_t> file, const std::string& file_name,
+                                          Address base, const std::vector<uint32_t>& section_rva);
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

@@ -5,43 +5,33 @@
 
 namespace refcheck::emu {
 
-std::vector<Routine> routines_of(const Image& image)
-{
+std::vector<Routine> routines_of(const Image& image) {
     std::map<Address, std::string> starts;
     for (auto& [address, name] : address_names(image))
-        if (image.is_code(address))
-            starts.emplace(address, std::move(name));
+        if (image.is_code(address)) starts.emplace(address, std::move(name));
     std::vector<Routine> out;
     for (auto it = starts.begin(); it != starts.end(); ++it) {
         Address end = image.section_at(it->first)->range.end;
-        if (auto next = std::next(it); next != starts.end())
-            end = std::min(end, next->first);
+        if (auto next = std::next(it); next != starts.end()) end = std::min(end, next->first);
         out.push_back({it->second, {it->first, end}});
     }
     return out;
 }
 
-void Coverage::set_routines(std::vector<Routine> routines)
-{
+void Coverage::set_routines(std::vector<Routine> routines) {
     routines_ = std::move(routines);
     span_ = {};
     for (const Routine& r : routines_) {
-        if (r.range.end <= r.range.begin)
-            continue;
-        if (span_.end == 0)
-            span_ = r.range;
+        if (r.range.end <= r.range.begin) continue;
+        if (span_.end == 0) span_ = r.range;
         span_ = {std::min(span_.begin, r.range.begin), std::max(span_.end, r.range.end)};
     }
     table_.assign(span_.size(), BlockHits{});
 }
 
-void Coverage::clear()
-{
-    std::fill(table_.begin(), table_.end(), BlockHits{});
-}
+void Coverage::clear() { std::fill(table_.begin(), table_.end(), BlockHits{}); }
 
-std::map<Address, BlockHits> Coverage::blocks() const
-{
+std::map<Address, BlockHits> Coverage::blocks() const {
     std::map<Address, BlockHits> out;
     for (size_t i = 0; i < table_.size(); ++i)
         if (table_[i].hits != 0)
@@ -49,14 +39,12 @@ std::map<Address, BlockHits> Coverage::blocks() const
     return out;
 }
 
-size_t Coverage::executed_blocks() const
-{
+size_t Coverage::executed_blocks() const {
     return static_cast<size_t>(
         std::count_if(table_.begin(), table_.end(), [](const BlockHits& b) { return b.hits != 0; }));
 }
 
-std::vector<std::pair<std::string, size_t>> Coverage::blocks_per_routine() const
-{
+std::vector<std::pair<std::string, size_t>> Coverage::blocks_per_routine() const {
     std::vector<std::pair<std::string, size_t>> out;
     for (const Routine& r : routines_) {
         size_t n = 0;
@@ -68,24 +56,20 @@ std::vector<std::pair<std::string, size_t>> Coverage::blocks_per_routine() const
 }
 
 namespace {
-void put_u32(std::ostream& out, uint32_t v)
-{
+void put_u32(std::ostream& out, uint32_t v) {
     char b[4] = {char(v), char(v >> 8), char(v >> 16), char(v >> 24)};
     out.write(b, 4);
 }
-void put_u16(std::ostream& out, uint16_t v)
-{
+void put_u16(std::ostream& out, uint16_t v) {
     char b[2] = {char(v), char(v >> 8)};
     out.write(b, 2);
 }
-}  // namespace
+} // namespace
 
-void Coverage::write_drcov(std::ostream& out, const Image& image) const
-{
+void Coverage::write_drcov(std::ostream& out, const Image& image) const {
     std::vector<std::pair<Address, uint32_t>> inside;
     for (const auto& [address, hits] : blocks())
-        if (image.range().contains(address))
-            inside.emplace_back(address, hits.size);
+        if (image.range().contains(address)) inside.emplace_back(address, hits.size);
     char line[512];
     out << "DRCOV VERSION: 2\n";
     out << "DRCOV FLAVOR: refcheck\n";
@@ -96,10 +80,10 @@ void Coverage::write_drcov(std::ostream& out, const Image& image) const
     out << line;
     out << "BB Table: " << inside.size() << " bbs\n";
     for (const auto& [address, size] : inside) {
-        put_u32(out, address - image.base);  // start, relative to the module base
+        put_u32(out, address - image.base); // start, relative to the module base
         put_u16(out, static_cast<uint16_t>(size));
-        put_u16(out, 0);                     // module id
+        put_u16(out, 0); // module id
     }
 }
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

@@ -14,43 +14,36 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string upper(std::string_view s)
-{
+std::string upper(std::string_view s) {
     std::string out(s);
-    for (char& c : out)
-        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     return out;
 }
 
 bool iequal(std::string_view a, std::string_view b) { return a.size() == b.size() && upper(a) == upper(b); }
 
-std::vector<std::string> split(std::string_view s)
-{
+std::vector<std::string> split(std::string_view s) {
     std::vector<std::string> parts;
     size_t start = 0;
     while (start <= s.size()) {
         size_t end = s.find('\\', start);
-        if (end == std::string_view::npos)
-            end = s.size();
+        if (end == std::string_view::npos) end = s.size();
         parts.emplace_back(s.substr(start, end - start));
         start = end + 1;
     }
     return parts;
 }
 
-bool is_device_name(std::string_view component)
-{
+bool is_device_name(std::string_view component) {
     std::string base = upper(component.substr(0, component.find('.')));
     static const char* const devices[] = {"CON", "PRN", "AUX", "NUL"};
     for (const char* d : devices)
-        if (base == d)
-            return true;
+        if (base == d) return true;
     return base.size() == 4 && (base.starts_with("COM") || base.starts_with("LPT")) && base[3] >= '1' &&
            base[3] <= '9';
 }
 
-Resolution refuse(std::string reason)
-{
+Resolution refuse(std::string reason) {
     Resolution r;
     r.status = Resolution::Status::refused;
     r.error = win32_error::access_denied;
@@ -58,8 +51,7 @@ Resolution refuse(std::string reason)
     return r;
 }
 
-Resolution missing(uint32_t error, std::string reason)
-{
+Resolution missing(uint32_t error, std::string reason) {
     Resolution r;
     r.status = Resolution::Status::missing;
     r.error = error;
@@ -68,16 +60,13 @@ Resolution missing(uint32_t error, std::string reason)
 }
 
 // The entry of `dir` named `name`: exactly, else ignoring ASCII case (smallest such name).
-std::optional<std::string> match_entry(const fs::path& dir, const std::string& name)
-{
+std::optional<std::string> match_entry(const fs::path& dir, const std::string& name) {
     std::error_code ec;
     std::optional<std::string> best;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         std::string entry = it->path().filename().string();
-        if (entry == name)
-            return entry;
-        if (iequal(entry, name) && (!best || entry < *best))
-            best = entry;
+        if (entry == name) return entry;
+        if (iequal(entry, name) && (!best || entry < *best)) best = entry;
     }
     return best;
 }
@@ -85,12 +74,10 @@ std::optional<std::string> match_entry(const fs::path& dir, const std::string& n
 // Lexical normalisation of a Windows path into components below the drive root.
 // Returns an error reason instead when the path cannot be confined.
 std::variant<std::vector<std::string>, std::string> normalise(std::string_view guest, char mount_drive,
-                                                             const std::vector<std::string>& cwd)
-{
+                                                              const std::vector<std::string>& cwd) {
     std::string p(guest);
     std::replace(p.begin(), p.end(), '/', '\\');
-    if (p.starts_with("\\\\"))
-        return std::string("UNC and device paths are outside the data root");
+    if (p.starts_with("\\\\")) return std::string("UNC and device paths are outside the data root");
     std::vector<std::string> stack;
     std::string rest = p;
     if (p.size() >= 2 && std::isalpha(static_cast<unsigned char>(p[0])) && p[1] == ':') {
@@ -98,64 +85,52 @@ std::variant<std::vector<std::string>, std::string> normalise(std::string_view g
             return std::string("drive ") + p.substr(0, 2) + " is outside the data root";
         rest = p.substr(2);
     }
-    if (!rest.starts_with('\\'))
-        stack = cwd;
+    if (!rest.starts_with('\\')) stack = cwd;
     for (std::string part : split(rest)) {
         while (!part.empty() && (part.back() == '.' || part.back() == ' ') && part != "." && part != "..")
             part.pop_back();
-        if (part.empty() || part == ".")
-            continue;
+        if (part.empty() || part == ".") continue;
         if (part == "..") {
-            if (stack.empty())
-                return std::string("'..' climbs above the drive root");
+            if (stack.empty()) return std::string("'..' climbs above the drive root");
             stack.pop_back();
             continue;
         }
         if (part.find_first_of(":*?\"<>|") != std::string::npos)
             return std::string("invalid character in '") + part + "'";
-        if (is_device_name(part))
-            return std::string("device name '") + part + "'";
+        if (is_device_name(part)) return std::string("device name '") + part + "'";
         stack.push_back(part);
     }
     return stack;
 }
 
-}  // namespace
+} // namespace
 
-DataRoot::DataRoot(fs::path root, std::string mount, bool writable) : writable_(writable)
-{
+DataRoot::DataRoot(fs::path root, std::string mount, bool writable) : writable_(writable) {
     std::error_code ec;
-    if (!fs::is_directory(root, ec))
-        throw EmuError("data root " + root.string() + " is not a directory");
+    if (!fs::is_directory(root, ec)) throw EmuError("data root " + root.string() + " is not a directory");
     root_ = fs::canonical(root);
     std::replace(mount.begin(), mount.end(), '/', '\\');
-    if (mount.size() < 3 || !std::isalpha(static_cast<unsigned char>(mount[0])) || mount[1] != ':' || mount[2] != '\\')
+    if (mount.size() < 3 || !std::isalpha(static_cast<unsigned char>(mount[0])) || mount[1] != ':' ||
+        mount[2] != '\\')
         throw EmuError("data root mount '" + mount + "' is not an absolute Windows folder like C:\\GAME\\");
     mount_ = upper(mount);
-    if (!mount_.ends_with('\\'))
-        mount_ += '\\';
+    if (!mount_.ends_with('\\')) mount_ += '\\';
     for (std::string& part : split(std::string_view(mount_).substr(3)))
-        if (!part.empty())
-            mount_parts_.push_back(part);
+        if (!part.empty()) mount_parts_.push_back(part);
 }
 
-bool DataRoot::inside_root(const fs::path& p) const
-{
+bool DataRoot::inside_root(const fs::path& p) const {
     std::error_code ec;
     fs::path canonical = fs::weakly_canonical(p, ec);
-    if (ec)
-        return false;
+    if (ec) return false;
     auto [r, c] = std::mismatch(root_.begin(), root_.end(), canonical.begin(), canonical.end());
     return r == root_.end();
 }
 
-Resolution DataRoot::resolve(std::string_view guest_path, bool for_create) const
-{
-    if (guest_path.empty())
-        return missing(win32_error::path_not_found, "empty path");
+Resolution DataRoot::resolve(std::string_view guest_path, bool for_create) const {
+    if (guest_path.empty()) return missing(win32_error::path_not_found, "empty path");
     auto normal = normalise(guest_path, mount_[0], mount_parts_);
-    if (auto* reason = std::get_if<std::string>(&normal))
-        return refuse(*reason);
+    if (auto* reason = std::get_if<std::string>(&normal)) return refuse(*reason);
     const auto& parts = std::get<std::vector<std::string>>(normal);
     if (parts.size() < mount_parts_.size() ||
         !std::equal(mount_parts_.begin(), mount_parts_.end(), parts.begin(), iequal))
@@ -170,7 +145,8 @@ Resolution DataRoot::resolve(std::string_view guest_path, bool for_create) const
                 entry = parts[i];
             } else {
                 return missing(last ? win32_error::file_not_found : win32_error::path_not_found,
-                               "no entry '" + parts[i] + "' in '" + (relative.empty() ? "." : relative) + "'");
+                               "no entry '" + parts[i] + "' in '" + (relative.empty() ? "." : relative) +
+                                   "'");
             }
         }
         cur /= *entry;
@@ -179,8 +155,7 @@ Resolution DataRoot::resolve(std::string_view guest_path, bool for_create) const
         if (fs::is_symlink(fs::symlink_status(cur, ec)) && !inside_root(cur))
             return refuse("symbolic link '" + relative + "' leads outside the data root");
     }
-    if (!inside_root(cur))
-        return refuse("resolves outside the data root");
+    if (!inside_root(cur)) return refuse("resolves outside the data root");
     Resolution r;
     r.status = Resolution::Status::found;
     r.host = cur;
@@ -189,4 +164,4 @@ Resolution DataRoot::resolve(std::string_view guest_path, bool for_create) const
     return r;
 }
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

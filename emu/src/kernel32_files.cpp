@@ -15,59 +15,54 @@ namespace refcheck::emu::win32 {
 namespace {
 
 constexpr uint32_t generic_read = 0x80000000, generic_write = 0x40000000, generic_all = 0x10000000;
-constexpr uint32_t create_new = 1, create_always = 2, open_existing = 3, open_always = 4, truncate_existing = 5;
+constexpr uint32_t create_new = 1, create_always = 2, open_existing = 3, open_always = 4,
+                   truncate_existing = 5;
 constexpr uint32_t error_already_exists = 183, error_negative_seek = 131;
-constexpr uint32_t max_transfer = 64u << 20;  // one ReadFile/WriteFile moves at most 64 MiB
+constexpr uint32_t max_transfer = 64u << 20; // one ReadFile/WriteFile moves at most 64 MiB
 
-OpenFile* find_file(Machine& m, uint32_t handle)
-{
+OpenFile* find_file(Machine& m, uint32_t handle) {
     auto it = m.kernel32().files.find(handle);
     return it == m.kernel32().files.end() ? nullptr : &it->second;
 }
 
-uint32_t win32_error_of(int err)
-{
+uint32_t win32_error_of(int err) {
     switch (err) {
-    case ENOENT: return win32_error::file_not_found;
-    case EEXIST: return win32_error::file_exists;
-    case ENOTDIR: return win32_error::path_not_found;
-    default: return win32_error::access_denied;
+        case ENOENT: return win32_error::file_not_found;
+        case EEXIST: return win32_error::file_exists;
+        case ENOTDIR: return win32_error::path_not_found;
+        default: return win32_error::access_denied;
     }
 }
 
-int open_flags(bool read, bool write, uint32_t disposition)
-{
+int open_flags(bool read, bool write, uint32_t disposition) {
     int flags = O_CLOEXEC | (read && write ? O_RDWR : write ? O_WRONLY : O_RDONLY);
     switch (disposition) {
-    case create_new: return flags | O_CREAT | O_EXCL;
-    case create_always: return flags | O_CREAT | O_TRUNC;
-    case open_always: return flags | O_CREAT;
-    case truncate_existing: return flags | O_TRUNC;
-    default: return flags;
+        case create_new: return flags | O_CREAT | O_EXCL;
+        case create_always: return flags | O_CREAT | O_TRUNC;
+        case open_always: return flags | O_CREAT;
+        case truncate_existing: return flags | O_TRUNC;
+        default: return flags;
     }
 }
 
 std::string mode_of(bool read, bool write) { return read && write ? "read/write" : write ? "write" : "read"; }
 
 // Records a refused or failed request and returns INVALID_HANDLE_VALUE with the error set.
-uint32_t refuse(Machine& m, FileAccess access, uint32_t error, const std::string& reason)
-{
+uint32_t refuse(Machine& m, FileAccess access, uint32_t error, const std::string& reason) {
     access.refused = error == win32_error::access_denied;
     access.error = error;
-    m.log().write("CreateFileA(\"" + access.guest_path + "\") " + (access.refused ? "refused" : "failed") + ": " + reason);
-    if (DataRoot* root = m.data_root())
-        root->accesses().push_back(std::move(access));
+    m.log().write("CreateFileA(\"" + access.guest_path + "\") " + (access.refused ? "refused" : "failed") +
+                  ": " + reason);
+    if (DataRoot* root = m.data_root()) root->accesses().push_back(std::move(access));
     return fail(m, error, invalid_handle_value);
 }
 
-bool wildcard_match(std::string_view pattern, std::string_view name)
-{
-    if (pattern.empty())
-        return name.empty();
+bool wildcard_match(std::string_view pattern, std::string_view name) {
+    if (pattern.empty()) return name.empty();
     if (pattern[0] == '*')
-        return wildcard_match(pattern.substr(1), name) || (!name.empty() && wildcard_match(pattern, name.substr(1)));
-    if (name.empty())
-        return false;
+        return wildcard_match(pattern.substr(1), name) ||
+               (!name.empty() && wildcard_match(pattern, name.substr(1)));
+    if (name.empty()) return false;
     bool same = pattern[0] == '?' || std::toupper(static_cast<unsigned char>(pattern[0])) ==
                                          std::toupper(static_cast<unsigned char>(name[0]));
     return same && wildcard_match(pattern.substr(1), name.substr(1));
@@ -75,13 +70,11 @@ bool wildcard_match(std::string_view pattern, std::string_view name)
 
 // WIN32_FIND_DATAA: attributes @0, times @4..27 (zero: deterministic), size high @28, low @32,
 // cFileName[260] @44, cAlternateFileName[14] @304; 320 bytes.
-void write_find_data(Machine& m, Address out, const FoundFile& f)
-{
+void write_find_data(Machine& m, Address out, const FoundFile& f) {
     std::vector<uint8_t> data(320, 0);
     uint32_t attributes = f.directory ? 0x10 : 0x20;
     auto put = [&](size_t at, uint32_t v) {
-        for (int i = 0; i < 4; ++i)
-            data[at + i] = static_cast<uint8_t>(v >> (8 * i));
+        for (int i = 0; i < 4; ++i) data[at + i] = static_cast<uint8_t>(v >> (8 * i));
     };
     put(0, attributes);
     put(28, static_cast<uint32_t>(f.size >> 32));
@@ -90,19 +83,16 @@ void write_find_data(Machine& m, Address out, const FoundFile& f)
     m.write(out, data);
 }
 
-}  // namespace
+} // namespace
 
-Kernel32State::~Kernel32State()
-{
-    for (auto& [handle, file] : files)
-        ::close(file.fd);
+Kernel32State::~Kernel32State() {
+    for (auto& [handle, file] : files) ::close(file.fd);
 }
 
 // HANDLE CreateFileA(LPCSTR lpFileName, DWORD dwDesiredAccess, DWORD dwShareMode,
 //                    LPSECURITY_ATTRIBUTES lpSecurityAttributes, DWORD dwCreationDisposition,
 //                    DWORD dwFlagsAndAttributes, HANDLE hTemplateFile);
-uint32_t CreateFileA(Machine& m, const Args& a)
-{
+uint32_t CreateFileA(Machine& m, const Args& a) {
     FileAccess access;
     access.guest_path = a.cstring(0, 1024);
     access.routine = m.current_routine();
@@ -120,110 +110,89 @@ uint32_t CreateFileA(Machine& m, const Args& a)
         return refuse(m, std::move(access), win32_error::access_denied, r.reason);
     if (write && !root->writable())
         return refuse(m, std::move(access), win32_error::access_denied, "the data root is read-only");
-    if (r.status == Resolution::Status::missing)
-        return refuse(m, std::move(access), r.error, r.reason);
+    if (r.status == Resolution::Status::missing) return refuse(m, std::move(access), r.error, r.reason);
     std::error_code ec;
     if (std::filesystem::is_directory(r.host, ec))
         return refuse(m, std::move(access), win32_error::access_denied, "is a folder");
     bool existed = std::filesystem::exists(r.host, ec);
     int fd = ::open(r.host.c_str(), open_flags(read, write, disposition), 0644);
-    if (fd < 0)
-        return refuse(m, std::move(access), win32_error_of(errno), "cannot open " + r.relative);
+    if (fd < 0) return refuse(m, std::move(access), win32_error_of(errno), "cannot open " + r.relative);
     Kernel32State& k = m.kernel32();
     uint32_t handle = k.next_handle;
     k.next_handle += 4;
     k.files[handle] = {fd, root->accesses().size(), read, write};
     root->accesses().push_back(std::move(access));
-    k.last_error = existed && (disposition == create_always || disposition == open_always) ? error_already_exists : 0;
+    k.last_error =
+        existed && (disposition == create_always || disposition == open_always) ? error_already_exists : 0;
     return handle;
 }
 
 // BOOL ReadFile(HANDLE hFile, LPVOID lpBuffer, DWORD nNumberOfBytesToRead,
 //               LPDWORD lpNumberOfBytesRead, LPOVERLAPPED lpOverlapped);
-uint32_t ReadFile(Machine& m, const Args& a)
-{
+uint32_t ReadFile(Machine& m, const Args& a) {
     OpenFile* f = find_file(m, a.u32(0));
-    if (f == nullptr)
-        return fail(m, win32_error::invalid_handle, FALSE_);
-    if (!f->can_read)
-        return fail(m, win32_error::access_denied, FALSE_);
+    if (f == nullptr) return fail(m, win32_error::invalid_handle, FALSE_);
+    if (!f->can_read) return fail(m, win32_error::access_denied, FALSE_);
     std::vector<uint8_t> buffer(std::min(a.u32(2), max_transfer));
     ssize_t got = ::read(f->fd, buffer.data(), buffer.size());
-    if (got < 0)
-        return fail(m, win32_error::access_denied, FALSE_);
+    if (got < 0) return fail(m, win32_error::access_denied, FALSE_);
     m.write(a.ptr(1), {buffer.data(), static_cast<size_t>(got)});
-    if (a.ptr(3) != 0)
-        m.write_u32(a.ptr(3), static_cast<uint32_t>(got));
+    if (a.ptr(3) != 0) m.write_u32(a.ptr(3), static_cast<uint32_t>(got));
     m.data_root()->accesses()[f->access_index].bytes_read += static_cast<uint64_t>(got);
     return fail(m, 0, TRUE_);
 }
 
 // BOOL WriteFile(HANDLE hFile, LPCVOID lpBuffer, DWORD nNumberOfBytesToWrite,
 //                LPDWORD lpNumberOfBytesWritten, LPOVERLAPPED lpOverlapped);
-uint32_t WriteFile(Machine& m, const Args& a)
-{
+uint32_t WriteFile(Machine& m, const Args& a) {
     OpenFile* f = find_file(m, a.u32(0));
-    if (f == nullptr)
-        return fail(m, win32_error::invalid_handle, FALSE_);
-    if (!f->can_write)
-        return fail(m, win32_error::access_denied, FALSE_);
+    if (f == nullptr) return fail(m, win32_error::invalid_handle, FALSE_);
+    if (!f->can_write) return fail(m, win32_error::access_denied, FALSE_);
     std::vector<uint8_t> buffer = m.read_bytes(a.ptr(1), std::min(a.u32(2), max_transfer));
     ssize_t put = ::write(f->fd, buffer.data(), buffer.size());
-    if (put < 0)
-        return fail(m, win32_error::access_denied, FALSE_);
-    if (a.ptr(3) != 0)
-        m.write_u32(a.ptr(3), static_cast<uint32_t>(put));
+    if (put < 0) return fail(m, win32_error::access_denied, FALSE_);
+    if (a.ptr(3) != 0) m.write_u32(a.ptr(3), static_cast<uint32_t>(put));
     m.data_root()->accesses()[f->access_index].bytes_written += static_cast<uint64_t>(put);
     return fail(m, 0, TRUE_);
 }
 
 // DWORD SetFilePointer(HANDLE hFile, LONG lDistanceToMove, PLONG lpDistanceToMoveHigh,
 //                      DWORD dwMoveMethod);
-uint32_t SetFilePointer(Machine& m, const Args& a)
-{
+uint32_t SetFilePointer(Machine& m, const Args& a) {
     constexpr uint32_t invalid_set_file_pointer = 0xffffffff;
     OpenFile* f = find_file(m, a.u32(0));
-    if (f == nullptr)
-        return fail(m, win32_error::invalid_handle, invalid_set_file_pointer);
+    if (f == nullptr) return fail(m, win32_error::invalid_handle, invalid_set_file_pointer);
     Address high_ptr = a.ptr(2);
     int64_t distance = high_ptr != 0 ? static_cast<int64_t>((uint64_t{m.read_u32(high_ptr)} << 32) | a.u32(1))
                                      : int64_t{a.i32(1)};
     int whence = a.u32(3) == 1 ? SEEK_CUR : a.u32(3) == 2 ? SEEK_END : SEEK_SET;
     off_t at = ::lseek(f->fd, static_cast<off_t>(distance), whence);
-    if (at < 0)
-        return fail(m, error_negative_seek, invalid_set_file_pointer);
-    if (high_ptr != 0)
-        m.write_u32(high_ptr, static_cast<uint32_t>(static_cast<uint64_t>(at) >> 32));
+    if (at < 0) return fail(m, error_negative_seek, invalid_set_file_pointer);
+    if (high_ptr != 0) m.write_u32(high_ptr, static_cast<uint32_t>(static_cast<uint64_t>(at) >> 32));
     return fail(m, 0, static_cast<uint32_t>(at));
 }
 
 // DWORD GetFileSize(HANDLE hFile, LPDWORD lpFileSizeHigh);
-uint32_t GetFileSize(Machine& m, const Args& a)
-{
+uint32_t GetFileSize(Machine& m, const Args& a) {
     OpenFile* f = find_file(m, a.u32(0));
     struct stat st {};
-    if (f == nullptr || ::fstat(f->fd, &st) != 0)
-        return fail(m, win32_error::invalid_handle, 0xffffffff);
-    if (a.ptr(1) != 0)
-        m.write_u32(a.ptr(1), static_cast<uint32_t>(static_cast<uint64_t>(st.st_size) >> 32));
+    if (f == nullptr || ::fstat(f->fd, &st) != 0) return fail(m, win32_error::invalid_handle, 0xffffffff);
+    if (a.ptr(1) != 0) m.write_u32(a.ptr(1), static_cast<uint32_t>(static_cast<uint64_t>(st.st_size) >> 32));
     return fail(m, 0, static_cast<uint32_t>(st.st_size));
 }
 
 // BOOL CloseHandle(HANDLE hObject);
-uint32_t CloseHandle(Machine& m, const Args& a)
-{
+uint32_t CloseHandle(Machine& m, const Args& a) {
     Kernel32State& k = m.kernel32();
     auto it = k.files.find(a.u32(0));
-    if (it == k.files.end())
-        return fail(m, win32_error::invalid_handle, FALSE_);
+    if (it == k.files.end()) return fail(m, win32_error::invalid_handle, FALSE_);
     ::close(it->second.fd);
     k.files.erase(it);
     return TRUE_;
 }
 
 // HANDLE FindFirstFileA(LPCSTR lpFileName, LPWIN32_FIND_DATAA lpFindFileData);
-uint32_t FindFirstFileA(Machine& m, const Args& a)
-{
+uint32_t FindFirstFileA(Machine& m, const Args& a) {
     FileAccess access;
     access.guest_path = a.cstring(0, 1024);
     access.routine = m.current_routine();
@@ -235,8 +204,7 @@ uint32_t FindFirstFileA(Machine& m, const Args& a)
     size_t cut = path.find_last_of("\\/");
     std::string folder = cut == std::string::npos ? "." : path.substr(0, cut + 1);
     std::string pattern = cut == std::string::npos ? path : path.substr(cut + 1);
-    if (pattern == "*.*")
-        pattern = "*";
+    if (pattern == "*.*") pattern = "*";
     Resolution r = root->resolve(folder);
     access.resolved = r.relative;
     if (r.status == Resolution::Status::refused)
@@ -247,8 +215,7 @@ uint32_t FindFirstFileA(Machine& m, const Args& a)
     std::error_code ec;
     for (std::filesystem::directory_iterator it(r.host, ec), end; !ec && it != end; it.increment(ec)) {
         std::string name = it->path().filename().string();
-        if (!wildcard_match(pattern, name))
-            continue;
+        if (!wildcard_match(pattern, name)) continue;
         bool dir = it->is_directory(ec);
         search.matches.push_back({name, dir ? 0 : static_cast<uint64_t>(it->file_size(ec)), dir});
     }
@@ -267,24 +234,19 @@ uint32_t FindFirstFileA(Machine& m, const Args& a)
 }
 
 // BOOL FindNextFileA(HANDLE hFindFile, LPWIN32_FIND_DATAA lpFindFileData);
-uint32_t FindNextFileA(Machine& m, const Args& a)
-{
+uint32_t FindNextFileA(Machine& m, const Args& a) {
     auto it = m.kernel32().searches.find(a.u32(0));
-    if (it == m.kernel32().searches.end())
-        return fail(m, win32_error::invalid_handle, FALSE_);
+    if (it == m.kernel32().searches.end()) return fail(m, win32_error::invalid_handle, FALSE_);
     FindSearch& s = it->second;
-    if (s.next >= s.matches.size())
-        return fail(m, win32_error::no_more_files, FALSE_);
+    if (s.next >= s.matches.size()) return fail(m, win32_error::no_more_files, FALSE_);
     write_find_data(m, a.ptr(1), s.matches[s.next++]);
     return TRUE_;
 }
 
 // BOOL FindClose(HANDLE hFindFile);
-uint32_t FindClose(Machine& m, const Args& a)
-{
-    if (m.kernel32().searches.erase(a.u32(0)) == 0)
-        return fail(m, win32_error::invalid_handle, FALSE_);
+uint32_t FindClose(Machine& m, const Args& a) {
+    if (m.kernel32().searches.erase(a.u32(0)) == 0) return fail(m, win32_error::invalid_handle, FALSE_);
     return TRUE_;
 }
 
-}  // namespace refcheck::emu::win32
+} // namespace refcheck::emu::win32

@@ -11,117 +11,100 @@ namespace refcheck::emu::win32 {
 namespace {
 
 constexpr uint32_t heap_zero_memory = 0x8, heap_realloc_in_place_only = 0x10;
-constexpr uint32_t gmem_zeroinit = 0x40;  // LMEM_ZEROINIT too
+constexpr uint32_t gmem_zeroinit = 0x40; // LMEM_ZEROINIT too
 constexpr uint32_t mem_release = 0x8000;
 constexpr uint32_t error_invalid_address = 487;
 
-void zero(Machine& m, Address at, uint32_t size)
-{
+void zero(Machine& m, Address at, uint32_t size) {
     std::vector<uint8_t> zeros(size, 0);
     m.write(at, zeros);
 }
 
-uint32_t allocate(Machine& m, uint32_t size, AllocationKind kind, bool zeroed, uint32_t align = GuestHeap::alignment)
-{
+uint32_t allocate(Machine& m, uint32_t size, AllocationKind kind, bool zeroed,
+                  uint32_t align = GuestHeap::alignment) {
     Address at = m.heap().allocate(size, m.current_routine(), kind, align);
     if (at == 0) {
-        m.log().write(std::string(to_string(kind)) + " of " + with_commas(size) + " bytes failed: the guest heap is exhausted");
+        m.log().write(std::string(to_string(kind)) + " of " + with_commas(size) +
+                      " bytes failed: the guest heap is exhausted");
         return fail(m, win32_error::not_enough_memory, 0);
     }
-    if (zeroed)
-        zero(m, at, size);  // fresh heap memory is zero already; stray writes may have touched it
+    if (zeroed) zero(m, at, size); // fresh heap memory is zero already; stray writes may have touched it
     return at;
 }
 
-bool release(Machine& m, Address at, const char* function)
-{
-    if (m.heap().release(at))
-        return true;
-    m.log().write(std::string(function) + "(" + hex(at) + ") of something that is not a live allocation: " +
-                  m.describe(at));
+bool release(Machine& m, Address at, const char* function) {
+    if (m.heap().release(at)) return true;
+    m.log().write(std::string(function) + "(" + hex(at) +
+                  ") of something that is not a live allocation: " + m.describe(at));
     return false;
 }
 
-}  // namespace
+} // namespace
 
 // HANDLE GetProcessHeap(void);
 uint32_t GetProcessHeap(Machine&, const Args&) { return process_heap_handle; }
 
 // LPVOID HeapAlloc(HANDLE hHeap, DWORD dwFlags, SIZE_T dwBytes);
-uint32_t HeapAlloc(Machine& m, const Args& a)
-{
+uint32_t HeapAlloc(Machine& m, const Args& a) {
     return allocate(m, a.u32(2), AllocationKind::heap, (a.u32(1) & heap_zero_memory) != 0);
 }
 
 // BOOL HeapFree(HANDLE hHeap, DWORD dwFlags, LPVOID lpMem);
-uint32_t HeapFree(Machine& m, const Args& a)
-{
-    if (a.ptr(2) == 0)
-        return TRUE_;
+uint32_t HeapFree(Machine& m, const Args& a) {
+    if (a.ptr(2) == 0) return TRUE_;
     return release(m, a.ptr(2), "HeapFree") ? TRUE_ : fail(m, win32_error::invalid_parameter, FALSE_);
 }
 
 // LPVOID HeapReAlloc(HANDLE hHeap, DWORD dwFlags, LPVOID lpMem, SIZE_T dwBytes);
-uint32_t HeapReAlloc(Machine& m, const Args& a)
-{
+uint32_t HeapReAlloc(Machine& m, const Args& a) {
     uint32_t flags = a.u32(1), size = a.u32(3);
     const Allocation* old = m.heap().live_at(a.ptr(2));
     if (old == nullptr) {
-        m.log().write("HeapReAlloc(" + hex(a.ptr(2)) + ") of something that is not a live allocation: " + m.describe(a.ptr(2)));
+        m.log().write("HeapReAlloc(" + hex(a.ptr(2)) +
+                      ") of something that is not a live allocation: " + m.describe(a.ptr(2)));
         return fail(m, win32_error::invalid_parameter, 0);
     }
-    if (size == old->size)
-        return old->address;
-    if (flags & heap_realloc_in_place_only)
-        return fail(m, win32_error::not_enough_memory, 0);
+    if (size == old->size) return old->address;
+    if (flags & heap_realloc_in_place_only) return fail(m, win32_error::not_enough_memory, 0);
     Address from = old->address;
     uint32_t keep = std::min(size, old->size);
     uint32_t to = allocate(m, size, AllocationKind::heap, (flags & heap_zero_memory) != 0);
-    if (to == 0)
-        return 0;
+    if (to == 0) return 0;
     m.write(to, m.read_bytes(from, keep));
     m.heap().release(from);
     return to;
 }
 
 // SIZE_T HeapSize(HANDLE hHeap, DWORD dwFlags, LPCVOID lpMem);
-uint32_t HeapSize(Machine& m, const Args& a)
-{
+uint32_t HeapSize(Machine& m, const Args& a) {
     const Allocation* live = m.heap().live_at(a.ptr(2));
     return live ? live->size : fail(m, win32_error::invalid_parameter, 0xffffffff);
 }
 
 // HGLOBAL GlobalAlloc(UINT uFlags, SIZE_T dwBytes);
-uint32_t GlobalAlloc(Machine& m, const Args& a)
-{
+uint32_t GlobalAlloc(Machine& m, const Args& a) {
     return allocate(m, a.u32(1), AllocationKind::global, (a.u32(0) & gmem_zeroinit) != 0);
 }
 
 // HGLOBAL GlobalFree(HGLOBAL hMem);
-uint32_t GlobalFree(Machine& m, const Args& a)
-{
-    if (a.ptr(0) == 0 || release(m, a.ptr(0), "GlobalFree"))
-        return 0;
+uint32_t GlobalFree(Machine& m, const Args& a) {
+    if (a.ptr(0) == 0 || release(m, a.ptr(0), "GlobalFree")) return 0;
     return fail(m, win32_error::invalid_handle, a.ptr(0));
 }
 
 // HLOCAL LocalAlloc(UINT uFlags, SIZE_T uBytes);
-uint32_t LocalAlloc(Machine& m, const Args& a)
-{
+uint32_t LocalAlloc(Machine& m, const Args& a) {
     return allocate(m, a.u32(1), AllocationKind::local, (a.u32(0) & gmem_zeroinit) != 0);
 }
 
 // HLOCAL LocalFree(HLOCAL hMem);
-uint32_t LocalFree(Machine& m, const Args& a)
-{
-    if (a.ptr(0) == 0 || release(m, a.ptr(0), "LocalFree"))
-        return 0;
+uint32_t LocalFree(Machine& m, const Args& a) {
+    if (a.ptr(0) == 0 || release(m, a.ptr(0), "LocalFree")) return 0;
     return fail(m, win32_error::invalid_handle, a.ptr(0));
 }
 
 // LPVOID VirtualAlloc(LPVOID lpAddress, SIZE_T dwSize, DWORD flAllocationType, DWORD flProtect);
-uint32_t VirtualAlloc(Machine& m, const Args& a)
-{
+uint32_t VirtualAlloc(Machine& m, const Args& a) {
     Address wanted = a.ptr(0);
     uint32_t size = (a.u32(1) + 0xfff) & ~0xfffu;
     if (wanted != 0) {
@@ -135,13 +118,11 @@ uint32_t VirtualAlloc(Machine& m, const Args& a)
 }
 
 // BOOL VirtualFree(LPVOID lpAddress, SIZE_T dwSize, DWORD dwFreeType);
-uint32_t VirtualFree(Machine& m, const Args& a)
-{
+uint32_t VirtualFree(Machine& m, const Args& a) {
     if ((a.u32(2) & mem_release) == 0)
-        return TRUE_;  // MEM_DECOMMIT: the pages stay, as they would read after a recommit
-    if (a.u32(1) != 0)
-        return fail(m, win32_error::invalid_parameter, FALSE_);
+        return TRUE_; // MEM_DECOMMIT: the pages stay, as they would read after a recommit
+    if (a.u32(1) != 0) return fail(m, win32_error::invalid_parameter, FALSE_);
     return release(m, a.ptr(0), "VirtualFree") ? TRUE_ : fail(m, win32_error::invalid_parameter, FALSE_);
 }
 
-}  // namespace refcheck::emu::win32
+} // namespace refcheck::emu::win32

@@ -9,23 +9,20 @@ namespace refcheck::emu::win32 {
 uint32_t GetLastError(Machine& m, const Args&) { return m.kernel32().last_error; }
 
 // void SetLastError(DWORD dwErrCode);
-uint32_t SetLastError(Machine& m, const Args& a)
-{
+uint32_t SetLastError(Machine& m, const Args& a) {
     m.kernel32().last_error = a.u32(0);
     return 0;
 }
 
 // DWORD GetTickCount(void);  -- deterministic: 1000, then +16 per call
-uint32_t GetTickCount(Machine& m, const Args&)
-{
+uint32_t GetTickCount(Machine& m, const Args&) {
     uint32_t now = m.kernel32().tick_count;
     m.kernel32().tick_count += 16;
     return now;
 }
 
 // BOOL QueryPerformanceCounter(LARGE_INTEGER* lpPerformanceCount);  -- deterministic: +1000 per call
-uint32_t QueryPerformanceCounter(Machine& m, const Args& a)
-{
+uint32_t QueryPerformanceCounter(Machine& m, const Args& a) {
     uint64_t now = m.kernel32().performance_counter;
     m.kernel32().performance_counter += 1000;
     m.write_u32(a.ptr(0), static_cast<uint32_t>(now));
@@ -34,28 +31,25 @@ uint32_t QueryPerformanceCounter(Machine& m, const Args& a)
 }
 
 // BOOL QueryPerformanceFrequency(LARGE_INTEGER* lpFrequency);  -- 1 MHz
-uint32_t QueryPerformanceFrequency(Machine& m, const Args& a)
-{
+uint32_t QueryPerformanceFrequency(Machine& m, const Args& a) {
     m.write_u32(a.ptr(0), 1000000);
     m.write_u32(a.ptr(0) + 4, 0);
     return TRUE_;
 }
 
 // void OutputDebugStringA(LPCSTR lpOutputString);
-uint32_t OutputDebugStringA(Machine& m, const Args& a)
-{
+uint32_t OutputDebugStringA(Machine& m, const Args& a) {
     m.log().write("OutputDebugStringA: " + a.cstring(0));
     return 0;
 }
 
 // void ExitProcess(UINT uExitCode);  -- ends the run with a process_exit fault
-uint32_t ExitProcess(Machine& m, const Args& a)
-{
+uint32_t ExitProcess(Machine& m, const Args& a) {
     m.stop(FaultKind::process_exit, "ExitProcess(" + std::to_string(a.u32(0)) + ") called");
     return 0;
 }
 
-}  // namespace refcheck::emu::win32
+} // namespace refcheck::emu::win32
 
 // --- process start-up (what a C runtime's entry calls before main) ---------------------------
 
@@ -70,8 +64,7 @@ constexpr uint32_t error_mod_not_found = 126, error_proc_not_found = 127;
 uint32_t SetUnhandledExceptionFilter(Machine&, const Args&) { return 0; }
 
 // void GetStartupInfoA(LPSTARTUPINFOA info);  -- all zero but cb (68)
-uint32_t GetStartupInfoA(Machine& m, const Args& a)
-{
+uint32_t GetStartupInfoA(Machine& m, const Args& a) {
     std::vector<uint8_t> info(68, 0);
     info[0] = 68;
     m.write(a.ptr(0), info);
@@ -79,17 +72,14 @@ uint32_t GetStartupInfoA(Machine& m, const Args& a)
 }
 
 // HMODULE GetModuleHandleA(LPCSTR name);  -- NULL: the image; any other module is not loaded
-uint32_t GetModuleHandleA(Machine& m, const Args& a)
-{
-    if (a.ptr(0) == 0)
-        return m.image().base;
+uint32_t GetModuleHandleA(Machine& m, const Args& a) {
+    if (a.ptr(0) == 0) return m.image().base;
     m.log().write("GetModuleHandleA(\"" + a.cstring(0, 260) + "\"): no such module in the machine");
     return fail(m, error_mod_not_found, 0);
 }
 
 // HMODULE LoadLibraryA(LPCSTR name);  -- nothing else is ever loaded
-uint32_t LoadLibraryA(Machine& m, const Args& a)
-{
+uint32_t LoadLibraryA(Machine& m, const Args& a) {
     m.log().write("LoadLibraryA(\"" + a.cstring(0, 260) + "\") refused: the machine loads one image");
     return fail(m, error_mod_not_found, 0);
 }
@@ -98,8 +88,7 @@ uint32_t LoadLibraryA(Machine& m, const Args& a)
 uint32_t FreeLibrary(Machine&, const Args&) { return TRUE_; }
 
 // FARPROC GetProcAddress(HMODULE module, LPCSTR name);  -- no dynamic imports
-uint32_t GetProcAddress(Machine& m, const Args& a)
-{
+uint32_t GetProcAddress(Machine& m, const Args& a) {
     std::string name = a.ptr(1) < 0x10000 ? "#" + std::to_string(a.ptr(1)) : a.cstring(1, 260);
     m.log().write("GetProcAddress(" + hex(a.ptr(0)) + ", \"" + name + "\"): not available");
     return fail(m, error_proc_not_found, 0);
@@ -118,4 +107,4 @@ uint32_t DeleteCriticalSection(Machine&, const Args&) { return 0; }
 // LPVOID TlsGetValue(DWORD index);  -- no TLS slots are allocated: 0
 uint32_t TlsGetValue(Machine& m, const Args&) { return fail(m, 0, 0); }
 
-}  // namespace refcheck::emu::win32
+} // namespace refcheck::emu::win32

@@ -2,11 +2,9 @@
 
 namespace refcheck::emu {
 
-void Log::write(std::string line)
-{
-    if (sink_)
-        sink_(line);
+void Log::write(std::string line) {
+    if (sink_) sink_(line);
     lines_.push_back(std::move(line));
 }
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

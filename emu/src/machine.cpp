@@ -10,87 +10,77 @@ namespace refcheck::emu {
 
 namespace {
 
-int unicorn_register(Reg r)
-{
+int unicorn_register(Reg r) {
     switch (r) {
-    case Reg::eax: return UC_X86_REG_EAX;
-    case Reg::ebx: return UC_X86_REG_EBX;
-    case Reg::ecx: return UC_X86_REG_ECX;
-    case Reg::edx: return UC_X86_REG_EDX;
-    case Reg::esi: return UC_X86_REG_ESI;
-    case Reg::edi: return UC_X86_REG_EDI;
-    case Reg::ebp: return UC_X86_REG_EBP;
-    case Reg::esp: return UC_X86_REG_ESP;
-    case Reg::eip: return UC_X86_REG_EIP;
-    case Reg::eflags: return UC_X86_REG_EFLAGS;
+        case Reg::eax: return UC_X86_REG_EAX;
+        case Reg::ebx: return UC_X86_REG_EBX;
+        case Reg::ecx: return UC_X86_REG_ECX;
+        case Reg::edx: return UC_X86_REG_EDX;
+        case Reg::esi: return UC_X86_REG_ESI;
+        case Reg::edi: return UC_X86_REG_EDI;
+        case Reg::ebp: return UC_X86_REG_EBP;
+        case Reg::esp: return UC_X86_REG_ESP;
+        case Reg::eip: return UC_X86_REG_EIP;
+        case Reg::eflags: return UC_X86_REG_EFLAGS;
     }
     return UC_X86_REG_INVALID;
 }
 
 // The address of the call instruction that returns to `ret`, if one is recognisable.
-std::optional<Address> call_site(const Machine& m, Address ret)
-{
+std::optional<Address> call_site(const Machine& m, Address ret) {
     uint8_t b[7] = {};
-    if (ret < 7 || !m.is_mapped(ret - 7))
-        return std::nullopt;
+    if (ret < 7 || !m.is_mapped(ret - 7)) return std::nullopt;
     m.read(ret - 7, b);
-    if (b[2] == 0xe8)
-        return ret - 5;                                    // call rel32
-    if (b[1] == 0xff && (b[2] & 0x38) == 0x10)
-        return ret - 6;                                    // call [disp32] / [reg+disp32]
-    if (b[4] == 0xff && (b[5] & 0x38) == 0x10 && (b[5] & 0xc0) == 0x40)
-        return ret - 3;                                    // call [reg+disp8]
+    if (b[2] == 0xe8) return ret - 5;                          // call rel32
+    if (b[1] == 0xff && (b[2] & 0x38) == 0x10) return ret - 6; // call [disp32] / [reg+disp32]
+    if (b[4] == 0xff && (b[5] & 0x38) == 0x10 && (b[5] & 0xc0) == 0x40) return ret - 3; // call [reg+disp8]
     if (b[5] == 0xff && (b[6] & 0x38) == 0x10 && ((b[6] & 0xc0) == 0xc0 || (b[6] & 0xc0) == 0))
-        return ret - 2;                                    // call reg / call [reg]
+        return ret - 2; // call reg / call [reg]
     return std::nullopt;
 }
 
-const char* memory_verb(uc_mem_type t)
-{
+const char* memory_verb(uc_mem_type t) {
     switch (t) {
-    case UC_MEM_READ_UNMAPPED: return "read of unmapped memory";
-    case UC_MEM_WRITE_UNMAPPED: return "write to unmapped memory";
-    case UC_MEM_FETCH_UNMAPPED: return "instruction fetch from unmapped memory";
-    case UC_MEM_READ_PROT: return "read of read-protected memory";
-    case UC_MEM_WRITE_PROT: return "write to write-protected memory";
-    case UC_MEM_FETCH_PROT: return "instruction fetch from non-executable memory";
-    default: return "invalid memory access";
+        case UC_MEM_READ_UNMAPPED: return "read of unmapped memory";
+        case UC_MEM_WRITE_UNMAPPED: return "write to unmapped memory";
+        case UC_MEM_FETCH_UNMAPPED: return "instruction fetch from unmapped memory";
+        case UC_MEM_READ_PROT: return "read of read-protected memory";
+        case UC_MEM_WRITE_PROT: return "write to write-protected memory";
+        case UC_MEM_FETCH_PROT: return "instruction fetch from non-executable memory";
+        default: return "invalid memory access";
     }
 }
 
-FaultKind memory_fault(uc_mem_type t)
-{
+FaultKind memory_fault(uc_mem_type t) {
     switch (t) {
-    case UC_MEM_READ_UNMAPPED: return FaultKind::read_unmapped;
-    case UC_MEM_WRITE_UNMAPPED: return FaultKind::write_unmapped;
-    case UC_MEM_FETCH_UNMAPPED: return FaultKind::fetch_unmapped;
-    case UC_MEM_READ_PROT: return FaultKind::read_protected;
-    case UC_MEM_WRITE_PROT: return FaultKind::write_protected;
-    case UC_MEM_FETCH_PROT: return FaultKind::fetch_protected;
-    default: return FaultKind::host_error;
+        case UC_MEM_READ_UNMAPPED: return FaultKind::read_unmapped;
+        case UC_MEM_WRITE_UNMAPPED: return FaultKind::write_unmapped;
+        case UC_MEM_FETCH_UNMAPPED: return FaultKind::fetch_unmapped;
+        case UC_MEM_READ_PROT: return FaultKind::read_protected;
+        case UC_MEM_WRITE_PROT: return FaultKind::write_protected;
+        case UC_MEM_FETCH_PROT: return FaultKind::fetch_protected;
+        default: return FaultKind::host_error;
     }
 }
 
-bool on_invalid_memory(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t, void* user)
-{
+bool on_invalid_memory(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t, void* user) {
     auto& impl = *static_cast<Machine::Impl*>(user);
     FaultKind kind = memory_fault(type);
     Address a = static_cast<Address>(address);
-    std::string message = std::string(memory_verb(type)) + " at " + hex(a) + " (" + std::to_string(size) + " bytes)";
+    std::string message =
+        std::string(memory_verb(type)) + " at " + hex(a) + " (" + std::to_string(size) + " bytes)";
     bool fetch = kind == FaultKind::fetch_unmapped || kind == FaultKind::fetch_protected;
     if (impl.trial) {
         // The first fault wins, as in record_stop: a store split across pages (an unaligned store
         // whose tail is on a read-only page) faults once per byte in Unicorn.
-        if (!impl.trial_stop.set)
-            impl.trial_stop = {true, kind, std::move(message), a, std::nullopt};
+        if (!impl.trial_stop.set) impl.trial_stop = {true, kind, std::move(message), a, std::nullopt};
         return false;
     }
     impl.record_stop(kind, std::move(message), a, fetch ? std::optional<Address>(a) : std::nullopt);
     return false;
 }
 
-void on_interrupt(uc_engine* uc, uint32_t number, void* user)
-{
+void on_interrupt(uc_engine* uc, uint32_t number, void* user) {
     auto& impl = *static_cast<Machine::Impl*>(user);
     uint32_t eip = impl.self.reg(Reg::eip);
     PendingStop stop;
@@ -114,8 +104,7 @@ void on_interrupt(uc_engine* uc, uint32_t number, void* user)
     uc_emu_stop(uc);
 }
 
-void on_shim_page(uc_engine* uc, uint64_t address, uint32_t, void* user)
-{
+void on_shim_page(uc_engine* uc, uint64_t address, uint32_t, void* user) {
     auto& impl = *static_cast<Machine::Impl*>(user);
     if (impl.trial) {
         uc_emu_stop(uc);
@@ -124,10 +113,9 @@ void on_shim_page(uc_engine* uc, uint64_t address, uint32_t, void* user)
     note_eip(address);
     size_t index = (static_cast<Address>(address) - Machine::shim_base) / Machine::thunk_size;
     if (index >= impl.thunks.size() || address % Machine::thunk_size != 0)
-        return;  // not a thunk: the hlt filler stops the run as a halt
+        return; // not a thunk: the hlt filler stops the run as a halt
     const Thunk& thunk = impl.thunks[index];
-    if (thunk.replaced != 0)
-        return;  // a replace() hook on this thunk runs instead
+    if (thunk.replaced != 0) return; // a replace() hook on this thunk runs instead
     guarded(impl, [&] {
         if (thunk.shim == nullptr) {
             Address ret = impl.self.read_u32(impl.self.reg(Reg::esp));
@@ -140,12 +128,11 @@ void on_shim_page(uc_engine* uc, uint64_t address, uint32_t, void* user)
         }
         Args args(impl.self, thunk.shim->convention, thunk.shim->arg_count);
         uint32_t eax = thunk.shim->function(impl.self, args);
-        if (!impl.pending.set)
-            impl.self.set_reg(Reg::eax, eax);
+        if (!impl.pending.set) impl.self.set_reg(Reg::eax, eax);
     });
 }
 
-}  // namespace
+} // namespace
 
 std::optional<Address> find_call_site(const Machine& m, Address ret) { return call_site(m, ret); }
 
@@ -153,20 +140,19 @@ Machine::Impl::Impl(Machine& machine, MachineOptions opts)
     : self(machine), options(std::move(opts)), heap([this](Address begin, uint32_t size) {
           if (uc_mem_map(uc, begin, size, UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK)
               throw EmuError("cannot map guest heap at " + hex(begin));
-      })
-{
+      }) {
     if (uc_open(UC_ARCH_X86, UC_MODE_32, &uc) != UC_ERR_OK)
         throw EmuError("Unicorn: cannot open an x86-32 engine");
     // 64 MiB of translated code is far more than an image needs; Unicorn's default (1 GiB) makes its
     // own full translation flushes (e.g. after a run with a `count`) cost seconds.
     uc_ctl_set_tcg_buffer_size(uc, uint32_t{64} << 20);
-    uc_mem_map(uc, stack.begin, stack.size(), UC_PROT_READ | UC_PROT_WRITE);  // moved by place_around
+    uc_mem_map(uc, stack.begin, stack.size(), UC_PROT_READ | UC_PROT_WRITE); // moved by place_around
     map_system();
     uc_mem_map(uc, shim_base, shim_size, UC_PROT_READ | UC_PROT_EXEC);
-    std::vector<uint8_t> filler(shim_size, 0xf4);  // hlt everywhere but the thunks
+    std::vector<uint8_t> filler(shim_size, 0xf4); // hlt everywhere but the thunks
     uc_mem_write(uc, shim_base, filler.data(), filler.size());
-    uc_hook_add(uc, &invalid_hook, UC_HOOK_MEM_UNMAPPED | UC_HOOK_MEM_PROT, reinterpret_cast<void*>(on_invalid_memory),
-                this, 1, 0);
+    uc_hook_add(uc, &invalid_hook, UC_HOOK_MEM_UNMAPPED | UC_HOOK_MEM_PROT,
+                reinterpret_cast<void*>(on_invalid_memory), this, 1, 0);
     uc_hook_add(uc, &interrupt_hook, UC_HOOK_INTR, reinterpret_cast<void*>(on_interrupt), this, 1, 0);
     // ONE ranged code hook over the shim page: it fires only when guest code executes there.
     uc_hook_add(uc, &shim_hook, UC_HOOK_CODE, reinterpret_cast<void*>(on_shim_page), this, shim_base,
@@ -176,18 +162,14 @@ Machine::Impl::Impl(Machine& machine, MachineOptions opts)
         data_root.emplace(options.data_root, options.mount, options.writable_data_root);
 }
 
-Machine::Impl::~Impl()
-{
-    watchdog.reset();  // join the thread before the engine goes
-    if (uc)
-        uc_close(uc);
+Machine::Impl::~Impl() {
+    watchdog.reset(); // join the thread before the engine goes
+    if (uc) uc_close(uc);
 }
 
 void Machine::Impl::record_stop(FaultKind kind, std::string message, std::optional<Address> data,
-                                std::optional<Address> eip)
-{
-    if (pending.set)
-        return;  // the first reason wins
+                                std::optional<Address> eip) {
+    if (pending.set) return; // the first reason wins
     pending = {true, kind, std::move(message), data, eip};
 }
 
@@ -195,24 +177,20 @@ void Machine::Impl::record_stop(FaultKind kind, std::string message, std::option
 // and the shim page (nothing else is mapped executable), so only those parts of `r` are passed on:
 // Unicorn translates the start of the range as a code fetch and silently does nothing when that
 // page is not executable. uc_ctl reads its arguments as uint64_t varargs: pass exactly that type.
-void Machine::Impl::remove_cache(Range r)
-{
+void Machine::Impl::remove_cache(Range r) {
     auto clear = [&](Range code) {
         uint64_t begin = std::max(r.begin, code.begin), end = std::min(r.end, code.end);
-        if (begin < end)
-            uc_ctl_remove_cache(uc, begin, end);
+        if (begin < end) uc_ctl_remove_cache(uc, begin, end);
     };
     if (image)
         for (const ImageSection& s : image->sections)
-            if (s.executable)
-                clear(s.range);
+            if (s.executable) clear(s.range);
     clear({shim_base, shim_base + shim_size});
 }
 
 // Drops every translated block. Far cheaper than uc_ctl_flush_tb, which costs 15 ms to seconds on
 // Unicorn 2.1 (it resets the whole code buffer).
-void Machine::Impl::flush_all_translations()
-{
+void Machine::Impl::flush_all_translations() {
     remove_cache({0, 0xffffffff});
     uc_ctl_flush_tlb(uc);
     ++invalidations;
@@ -224,10 +202,8 @@ void Machine::Impl::flush_all_translations()
 // hook added or removed) makes the next run translate its code anew into fresh space, and thousands
 // of faulting calls fill the buffer. Before it can fill, the space is reclaimed here, between runs,
 // where no translated block is executing.
-void Machine::Impl::reclaim_translations()
-{
-    if (invalidations < reclaim_after)
-        return;
+void Machine::Impl::reclaim_translations() {
+    if (invalidations < reclaim_after) return;
     uc_ctl_flush_tb(uc);
     invalidations = 0;
     ++reclaims;
@@ -236,99 +212,84 @@ void Machine::Impl::reclaim_translations()
 Machine::Machine(MachineOptions options) : impl_(std::make_unique<Impl>(*this, std::move(options))) {}
 Machine::~Machine() = default;
 
-const Image& Machine::load(const std::filesystem::path& pe, std::optional<Address> base)
-{
+const Image& Machine::load(const std::filesystem::path& pe, std::optional<Address> base) {
     impl_->map_image(pe, base);
     return *impl_->image;
 }
 
-const Image& Machine::image() const
-{
-    if (!impl_->image)
-        throw EmuError("no image loaded");
+const Image& Machine::image() const {
+    if (!impl_->image) throw EmuError("no image loaded");
     return *impl_->image;
 }
 
 const std::string& Machine::current_routine() const { return impl_->routine; }
 
-void Machine::stop(FaultKind kind, std::string message)
-{
+void Machine::stop(FaultKind kind, std::string message) {
     impl_->record_stop(kind, std::move(message));
     uc_emu_stop(impl_->uc);
 }
 
-void Machine::read(Address a, std::span<uint8_t> out) const
-{
+void Machine::read(Address a, std::span<uint8_t> out) const {
     if (uc_mem_read(impl_->uc, a, out.data(), out.size()) != UC_ERR_OK)
         throw EmuError("cannot read " + std::to_string(out.size()) + " bytes at " + hex(a) + ": not mapped");
 }
 
-uint8_t Machine::read_u8(Address a) const
-{
+uint8_t Machine::read_u8(Address a) const {
     uint8_t v;
     read(a, {&v, 1});
     return v;
 }
 
-uint16_t Machine::read_u16(Address a) const
-{
+uint16_t Machine::read_u16(Address a) const {
     uint8_t b[2];
     read(a, b);
     return static_cast<uint16_t>(b[0] | b[1] << 8);
 }
 
-uint32_t Machine::read_u32(Address a) const
-{
+uint32_t Machine::read_u32(Address a) const {
     uint8_t b[4];
     read(a, b);
     return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
 }
 
-std::vector<uint8_t> Machine::read_bytes(Address a, size_t n) const
-{
+std::vector<uint8_t> Machine::read_bytes(Address a, size_t n) const {
     std::vector<uint8_t> out(n);
     read(a, out);
     return out;
 }
 
-std::string Machine::read_cstring(Address a, size_t max) const
-{
+std::string Machine::read_cstring(Address a, size_t max) const {
     std::string out;
     while (out.size() < max) {
         char c = static_cast<char>(read_u8(a + static_cast<Address>(out.size())));
-        if (c == '\0')
-            break;
+        if (c == '\0') break;
         out += c;
     }
     return out;
 }
 
-void Machine::write(Address a, std::span<const uint8_t> bytes)
-{
+void Machine::write(Address a, std::span<const uint8_t> bytes) {
     if (uc_mem_write(impl_->uc, a, bytes.data(), bytes.size()) != UC_ERR_OK)
-        throw EmuError("cannot write " + std::to_string(bytes.size()) + " bytes at " + hex(a) + ": not mapped");
+        throw EmuError("cannot write " + std::to_string(bytes.size()) + " bytes at " + hex(a) +
+                       ": not mapped");
 }
 
 void Machine::write_u8(Address a, uint8_t v) { write(a, {&v, 1}); }
-void Machine::write_u16(Address a, uint16_t v)
-{
+void Machine::write_u16(Address a, uint16_t v) {
     uint8_t b[2] = {uint8_t(v), uint8_t(v >> 8)};
     write(a, b);
 }
-void Machine::write_u32(Address a, uint32_t v)
-{
+void Machine::write_u32(Address a, uint32_t v) {
     uint8_t b[4] = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
     write(a, b);
 }
 
-bool Machine::is_mapped(Address a) const
-{
+bool Machine::is_mapped(Address a) const {
     uint8_t v;
     return uc_mem_read(impl_->uc, a, &v, 1) == UC_ERR_OK;
 }
 
-uint32_t Machine::reg(Reg r) const
-{
+uint32_t Machine::reg(Reg r) const {
     uint32_t v = 0;
     uc_reg_read(impl_->uc, unicorn_register(r), &v);
     return v;
@@ -336,15 +297,13 @@ uint32_t Machine::reg(Reg r) const
 
 void Machine::set_reg(Reg r, uint32_t v) { uc_reg_write(impl_->uc, unicorn_register(r), &v); }
 
-Registers Machine::registers() const
-{
+Registers Machine::registers() const {
     int ids[] = {UC_X86_REG_EAX, UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX, UC_X86_REG_ESI,
                  UC_X86_REG_EDI, UC_X86_REG_EBP, UC_X86_REG_ESP, UC_X86_REG_EIP, UC_X86_REG_EFLAGS};
     Registers r;
     uint32_t* fields[] = {&r.eax, &r.ebx, &r.ecx, &r.edx, &r.esi, &r.edi, &r.ebp, &r.esp, &r.eip, &r.eflags};
     void* ptrs[10];
-    for (int i = 0; i < 10; ++i)
-        ptrs[i] = fields[i];
+    for (int i = 0; i < 10; ++i) ptrs[i] = fields[i];
     uc_reg_read_batch(impl_->uc, ids, ptrs, 10);
     return r;
 }
@@ -355,12 +314,10 @@ win32::Kernel32State& Machine::kernel32() { return impl_->kernel32; }
 win32::MsvcrtState& Machine::msvcrt() { return impl_->msvcrt; }
 Range Machine::stack() const { return impl_->stack; }
 
-std::optional<Address> Machine::import_thunk(std::string_view dll, std::string_view function) const
-{
+std::optional<Address> Machine::import_thunk(std::string_view dll, std::string_view function) const {
     auto lower = [](std::string_view s) {
         std::string out(s);
-        for (char& c : out)
-            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         return out;
     };
     for (size_t i = 0; i < impl_->thunks.size(); ++i)
@@ -376,16 +333,14 @@ const Trace& Machine::trace() const { return impl_->trace; }
 const std::vector<std::string>& Machine::heap_strays() const { return impl_->strays; }
 uc_engine* Machine::engine() { return impl_->uc; }
 
-std::string Machine::describe(Address a) const
-{
+std::string Machine::describe(Address a) const {
     std::string heap = impl_->heap.describe(a);
-    if (!heap.empty())
-        return heap;
+    if (!heap.empty()) return heap;
     if (impl_->image) {
         if (const ImageSection* s = impl_->image->section_at(a))
-            return hex(a) + " is in section " + s->name + " of the image (" + impl_->symbols.describe(a) + ")";
-        if (impl_->image->range().contains(a))
-            return hex(a) + " is in the image headers";
+            return hex(a) + " is in section " + s->name + " of the image (" + impl_->symbols.describe(a) +
+                   ")";
+        if (impl_->image->range().contains(a)) return hex(a) + " is in the image headers";
     }
     const Range stack = impl_->stack;
     if (a >= stack.begin && a < stack.end)
@@ -400,21 +355,18 @@ std::string Machine::describe(Address a) const
         return hex(a) + " is in the system region (GDT, runtime code, process data)";
     if (a >= shim_base && a < shim_base + shim_size)
         return hex(a) + " is on the shim page (" + impl_->symbols.describe(a, thunk_size) + ")";
-    if (a < 0x10000)
-        return hex(a) + " is unmapped (a null pointer plus " + with_commas(a) + ")";
+    if (a < 0x10000) return hex(a) + " is unmapped (a null pointer plus " + with_commas(a) + ")";
     return hex(a) + (is_mapped(a) ? " is mapped memory" : " is unmapped");
 }
 
-std::vector<std::string> Machine::disassemble(Address a, size_t count) const
-{
+std::vector<std::string> Machine::disassemble(Address a, size_t count) const {
     std::vector<std::string> out;
     uint8_t code[16 * 64];
     size_t n = std::min(sizeof code, count * 16);
-    while (n > 0 && uc_mem_read(impl_->uc, a, code, n) != UC_ERR_OK)
-        n /= 2;
+    while (n > 0 && uc_mem_read(impl_->uc, a, code, n) != UC_ERR_OK) n /= 2;
     for (const Instruction& i : impl_->disassembler.decode({code, n}, a, count))
         out.push_back(hex(i.address) + " <" + impl_->symbols.describe(i.address) + ">: " + i.text);
     return out;
 }
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

@@ -11,8 +11,7 @@ namespace refcheck::emu {
 
 namespace {
 
-void on_replace(uc_engine* uc, uint64_t address, uint32_t, void* user)
-{
+void on_replace(uc_engine* uc, uint64_t address, uint32_t, void* user) {
     auto& rec = *static_cast<HookRecord*>(user);
     Machine::Impl& impl = *rec.impl;
     if (impl.trial) {
@@ -24,12 +23,11 @@ void on_replace(uc_engine* uc, uint64_t address, uint32_t, void* user)
         Args args(impl.self, rec.convention, rec.nargs);
         uint32_t eax = rec.replace(impl.self, args);
         if (!impl.pending.set)
-            args.return_to_caller(eax);  // writing EIP makes Unicorn continue at the return address
+            args.return_to_caller(eax); // writing EIP makes Unicorn continue at the return address
     });
 }
 
-void on_tap(uc_engine* uc, uint64_t address, uint32_t, void* user)
-{
+void on_tap(uc_engine* uc, uint64_t address, uint32_t, void* user) {
     auto& rec = *static_cast<HookRecord*>(user);
     Machine::Impl& impl = *rec.impl;
     if (impl.trial) {
@@ -40,38 +38,29 @@ void on_tap(uc_engine* uc, uint64_t address, uint32_t, void* user)
     guarded(impl, [&] { rec.tap(impl.self); });
 }
 
-void on_watch(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t value, void* user)
-{
+void on_watch(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t value, void* user) {
     auto& rec = *static_cast<HookRecord*>(user);
     Machine::Impl& impl = *rec.impl;
-    if (impl.trial)
-        return;
+    if (impl.trial) return;
     MemoryAccess access{type == UC_MEM_WRITE ? Access::write : Access::read, static_cast<Address>(address),
                         static_cast<uint32_t>(size), static_cast<uint64_t>(value), impl.self.reg(Reg::eip)};
-    if (access.kind == Access::read)
-        access.value = 0;
+    if (access.kind == Access::read) access.value = 0;
     guarded(impl, [&] { rec.watch(impl.self, access); });
 }
 
-void on_coverage_block(uc_engine*, uint64_t address, uint32_t size, void* user)
-{
+void on_coverage_block(uc_engine*, uint64_t address, uint32_t size, void* user) {
     auto& impl = *static_cast<Machine::Impl*>(user);
-    if (!impl.trial)
-        impl.coverage.record(static_cast<Address>(address), size);
+    if (!impl.trial) impl.coverage.record(static_cast<Address>(address), size);
 }
 
-void on_trace(uc_engine*, uint64_t address, uint32_t, void* user)
-{
+void on_trace(uc_engine*, uint64_t address, uint32_t, void* user) {
     auto& impl = *static_cast<Machine::Impl*>(user);
-    if (!impl.trial)
-        impl.trace.record(static_cast<Address>(address));
+    if (!impl.trial) impl.trace.record(static_cast<Address>(address));
 }
 
-void on_stray(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t, void* user)
-{
+void on_stray(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t, void* user) {
     auto& impl = *static_cast<Machine::Impl*>(user);
-    if (impl.trial)
-        return;
+    if (impl.trial) return;
     Address first = static_cast<Address>(address);
     Address last = first + static_cast<Address>(size) - 1;
     Address hit = 0;
@@ -82,23 +71,20 @@ void on_stray(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t,
             break;
         }
     }
-    if (hit == 0)
-        return;
+    if (hit == 0) return;
     Address eip = impl.self.reg(Reg::eip);
     std::string line = std::string(type == UC_MEM_WRITE ? "stray write" : "stray read") + " of " +
-                       std::to_string(size) + " bytes by " + hex(eip) + " <" + impl.symbols.describe(eip) + "> in " +
-                       impl.routine + ": " + impl.heap.describe(hit);
+                       std::to_string(size) + " bytes by " + hex(eip) + " <" + impl.symbols.describe(eip) +
+                       "> in " + impl.routine + ": " + impl.heap.describe(hit);
     impl.log.write(line);
     impl.strays.push_back(std::move(line));
 }
 
-std::vector<Range> merged(std::vector<Range> ranges)
-{
+std::vector<Range> merged(std::vector<Range> ranges) {
     std::sort(ranges.begin(), ranges.end(), [](Range a, Range b) { return a.begin < b.begin; });
     std::vector<Range> out;
     for (Range r : ranges) {
-        if (r.end <= r.begin)
-            continue;
+        if (r.end <= r.begin) continue;
         if (!out.empty() && r.begin <= out.back().end)
             out.back().end = std::max(out.back().end, r.end);
         else
@@ -107,10 +93,9 @@ std::vector<Range> merged(std::vector<Range> ranges)
     return out;
 }
 
-}  // namespace
+} // namespace
 
-HookId Machine::replace(Address address, Convention c, unsigned nargs, ReplaceFn fn)
-{
+HookId Machine::replace(Address address, Convention c, unsigned nargs, ReplaceFn fn) {
     auto rec = std::make_unique<HookRecord>();
     rec->impl = impl_.get();
     rec->kind = HookKind::replace;
@@ -119,18 +104,17 @@ HookId Machine::replace(Address address, Convention c, unsigned nargs, ReplaceFn
     rec->nargs = nargs;
     rec->replace = std::move(fn);
     uc_hook h = 0;
-    uc_hook_add(impl_->uc, &h, UC_HOOK_CODE, reinterpret_cast<void*>(on_replace), rec.get(), address, address);
+    uc_hook_add(impl_->uc, &h, UC_HOOK_CODE, reinterpret_cast<void*>(on_replace), rec.get(), address,
+                address);
     rec->handles.push_back(h);
     impl_->remove_cache(rec->range);
-    if (Thunk* t = impl_->thunk_at(address))
-        ++t->replaced;
+    if (Thunk* t = impl_->thunk_at(address)) ++t->replaced;
     HookId id = impl_->next_hook++;
     impl_->hooks.emplace(id, std::move(rec));
     return id;
 }
 
-HookId Machine::tap(Address address, TapFn fn)
-{
+HookId Machine::tap(Address address, TapFn fn) {
     auto rec = std::make_unique<HookRecord>();
     rec->impl = impl_.get();
     rec->kind = HookKind::tap;
@@ -145,20 +129,19 @@ HookId Machine::tap(Address address, TapFn fn)
     return id;
 }
 
-HookId Machine::watch(Range range, Access access, WatchFn fn)
-{
-    if (range.end <= range.begin)
-        throw EmuError("watch over an empty range");
+HookId Machine::watch(Range range, Access access, WatchFn fn) {
+    if (range.end <= range.begin) throw EmuError("watch over an empty range");
     auto rec = std::make_unique<HookRecord>();
     rec->impl = impl_.get();
     rec->kind = HookKind::watch;
     rec->range = range;
     rec->watch = std::move(fn);
-    for (auto [bit, type] : {std::pair{Access::read, UC_HOOK_MEM_READ}, std::pair{Access::write, UC_HOOK_MEM_WRITE}}) {
-        if (!has(access, bit))
-            continue;
+    for (auto [bit, type] :
+         {std::pair{Access::read, UC_HOOK_MEM_READ}, std::pair{Access::write, UC_HOOK_MEM_WRITE}}) {
+        if (!has(access, bit)) continue;
         uc_hook h = 0;
-        uc_hook_add(impl_->uc, &h, type, reinterpret_cast<void*>(on_watch), rec.get(), range.begin, range.end - 1);
+        uc_hook_add(impl_->uc, &h, type, reinterpret_cast<void*>(on_watch), rec.get(), range.begin,
+                    range.end - 1);
         rec->handles.push_back(h);
     }
     impl_->flush_all_translations();
@@ -167,16 +150,12 @@ HookId Machine::watch(Range range, Access access, WatchFn fn)
     return id;
 }
 
-void Machine::remove_hook(HookId id)
-{
+void Machine::remove_hook(HookId id) {
     auto it = impl_->hooks.find(id);
-    if (it == impl_->hooks.end())
-        throw EmuError("no hook #" + std::to_string(id));
-    for (uc_hook h : it->second->handles)
-        uc_hook_del(impl_->uc, h);
+    if (it == impl_->hooks.end()) throw EmuError("no hook #" + std::to_string(id));
+    for (uc_hook h : it->second->handles) uc_hook_del(impl_->uc, h);
     if (it->second->kind == HookKind::replace)
-        if (Thunk* t = impl_->thunk_at(it->second->range.begin))
-            --t->replaced;
+        if (Thunk* t = impl_->thunk_at(it->second->range.begin)) --t->replaced;
     if (it->second->kind == HookKind::watch)
         impl_->flush_all_translations();
     else
@@ -184,61 +163,51 @@ void Machine::remove_hook(HookId id)
     impl_->hooks.erase(it);
 }
 
-void Machine::enable_coverage(std::vector<Routine> routines)
-{
+void Machine::enable_coverage(std::vector<Routine> routines) {
     disable_coverage();
     std::vector<Range> ranges;
-    for (const Routine& r : routines)
-        ranges.push_back(r.range);
+    for (const Routine& r : routines) ranges.push_back(r.range);
     impl_->coverage.set_routines(std::move(routines));
     impl_->coverage.clear();
     for (Range r : merged(ranges)) {
         uc_hook h = 0;
-        uc_hook_add(impl_->uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(on_coverage_block), impl_.get(), r.begin,
-                    r.end - 1);
+        uc_hook_add(impl_->uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(on_coverage_block), impl_.get(),
+                    r.begin, r.end - 1);
         impl_->coverage_hooks.push_back(h);
         impl_->remove_cache(r);
     }
 }
 
-void Machine::disable_coverage()
-{
-    for (uc_hook h : impl_->coverage_hooks)
-        uc_hook_del(impl_->uc, h);
-    for (const Routine& r : impl_->coverage.routines())
-        impl_->remove_cache(r.range);
+void Machine::disable_coverage() {
+    for (uc_hook h : impl_->coverage_hooks) uc_hook_del(impl_->uc, h);
+    for (const Routine& r : impl_->coverage.routines()) impl_->remove_cache(r.range);
     impl_->coverage_hooks.clear();
 }
 
-void Machine::enable_trace(size_t capacity, std::vector<Range> ranges)
-{
+void Machine::enable_trace(size_t capacity, std::vector<Range> ranges) {
     disable_trace();
     if (ranges.empty() && impl_->image)
         for (const ImageSection& s : impl_->image->sections)
-            if (s.executable)
-                ranges.push_back(s.range);
+            if (s.executable) ranges.push_back(s.range);
     impl_->trace.reset(capacity);
     impl_->trace_ranges = merged(ranges);
     for (Range r : impl_->trace_ranges) {
         uc_hook h = 0;
-        uc_hook_add(impl_->uc, &h, UC_HOOK_CODE, reinterpret_cast<void*>(on_trace), impl_.get(), r.begin, r.end - 1);
+        uc_hook_add(impl_->uc, &h, UC_HOOK_CODE, reinterpret_cast<void*>(on_trace), impl_.get(), r.begin,
+                    r.end - 1);
         impl_->trace_hooks.push_back(h);
         impl_->remove_cache(r);
     }
 }
 
-void Machine::disable_trace()
-{
-    for (uc_hook h : impl_->trace_hooks)
-        uc_hook_del(impl_->uc, h);
-    for (Range r : impl_->trace_ranges)
-        impl_->remove_cache(r);
+void Machine::disable_trace() {
+    for (uc_hook h : impl_->trace_hooks) uc_hook_del(impl_->uc, h);
+    for (Range r : impl_->trace_ranges) impl_->remove_cache(r);
     impl_->trace_hooks.clear();
     impl_->trace_ranges.clear();
 }
 
-std::vector<std::string> Machine::disassemble_trace(size_t n) const
-{
+std::vector<std::string> Machine::disassemble_trace(size_t n) const {
     std::vector<std::string> out;
     for (Address a : impl_->trace.last(n)) {
         std::vector<std::string> one = disassemble(a, 1);
@@ -247,13 +216,12 @@ std::vector<std::string> Machine::disassemble_trace(size_t n) const
     return out;
 }
 
-void Machine::watch_heap_strays(bool on)
-{
-    if (on == (impl_->stray_hook != 0))
-        return;
+void Machine::watch_heap_strays(bool on) {
+    if (on == (impl_->stray_hook != 0)) return;
     if (on)
         uc_hook_add(impl_->uc, &impl_->stray_hook, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
-                    reinterpret_cast<void*>(on_stray), impl_.get(), impl_->heap.region().begin, impl_->heap.region().end - 1);
+                    reinterpret_cast<void*>(on_stray), impl_.get(), impl_->heap.region().begin,
+                    impl_->heap.region().end - 1);
     else {
         uc_hook_del(impl_->uc, impl_->stray_hook);
         impl_->stray_hook = 0;
@@ -261,4 +229,4 @@ void Machine::watch_heap_strays(bool on)
     impl_->flush_all_translations();
 }
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

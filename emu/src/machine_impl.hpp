@@ -20,7 +20,7 @@ struct PendingStop {
     FaultKind kind = FaultKind::host_error;
     std::string message;
     std::optional<Address> data_address;
-    std::optional<Address> eip;  // exact EIP when the callback knows it
+    std::optional<Address> eip; // exact EIP when the callback knows it
 };
 
 enum class HookKind : uint8_t { replace, tap, watch };
@@ -40,8 +40,8 @@ struct HookRecord {
 struct Thunk {
     std::string dll;
     std::string function;
-    const win32::Shim* shim = nullptr;  // null: the trap
-    unsigned replaced = 0;              // replace() hooks on the thunk: neither shim nor trap runs
+    const win32::Shim* shim = nullptr; // null: the trap
+    unsigned replaced = 0;             // replace() hooks on the thunk: neither shim nor trap runs
 };
 
 struct Machine::Impl {
@@ -66,7 +66,7 @@ struct Machine::Impl {
     // shim page
     std::vector<Thunk> thunks;
     uc_hook shim_hook = 0;
-    Thunk* thunk_at(Address a)  // the thunk starting exactly at `a`, if any
+    Thunk* thunk_at(Address a) // the thunk starting exactly at `a`, if any
     {
         if (a < shim_base || a % thunk_size != 0 || (a - shim_base) / thunk_size >= thunks.size())
             return nullptr;
@@ -79,7 +79,7 @@ struct Machine::Impl {
     PendingStop pending;
     uc_hook invalid_hook = 0;
     uc_hook interrupt_hook = 0;
-    std::unique_ptr<Watchdog> watchdog;  // declared after uc: destroyed (joined) before uc_close
+    std::unique_ptr<Watchdog> watchdog; // declared after uc: destroyed (joined) before uc_close
 
     // instruction budget (block_hook method)
     uc_hook budget_hook = 0;
@@ -119,16 +119,16 @@ struct Machine::Impl {
     uint64_t reclaims = 0;
     void reclaim_translations();
     static size_t block_slot(Address start) { return (start ^ (start >> 12)) % block_cache_size; }
-    uint32_t count_block(Address start, uint32_t size);  // decodes and caches (the slow path)
+    uint32_t count_block(Address start, uint32_t size); // decodes and caches (the slow path)
     void set_budget_hook(bool on);
 
     // machine_load.cpp
     void map_image(const std::filesystem::path& path, std::optional<Address> base);
-    void place_around(Range image);  // the stack and heap around the image (machine_layout.cpp)
+    void place_around(Range image); // the stack and heap around the image (machine_layout.cpp)
     // machine_system.cpp: GDT, FS, TEB, PEB, runtime code and process data
     void map_system();
-    void update_system();            // TEB stack fields, PEB image base (after the layout)
-    void reset_thread_state();       // per call: fs:[0] = end of the SEH chain
+    void update_system();      // TEB stack fields, PEB image base (after the layout)
+    void reset_thread_state(); // per call: fs:[0] = end of the SEH chain
     // machine_fault.cpp
     Fault make_fault(const PendingStop& stop, Address reported_eip);
     std::optional<std::pair<Address, Registers>> locate_data_fault(const PendingStop& stop, Address block);
@@ -141,8 +141,7 @@ std::optional<Address> find_call_site(const Machine& m, Address ret);
 
 // Unicorn callbacks never let a C++ exception cross into C: they turn it into a host_error stop.
 template <class F>
-void guarded(Machine::Impl& impl, F&& f)
-{
+void guarded(Machine::Impl& impl, F&& f) {
     try {
         f();
     } catch (const std::exception& e) {
@@ -155,12 +154,11 @@ void guarded(Machine::Impl& impl, F&& f)
 }
 
 // The crash note (crash_note.hpp), when the process keeps one: written at hook and call boundaries only.
-inline void note_eip(uint64_t address)
-{
+inline void note_eip(uint64_t address) {
     if (CrashNote* n = crash_note()) {
         n->eip = static_cast<uint32_t>(address);
         n->known = 1;
     }
 }
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

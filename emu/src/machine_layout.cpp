@@ -13,21 +13,19 @@ namespace {
 constexpr uint32_t page = 0x1000;
 constexpr uint64_t space_end = 0x100000000ull;
 
-struct Span {  // [begin, end) in 64 bits: an image may end at 4 GiB
+struct Span { // [begin, end) in 64 bits: an image may end at 4 GiB
     uint64_t begin = 0, end = 0;
 };
 
 bool overlaps(Span a, Span b) { return a.begin < b.end && b.begin < a.end; }
 
-bool is_free(Span s, const std::vector<Span>& taken)
-{
+bool is_free(Span s, const std::vector<Span>& taken) {
     return std::none_of(taken.begin(), taken.end(), [&](Span t) { return overlaps(s, t); });
 }
 
-}  // namespace
+} // namespace
 
-void Machine::Impl::place_around(Range image_range)
-{
+void Machine::Impl::place_around(Range image_range) {
     Span img{image_range.begin, uint64_t{image_range.begin} + image_range.size()};
     std::vector<Span> taken = {{0, 0x10000}, {system_base, uint64_t{shim_base} + shim_size}, img};
 
@@ -57,24 +55,21 @@ void Machine::Impl::place_around(Range image_range)
         Span best{};
         constexpr uint64_t least = 16u << 20;
         for (uint64_t end_of_space : {uint64_t{system_base}, space_end}) {
-            if (best.end - best.begin >= least)
-                break;
+            if (best.end - best.begin >= least) break;
             best = {};
             uint64_t cursor = 0;
             for (size_t i = 0; i <= taken.size(); ++i) {
                 uint64_t limit = i < taken.size() ? std::min(taken[i].begin, end_of_space) : end_of_space;
                 uint64_t begin = (cursor + GuestHeap::chunk - 1) / GuestHeap::chunk * GuestHeap::chunk;
-                if (limit > begin && limit - begin > best.end - best.begin)
-                    best = {begin, limit};
-                if (i < taken.size())
-                    cursor = std::max(cursor, taken[i].end);
+                if (limit > begin && limit - begin > best.end - best.begin) best = {begin, limit};
+                if (i < taken.size()) cursor = std::max(cursor, taken[i].end);
             }
         }
         constexpr uint64_t most = GuestHeap::default_limit - GuestHeap::default_base;
         if (best.end - best.begin < least)
             throw EmuError("no room for the guest heap around the image at " + hex(image_range.begin));
         best.end = std::min(best.end, best.begin + most);
-        best.end = std::min<uint64_t>(best.end, 0xfff00000u);  // Range ends are 32-bit
+        best.end = std::min<uint64_t>(best.end, 0xfff00000u); // Range ends are 32-bit
         heap_span = best;
     }
     heap.place({static_cast<Address>(heap_span.begin), static_cast<Address>(heap_span.end)});
@@ -87,4 +82,4 @@ void Machine::Impl::place_around(Range image_range)
     }
 }
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

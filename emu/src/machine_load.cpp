@@ -18,24 +18,21 @@ namespace {
 constexpr uint32_t page = 0x1000;
 uint32_t page_up(uint64_t v) { return static_cast<uint32_t>((v + page - 1) / page * page); }
 
-std::unique_ptr<LIEF::PE::Binary> parse(const std::filesystem::path& path)
-{
+std::unique_ptr<LIEF::PE::Binary> parse(const std::filesystem::path& path) {
     std::unique_ptr<LIEF::PE::Binary> bin;
     try {
         bin = LIEF::PE::Parser::parse(path.string());
     } catch (const std::exception& e) {
         throw EmuError("cannot load image " + path.string() + ": " + e.what());
     }
-    if (!bin)
-        throw EmuError("cannot load image " + path.string() + ": not a PE file");
+    if (!bin) throw EmuError("cannot load image " + path.string() + ": not a PE file");
     if (bin->type() != LIEF::PE::PE_TYPE::PE32 ||
         bin->header().machine() != LIEF::PE::MACHINE_TYPES::IMAGE_FILE_MACHINE_I386)
         throw EmuError("image " + path.string() + " is not a PE32 for i386");
     return bin;
 }
 
-std::vector<uint8_t> file_head(const std::filesystem::path& path, uint32_t size)
-{
+std::vector<uint8_t> file_head(const std::filesystem::path& path, uint32_t size) {
     std::ifstream in(path, std::ios::binary);
     std::vector<uint8_t> out(size);
     in.read(reinterpret_cast<char*>(out.data()), size);
@@ -43,34 +40,30 @@ std::vector<uint8_t> file_head(const std::filesystem::path& path, uint32_t size)
     return out;
 }
 
-uint32_t unicorn_protection(const ImageSection& s)
-{
-    return (s.readable ? UC_PROT_READ : 0) | (s.writable ? UC_PROT_WRITE : 0) | (s.executable ? UC_PROT_EXEC : 0);
+uint32_t unicorn_protection(const ImageSection& s) {
+    return (s.readable ? UC_PROT_READ : 0) | (s.writable ? UC_PROT_WRITE : 0) |
+           (s.executable ? UC_PROT_EXEC : 0);
 }
 
-std::string lower(std::string s)
-{
-    for (char& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
 }
 
-}  // namespace
+} // namespace
 
 struct Loader {
     Machine::Impl& impl;
     LIEF::PE::Binary& bin;
     Image& image;
-    std::vector<uint8_t> memory;  // the image as mapped, built on the host first
+    std::vector<uint8_t> memory; // the image as mapped, built on the host first
 
-    void copy_headers()
-    {
+    void copy_headers() {
         auto head = file_head(image.path, bin.optional_header().sizeof_headers());
         std::memcpy(memory.data(), head.data(), std::min(head.size(), memory.size()));
     }
 
-    void copy_sections()
-    {
+    void copy_sections() {
         for (const LIEF::PE::Section& s : bin.sections()) {
             ImageSection out;
             out.name = s.name();
@@ -80,8 +73,7 @@ struct Loader {
                 throw EmuError("section " + out.name + " lies outside SizeOfImage in " + image.path.string());
             std::vector<uint8_t> content = s.content();
             size_t n = std::min<size_t>(content.size(), vsize);
-            if (n != 0)
-                std::memcpy(memory.data() + va, content.data(), n);
+            if (n != 0) std::memcpy(memory.data() + va, content.data(), n);
             out.data_size = static_cast<uint32_t>(n);
             out.range = {image.base + va, image.base + page_up(uint64_t{va} + std::max<uint32_t>(vsize, 1))};
             uint32_t ch = s.characteristics();
@@ -92,20 +84,19 @@ struct Loader {
         }
     }
 
-    void apply_relocations()
-    {
+    void apply_relocations() {
         uint32_t delta = image.base - image.preferred_base;
-        if (delta == 0)
-            return;
+        if (delta == 0) return;
         if (!bin.has_relocations())
-            throw EmuError("image " + image.path.string() + " has no base relocations and cannot load at " + hex(image.base));
+            throw EmuError("image " + image.path.string() + " has no base relocations and cannot load at " +
+                           hex(image.base));
         for (const LIEF::PE::Relocation& block : bin.relocations()) {
             for (const LIEF::PE::RelocationEntry& e : block.entries()) {
                 auto type = e.type();
-                if (type == LIEF::PE::RELOCATIONS_BASE_TYPES::IMAGE_REL_BASED_ABSOLUTE)
-                    continue;
+                if (type == LIEF::PE::RELOCATIONS_BASE_TYPES::IMAGE_REL_BASED_ABSOLUTE) continue;
                 if (type != LIEF::PE::RELOCATIONS_BASE_TYPES::IMAGE_REL_BASED_HIGHLOW)
-                    throw EmuError("unsupported base relocation type " + std::to_string(static_cast<int>(type)));
+                    throw EmuError("unsupported base relocation type " +
+                                   std::to_string(static_cast<int>(type)));
                 uint32_t rva = block.virtual_address() + e.position();
                 if (uint64_t{rva} + 4 > memory.size())
                     throw EmuError("base relocation outside the image at RVA " + hex(rva));
@@ -118,8 +109,7 @@ struct Loader {
         }
     }
 
-    Address thunk_for(const std::string& dll, const std::string& function)
-    {
+    Address thunk_for(const std::string& dll, const std::string& function) {
         std::string key = lower(dll);
         for (size_t i = 0; i < impl.thunks.size(); ++i)
             if (lower(impl.thunks[i].dll) == key && impl.thunks[i].function == function)
@@ -144,49 +134,45 @@ struct Loader {
         return at;
     }
 
-    void bind_imports()
-    {
-        if (!bin.has_imports())
-            return;
+    void bind_imports() {
+        if (!bin.has_imports()) return;
         for (const LIEF::PE::Import& imp : bin.imports()) {
             for (const LIEF::PE::ImportEntry& e : imp.entries()) {
                 std::string function = e.is_ordinal() ? "#" + std::to_string(e.ordinal()) : e.name();
-                uint32_t slot = static_cast<uint32_t>(e.iat_address());  // an RVA in LIEF 0.9
+                uint32_t slot = static_cast<uint32_t>(e.iat_address()); // an RVA in LIEF 0.9
                 if (uint64_t{slot} + 4 > memory.size())
                     throw EmuError("IAT slot of " + imp.name() + "!" + function + " outside the image");
                 if (const win32::DataImport* d = win32::find_data_import(imp.name(), function)) {
-                    std::memcpy(memory.data() + slot, &d->address, 4);  // a variable: its cell
+                    std::memcpy(memory.data() + slot, &d->address, 4); // a variable: its cell
                     image.imports.push_back({imp.name(), function, image.base + slot, d->address, true});
                     continue;
                 }
                 Address thunk = thunk_for(imp.name(), function);
                 std::memcpy(memory.data() + slot, &thunk, 4);
-                bool shimmed = impl.thunks[(thunk - Machine::shim_base) / Machine::thunk_size].shim != nullptr;
+                bool shimmed =
+                    impl.thunks[(thunk - Machine::shim_base) / Machine::thunk_size].shim != nullptr;
                 image.imports.push_back({imp.name(), function, image.base + slot, thunk, shimmed});
             }
         }
     }
 
-    void read_names()
-    {
+    void read_names() {
         if (bin.has_exports())
             for (const LIEF::PE::ExportEntry& e : bin.get_export().entries())
-                if (!e.is_extern() && !e.name().empty())
-                    image.exports[e.name()] = image.base + e.address();
+                if (!e.is_extern() && !e.name().empty()) image.exports[e.name()] = image.base + e.address();
         std::vector<uint32_t> section_rva;
         for (const LIEF::PE::Section& s : bin.sections())
             section_rva.push_back(static_cast<uint32_t>(s.virtual_address()));
-        const std::vector<uint8_t> file = file_head(image.path, static_cast<uint32_t>(std::filesystem::file_size(image.path)));
+        const std::vector<uint8_t> file =
+            file_head(image.path, static_cast<uint32_t>(std::filesystem::file_size(image.path)));
         for (CoffSymbol& s : read_coff_symbols(file, image.path.string(), image.base, section_rva)) {
-            if (s.name[0] == '.')
-                continue;  // section and .file names
+            if (s.name[0] == '.') continue; // section and .file names
             image.symbols.emplace(s.name, s.address);
             image.coff_symbols.push_back(std::move(s));
         }
     }
 
-    void map()
-    {
+    void map() {
         uc_engine* uc = impl.uc;
         if (uc_mem_map(uc, image.base, static_cast<uint32_t>(memory.size()), UC_PROT_ALL) != UC_ERR_OK)
             throw EmuError("cannot map image at " + hex(image.base) + " (" + with_commas(memory.size()) +
@@ -195,8 +181,7 @@ struct Loader {
         // Per page: the union of the protections of the sections on it; headers read-only.
         std::vector<uint32_t> prot(memory.size() / page, UC_PROT_READ);
         for (const ImageSection& s : image.sections)
-            for (Address a = s.range.begin; a < s.range.end; a += page)
-                prot[(a - image.base) / page] = 0;
+            for (Address a = s.range.begin; a < s.range.end; a += page) prot[(a - image.base) / page] = 0;
         for (const ImageSection& s : image.sections)
             for (Address a = s.range.begin; a < s.range.end; a += page)
                 prot[(a - image.base) / page] |= unicorn_protection(s);
@@ -205,10 +190,8 @@ struct Loader {
     }
 };
 
-void Machine::Impl::map_image(const std::filesystem::path& path, std::optional<Address> base)
-{
-    if (image)
-        throw EmuError("this machine already holds " + image->path.string());
+void Machine::Impl::map_image(const std::filesystem::path& path, std::optional<Address> base) {
+    if (image) throw EmuError("this machine already holds " + image->path.string());
     auto bin = parse(path);
     Image img;
     img.path = path;
@@ -222,9 +205,9 @@ void Machine::Impl::map_image(const std::filesystem::path& path, std::optional<A
         (img.base < shim_base + shim_size && img.base + img.size > system_base))
         throw EmuError("image " + path.string() + " at " + hex(img.base) + "-" + hex(img.base + img.size) +
                        " overlaps the null page, the system region " + hex(system_base) + "-" +
-                       hex(shim_base + shim_size) + " or the top of the address space; load it elsewhere (--base)");
-    if (!heap.allocations().empty())
-        throw EmuError("load the image before the first heap allocation");
+                       hex(shim_base + shim_size) +
+                       " or the top of the address space; load it elsewhere (--base)");
+    if (!heap.allocations().empty()) throw EmuError("load the image before the first heap allocation");
     place_around({img.base, img.base + img.size});
     Loader loader{*this, *bin, img, std::vector<uint8_t>(img.size, 0)};
     loader.copy_headers();
@@ -235,16 +218,14 @@ void Machine::Impl::map_image(const std::filesystem::path& path, std::optional<A
     loader.map();
     // Shown names: exports, then every COFF symbol undecorated (statics of the same name in several
     // files each name their own address; by name, the first resolves).
-    for (const auto& [name, address] : img.exports)
-        symbols.add(name, address);
-    for (const CoffSymbol& s : img.coff_symbols)
-        symbols.add(undecorate(s.name), s.address);
-    for (const auto& [name, address] : img.symbols)
-        symbols.add(name, address);
+    for (const auto& [name, address] : img.exports) symbols.add(name, address);
+    for (const CoffSymbol& s : img.coff_symbols) symbols.add(undecorate(s.name), s.address);
+    for (const auto& [name, address] : img.symbols) symbols.add(name, address);
     for (size_t i = 0; i < thunks.size(); ++i)
-        symbols.add(thunks[i].dll + "!" + thunks[i].function, shim_base + static_cast<Address>(i) * thunk_size);
+        symbols.add(thunks[i].dll + "!" + thunks[i].function,
+                    shim_base + static_cast<Address>(i) * thunk_size);
     image = std::move(img);
     update_system();
 }
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

@@ -20,28 +20,26 @@ namespace {
 constexpr uint32_t enoent = 2, eacces = 13, einval = 22, emfile = 24;
 constexpr uint32_t max_transfer = 64u << 20;
 
-CrtFile* find(Machine& m, Address f)
-{
+CrtFile* find(Machine& m, Address f) {
     auto it = m.msvcrt().files.find(f);
     return it == m.msvcrt().files.end() ? nullptr : &it->second;
 }
 
-uint32_t refuse(Machine& m, FileAccess access, uint32_t error, uint32_t crt_errno, const std::string& reason)
-{
+uint32_t refuse(Machine& m, FileAccess access, uint32_t error, uint32_t crt_errno,
+                const std::string& reason) {
     access.refused = error == win32_error::access_denied;
     access.error = error;
-    m.log().write("fopen(\"" + access.guest_path + "\") " + (access.refused ? "refused" : "failed") + ": " + reason);
-    if (DataRoot* root = m.data_root())
-        root->accesses().push_back(std::move(access));
+    m.log().write("fopen(\"" + access.guest_path + "\") " + (access.refused ? "refused" : "failed") + ": " +
+                  reason);
+    if (DataRoot* root = m.data_root()) root->accesses().push_back(std::move(access));
     set_errno(m, crt_errno);
     return 0;
 }
 
-}  // namespace
+} // namespace
 
 // FILE* fopen(const char* path, const char* mode);
-uint32_t fopen(Machine& m, const Args& a)
-{
+uint32_t fopen(Machine& m, const Args& a) {
     FileAccess access;
     access.guest_path = a.cstring(0, 1024);
     access.routine = m.current_routine();
@@ -54,7 +52,8 @@ uint32_t fopen(Machine& m, const Args& a)
     access.mode = read && write ? "read/write" : write ? "write" : "read";
     DataRoot* root = m.data_root();
     if (root == nullptr)
-        return refuse(m, std::move(access), win32_error::access_denied, eacces, "the machine has no data root");
+        return refuse(m, std::move(access), win32_error::access_denied, eacces,
+                      "the machine has no data root");
     Resolution r = root->resolve(access.guest_path, kind != 'r');
     access.resolved = r.relative;
     if (r.status == Resolution::Status::refused)
@@ -69,22 +68,20 @@ uint32_t fopen(Machine& m, const Args& a)
     Address slot = 0;
     for (uint32_t i = 0; i < sys::file_object_count && slot == 0; ++i) {
         Address at = sys::file_objects + i * sys::file_object_size;
-        if (m.msvcrt().files.count(at) == 0)
-            slot = at;
+        if (m.msvcrt().files.count(at) == 0) slot = at;
     }
     if (slot == 0)
         return refuse(m, std::move(access), win32_error::not_enough_memory, emfile, "too many open FILEs");
     int flags = O_CLOEXEC | (read && write ? O_RDWR : write ? O_WRONLY : O_RDONLY);
-    if (kind == 'w')
-        flags |= O_CREAT | O_TRUNC;
-    if (kind == 'a')
-        flags |= O_CREAT | O_APPEND;
+    if (kind == 'w') flags |= O_CREAT | O_TRUNC;
+    if (kind == 'a') flags |= O_CREAT | O_APPEND;
     int fd = ::open(r.host.c_str(), flags, 0644);
     if (fd < 0)
-        return refuse(m, std::move(access), errno == ENOENT ? win32_error::file_not_found : win32_error::access_denied,
+        return refuse(m, std::move(access),
+                      errno == ENOENT ? win32_error::file_not_found : win32_error::access_denied,
                       errno == ENOENT ? enoent : eacces, "cannot open " + r.relative);
     std::vector<uint8_t> object(sys::file_object_size, 0);
-    uint32_t number = 3 + (slot - sys::file_objects) / sys::file_object_size;  // _file
+    uint32_t number = 3 + (slot - sys::file_objects) / sys::file_object_size; // _file
     std::copy_n(reinterpret_cast<const uint8_t*>(&number), 4, object.begin() + 0x10);
     m.write(slot, object);
     m.msvcrt().files[slot] = {fd, root->accesses().size(), read, write, false, false};
@@ -93,8 +90,7 @@ uint32_t fopen(Machine& m, const Args& a)
 }
 
 // int fclose(FILE* f);
-uint32_t fclose(Machine& m, const Args& a)
-{
+uint32_t fclose(Machine& m, const Args& a) {
     auto it = m.msvcrt().files.find(a.ptr(0));
     if (it == m.msvcrt().files.end()) {
         set_errno(m, einval);
@@ -106,13 +102,11 @@ uint32_t fclose(Machine& m, const Args& a)
 }
 
 // size_t fread(void* buf, size_t size, size_t count, FILE* f);
-uint32_t fread(Machine& m, const Args& a)
-{
+uint32_t fread(Machine& m, const Args& a) {
     CrtFile* f = find(m, a.ptr(3));
     uint64_t size = a.u32(1), total = size * a.u32(2);
     if (f == nullptr || !f->can_read || size == 0 || total == 0) {
-        if (f)
-            f->error = !f->can_read;
+        if (f) f->error = !f->can_read;
         return 0;
     }
     std::vector<uint8_t> buffer(static_cast<size_t>(std::min<uint64_t>(total, max_transfer)));
@@ -131,16 +125,15 @@ uint32_t fread(Machine& m, const Args& a)
 }
 
 // size_t fwrite(const void* buf, size_t size, size_t count, FILE* f);
-uint32_t fwrite(Machine& m, const Args& a)
-{
+uint32_t fwrite(Machine& m, const Args& a) {
     CrtFile* f = find(m, a.ptr(3));
     uint64_t size = a.u32(1), total = size * a.u32(2);
     if (f == nullptr || !f->can_write || size == 0 || total == 0) {
-        if (f)
-            f->error = !f->can_write;
+        if (f) f->error = !f->can_write;
         return 0;
     }
-    std::vector<uint8_t> buffer = m.read_bytes(a.ptr(0), static_cast<size_t>(std::min<uint64_t>(total, max_transfer)));
+    std::vector<uint8_t> buffer =
+        m.read_bytes(a.ptr(0), static_cast<size_t>(std::min<uint64_t>(total, max_transfer)));
     ssize_t put = ::write(f->fd, buffer.data(), buffer.size());
     if (put < 0) {
         f->error = true;
@@ -151,8 +144,7 @@ uint32_t fwrite(Machine& m, const Args& a)
 }
 
 // int fseek(FILE* f, long offset, int origin);
-uint32_t fseek(Machine& m, const Args& a)
-{
+uint32_t fseek(Machine& m, const Args& a) {
     CrtFile* f = find(m, a.ptr(0));
     int whence = a.u32(2) == 1 ? SEEK_CUR : a.u32(2) == 2 ? SEEK_END : a.u32(2) == 0 ? SEEK_SET : -1;
     if (f == nullptr || whence < 0 || ::lseek(f->fd, a.i32(1), whence) < 0) {
@@ -164,8 +156,7 @@ uint32_t fseek(Machine& m, const Args& a)
 }
 
 // long ftell(FILE* f);
-uint32_t ftell(Machine& m, const Args& a)
-{
+uint32_t ftell(Machine& m, const Args& a) {
     CrtFile* f = find(m, a.ptr(0));
     off_t at = f ? ::lseek(f->fd, 0, SEEK_CUR) : -1;
     if (at < 0 || at > 0x7fffffff) {
@@ -176,19 +167,16 @@ uint32_t ftell(Machine& m, const Args& a)
 }
 
 // int feof(FILE* f);
-uint32_t feof(Machine& m, const Args& a)
-{
+uint32_t feof(Machine& m, const Args& a) {
     CrtFile* f = find(m, a.ptr(0));
-    return f && f->eof ? 0x10 : 0;  // _IOEOF
+    return f && f->eof ? 0x10 : 0; // _IOEOF
 }
 
 // int fgetc(FILE* f);
-uint32_t fgetc(Machine& m, const Args& a)
-{
+uint32_t fgetc(Machine& m, const Args& a) {
     CrtFile* f = find(m, a.ptr(0));
     uint8_t c = 0;
-    if (f == nullptr || !f->can_read)
-        return static_cast<uint32_t>(-1);
+    if (f == nullptr || !f->can_read) return static_cast<uint32_t>(-1);
     ssize_t n = ::read(f->fd, &c, 1);
     if (n != 1) {
         (n == 0 ? f->eof : f->error) = true;
@@ -198,4 +186,4 @@ uint32_t fgetc(Machine& m, const Args& a)
     return c;
 }
 
-}  // namespace refcheck::emu::win32::msvcrt
+} // namespace refcheck::emu::win32::msvcrt

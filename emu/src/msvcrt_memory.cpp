@@ -13,21 +13,20 @@ namespace refcheck::emu::win32::msvcrt {
 namespace {
 
 constexpr uint32_t enomem = 12;
-constexpr size_t max_string = 1u << 20;  // a guest string longer than 1 MiB is a fault
+constexpr size_t max_string = 1u << 20; // a guest string longer than 1 MiB is a fault
 
-Address allocate(Machine& m, uint32_t size, const char* function)
-{
+Address allocate(Machine& m, uint32_t size, const char* function) {
     Address at = m.heap().allocate(size, m.current_routine(), AllocationKind::crt);
     if (at == 0) {
-        m.log().write(std::string(function) + " of " + with_commas(size) + " bytes failed: the guest heap is exhausted");
+        m.log().write(std::string(function) + " of " + with_commas(size) +
+                      " bytes failed: the guest heap is exhausted");
         set_errno(m, enomem);
     }
     return at;
 }
 
 // The guest string at `a` (without its terminator), stopping the run when it has none.
-std::string guest_string(Machine& m, Address a, const char* function)
-{
+std::string guest_string(Machine& m, Address a, const char* function) {
     std::string s;
     uint8_t chunk[256];
     for (;;) {
@@ -37,49 +36,42 @@ std::string guest_string(Machine& m, Address a, const char* function)
         m.read(a + static_cast<Address>(s.size()), {chunk, n});
         auto end = std::find(chunk, chunk + n, uint8_t{0});
         s.append(reinterpret_cast<const char*>(chunk), static_cast<size_t>(end - chunk));
-        if (end != chunk + n)
-            return s;
+        if (end != chunk + n) return s;
         if (s.size() > max_string)
             throw EmuError(std::string(function) + ": no terminator within 1 MiB of " + hex(a));
     }
 }
 
-std::vector<uint8_t> bytes_of(const std::string& s, bool terminator = true)
-{
+std::vector<uint8_t> bytes_of(const std::string& s, bool terminator = true) {
     std::vector<uint8_t> out(s.begin(), s.end());
-    if (terminator)
-        out.push_back(0);
+    if (terminator) out.push_back(0);
     return out;
 }
 
 int sign(int v) { return v < 0 ? -1 : v > 0 ? 1 : 0; }
 
-}  // namespace
+} // namespace
 
 // void* malloc(size_t size);
 uint32_t malloc(Machine& m, const Args& a) { return allocate(m, a.u32(0), "malloc"); }
 
 // void* calloc(size_t count, size_t size);
-uint32_t calloc(Machine& m, const Args& a)
-{
+uint32_t calloc(Machine& m, const Args& a) {
     uint64_t total = uint64_t{a.u32(0)} * a.u32(1);
     if (total > 0xffffffffu) {
         set_errno(m, enomem);
         return 0;
     }
     Address at = allocate(m, static_cast<uint32_t>(total), "calloc");
-    if (at != 0)
-        m.write(at, std::vector<uint8_t>(static_cast<size_t>(total), 0));
+    if (at != 0) m.write(at, std::vector<uint8_t>(static_cast<size_t>(total), 0));
     return at;
 }
 
 // void* realloc(void* p, size_t size);
-uint32_t realloc(Machine& m, const Args& a)
-{
+uint32_t realloc(Machine& m, const Args& a) {
     Address p = a.ptr(0);
     uint32_t size = a.u32(1);
-    if (p == 0)
-        return allocate(m, size, "realloc");
+    if (p == 0) return allocate(m, size, "realloc");
     const Allocation* old = m.heap().live_at(p);
     if (old == nullptr) {
         m.log().write("realloc(" + hex(p) + ") of something that is not a live allocation: " + m.describe(p));
@@ -91,16 +83,14 @@ uint32_t realloc(Machine& m, const Args& a)
     }
     uint32_t keep = std::min(size, old->size);
     Address to = allocate(m, size, "realloc");
-    if (to == 0)
-        return 0;
+    if (to == 0) return 0;
     m.write(to, m.read_bytes(p, keep));
     m.heap().release(p);
     return to;
 }
 
 // void free(void* p);
-uint32_t free(Machine& m, const Args& a)
-{
+uint32_t free(Machine& m, const Args& a) {
     Address p = a.ptr(0);
     if (p != 0 && !m.heap().release(p))
         m.log().write("free(" + hex(p) + ") of something that is not a live allocation: " + m.describe(p));
@@ -108,17 +98,14 @@ uint32_t free(Machine& m, const Args& a)
 }
 
 // size_t _msize(void* p);
-uint32_t _msize(Machine& m, const Args& a)
-{
+uint32_t _msize(Machine& m, const Args& a) {
     const Allocation* live = m.heap().live_at(a.ptr(0));
     return live ? live->size : 0xffffffffu;
 }
 
 // void* memcpy(void* dst, const void* src, size_t n);  (overlap copies as memmove does)
-uint32_t memcpy(Machine& m, const Args& a)
-{
-    if (a.u32(2) != 0)
-        m.write(a.ptr(0), m.read_bytes(a.ptr(1), a.u32(2)));
+uint32_t memcpy(Machine& m, const Args& a) {
+    if (a.u32(2) != 0) m.write(a.ptr(0), m.read_bytes(a.ptr(1), a.u32(2)));
     return a.ptr(0);
 }
 
@@ -126,48 +113,43 @@ uint32_t memcpy(Machine& m, const Args& a)
 uint32_t memmove(Machine& m, const Args& a) { return memcpy(m, a); }
 
 // void* memset(void* dst, int c, size_t n);
-uint32_t memset(Machine& m, const Args& a)
-{
-    if (a.u32(2) != 0)
-        m.write(a.ptr(0), std::vector<uint8_t>(a.u32(2), static_cast<uint8_t>(a.u32(1))));
+uint32_t memset(Machine& m, const Args& a) {
+    if (a.u32(2) != 0) m.write(a.ptr(0), std::vector<uint8_t>(a.u32(2), static_cast<uint8_t>(a.u32(1))));
     return a.ptr(0);
 }
 
 // int memcmp(const void* a, const void* b, size_t n);
-uint32_t memcmp(Machine& m, const Args& a)
-{
+uint32_t memcmp(Machine& m, const Args& a) {
     std::vector<uint8_t> x = m.read_bytes(a.ptr(0), a.u32(2)), y = m.read_bytes(a.ptr(1), a.u32(2));
     for (size_t i = 0; i < x.size(); ++i)
-        if (x[i] != y[i])
-            return static_cast<uint32_t>(x[i] < y[i] ? -1 : 1);
+        if (x[i] != y[i]) return static_cast<uint32_t>(x[i] < y[i] ? -1 : 1);
     return 0;
 }
 
 // size_t strlen(const char* s);
-uint32_t strlen(Machine& m, const Args& a) { return static_cast<uint32_t>(guest_string(m, a.ptr(0), "strlen").size()); }
+uint32_t strlen(Machine& m, const Args& a) {
+    return static_cast<uint32_t>(guest_string(m, a.ptr(0), "strlen").size());
+}
 
 // int strcmp(const char* a, const char* b);
-uint32_t strcmp(Machine& m, const Args& a)
-{
+uint32_t strcmp(Machine& m, const Args& a) {
     std::string x = guest_string(m, a.ptr(0), "strcmp"), y = guest_string(m, a.ptr(1), "strcmp");
-    return static_cast<uint32_t>(sign(x.compare(y)));  // bytes compare as unsigned char
+    return static_cast<uint32_t>(sign(x.compare(y))); // bytes compare as unsigned char
 }
 
 // int strncmp(const char* a, const char* b, size_t n);
-uint32_t strncmp(Machine& m, const Args& a)
-{
+uint32_t strncmp(Machine& m, const Args& a) {
     std::string x = guest_string(m, a.ptr(0), "strncmp"), y = guest_string(m, a.ptr(1), "strncmp");
     size_t n = a.u32(2);
-    return static_cast<uint32_t>(sign(x.substr(0, std::min(n, x.size())).compare(y.substr(0, std::min(n, y.size())))));
+    return static_cast<uint32_t>(
+        sign(x.substr(0, std::min(n, x.size())).compare(y.substr(0, std::min(n, y.size())))));
 }
 
 // int _stricmp(const char* a, const char* b);  (ASCII case folding to lower, as msvcrt's C locale)
-uint32_t _stricmp(Machine& m, const Args& a)
-{
+uint32_t _stricmp(Machine& m, const Args& a) {
     std::string x = guest_string(m, a.ptr(0), "_stricmp"), y = guest_string(m, a.ptr(1), "_stricmp");
     auto fold = [](std::string& s) {
-        for (char& c : s)
-            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     };
     fold(x);
     fold(y);
@@ -175,52 +157,44 @@ uint32_t _stricmp(Machine& m, const Args& a)
 }
 
 // char* strcpy(char* dst, const char* src);
-uint32_t strcpy(Machine& m, const Args& a)
-{
+uint32_t strcpy(Machine& m, const Args& a) {
     m.write(a.ptr(0), bytes_of(guest_string(m, a.ptr(1), "strcpy")));
     return a.ptr(0);
 }
 
 // char* strncpy(char* dst, const char* src, size_t n);  (pads with zeros; no terminator when full)
-uint32_t strncpy(Machine& m, const Args& a)
-{
+uint32_t strncpy(Machine& m, const Args& a) {
     size_t n = a.u32(2);
     std::string s = guest_string(m, a.ptr(1), "strncpy");
     std::vector<uint8_t> out(n, 0);
     std::copy_n(s.begin(), std::min(n, s.size()), out.begin());
-    if (n != 0)
-        m.write(a.ptr(0), out);
+    if (n != 0) m.write(a.ptr(0), out);
     return a.ptr(0);
 }
 
 // char* strcat(char* dst, const char* src);
-uint32_t strcat(Machine& m, const Args& a)
-{
+uint32_t strcat(Machine& m, const Args& a) {
     size_t at = guest_string(m, a.ptr(0), "strcat").size();
     m.write(a.ptr(0) + static_cast<Address>(at), bytes_of(guest_string(m, a.ptr(1), "strcat")));
     return a.ptr(0);
 }
 
 // char* strchr(const char* s, int c);  (c == 0 finds the terminator)
-uint32_t strchr(Machine& m, const Args& a)
-{
+uint32_t strchr(Machine& m, const Args& a) {
     std::string s = guest_string(m, a.ptr(0), "strchr");
     char c = static_cast<char>(a.u32(1));
-    if (c == '\0')
-        return a.ptr(0) + static_cast<Address>(s.size());
+    if (c == '\0') return a.ptr(0) + static_cast<Address>(s.size());
     size_t at = s.find(c);
     return at == std::string::npos ? 0 : a.ptr(0) + static_cast<Address>(at);
 }
 
 // char* strrchr(const char* s, int c);
-uint32_t strrchr(Machine& m, const Args& a)
-{
+uint32_t strrchr(Machine& m, const Args& a) {
     std::string s = guest_string(m, a.ptr(0), "strrchr");
     char c = static_cast<char>(a.u32(1));
-    if (c == '\0')
-        return a.ptr(0) + static_cast<Address>(s.size());
+    if (c == '\0') return a.ptr(0) + static_cast<Address>(s.size());
     size_t at = s.rfind(c);
     return at == std::string::npos ? 0 : a.ptr(0) + static_cast<Address>(at);
 }
 
-}  // namespace refcheck::emu::win32::msvcrt
+} // namespace refcheck::emu::win32::msvcrt

@@ -11,30 +11,23 @@ namespace refcheck::emu::win32 {
 
 void set_errno(Machine& m, uint32_t e) { m.write_u32(sys::errno_cell, e); }
 
-MsvcrtState::~MsvcrtState()
-{
-    for (auto& [address, file] : files)
-        ::close(file.fd);
+MsvcrtState::~MsvcrtState() {
+    for (auto& [address, file] : files) ::close(file.fd);
 }
 
 namespace msvcrt {
 
 // void _initterm(_PVFV* begin, _PVFV* end);  -- guest code: the loop on the runtime code page
-uint32_t _initterm(Machine& m, const Args&)
-{
-    m.set_reg(Reg::eip, sys::initterm_code);  // [ESP] is still the caller's return address
+uint32_t _initterm(Machine& m, const Args&) {
+    m.set_reg(Reg::eip, sys::initterm_code); // [ESP] is still the caller's return address
     return 0;
 }
 
 // int __getmainargs(int* argc, char*** argv, char*** envp, int expand, _startupinfo* info);
-uint32_t __getmainargs(Machine& m, const Args& a)
-{
-    if (a.ptr(0))
-        m.write_u32(a.ptr(0), 1);
-    if (a.ptr(1))
-        m.write_u32(a.ptr(1), sys::argv_array);
-    if (a.ptr(2))
-        m.write_u32(a.ptr(2), sys::envp_array);
+uint32_t __getmainargs(Machine& m, const Args& a) {
+    if (a.ptr(0)) m.write_u32(a.ptr(0), 1);
+    if (a.ptr(1)) m.write_u32(a.ptr(1), sys::argv_array);
+    if (a.ptr(2)) m.write_u32(a.ptr(2), sys::envp_array);
     return 0;
 }
 
@@ -60,22 +53,19 @@ uint32_t _controlfp(Machine&, const Args&) { return 0x0009001f; }
 uint32_t _errno(Machine&, const Args&) { return sys::errno_cell; }
 
 // int atexit(void (*fn)(void));
-uint32_t atexit(Machine& m, const Args& a)
-{
+uint32_t atexit(Machine& m, const Args& a) {
     m.msvcrt().exit_callbacks.push_back(a.ptr(0));
     return 0;
 }
 
 // _onexit_t _onexit(_onexit_t fn);
-uint32_t _onexit(Machine& m, const Args& a)
-{
+uint32_t _onexit(Machine& m, const Args& a) {
     m.msvcrt().exit_callbacks.push_back(a.ptr(0));
     return a.ptr(0);
 }
 
 // _onexit_t __dllonexit(_onexit_t fn, _PVFV** begin, _PVFV** end);
-uint32_t __dllonexit(Machine& m, const Args& a)
-{
+uint32_t __dllonexit(Machine& m, const Args& a) {
     m.msvcrt().exit_callbacks.push_back(a.ptr(0));
     return a.ptr(0);
 }
@@ -91,32 +81,29 @@ uint32_t signal(Machine&, const Args&) { return 0; }
 uint32_t _cexit(Machine&, const Args&) { return 0; }
 
 // void exit(int code);
-uint32_t exit(Machine& m, const Args& a)
-{
+uint32_t exit(Machine& m, const Args& a) {
     m.stop(FaultKind::process_exit, "exit(" + std::to_string(a.i32(0)) + ") called");
     return 0;
 }
 
 // void _exit(int code);
-uint32_t _exit(Machine& m, const Args& a)
-{
+uint32_t _exit(Machine& m, const Args& a) {
     m.stop(FaultKind::process_exit, "_exit(" + std::to_string(a.i32(0)) + ") called");
     return 0;
 }
 
 // void _amsg_exit(int message);  -- the CRT's fatal run-time error
-uint32_t _amsg_exit(Machine& m, const Args& a)
-{
-    m.stop(FaultKind::process_exit, "_amsg_exit(" + std::to_string(a.i32(0)) + "): a C run-time error ended the process");
+uint32_t _amsg_exit(Machine& m, const Args& a) {
+    m.stop(FaultKind::process_exit,
+           "_amsg_exit(" + std::to_string(a.i32(0)) + "): a C run-time error ended the process");
     return 0;
 }
 
 // void abort(void);
-uint32_t abort(Machine& m, const Args&)
-{
+uint32_t abort(Machine& m, const Args&) {
     m.stop(FaultKind::process_exit, "abort() called");
     return 0;
 }
 
-}  // namespace msvcrt
-}  // namespace refcheck::emu::win32
+} // namespace msvcrt
+} // namespace refcheck::emu::win32

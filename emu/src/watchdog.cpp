@@ -2,38 +2,32 @@
 
 namespace refcheck::emu {
 
-Watchdog::~Watchdog()
-{
+Watchdog::~Watchdog() {
     {
         std::lock_guard lock(mutex_);
         quit_ = true;
     }
     wake_.notify_one();
-    if (thread_.joinable())
-        thread_.join();
+    if (thread_.joinable()) thread_.join();
 }
 
-void Watchdog::arm(uint32_t ms)
-{
+void Watchdog::arm(uint32_t ms) {
     {
         std::lock_guard lock(mutex_);
         deadline_ = Clock::now() + std::chrono::milliseconds(ms);
         fired_ = false;
-        if (!thread_.joinable())
-            thread_ = std::thread([this] { run(); });
+        if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
     }
     wake_.notify_one();
 }
 
-bool Watchdog::disarm()
-{
+bool Watchdog::disarm() {
     std::lock_guard lock(mutex_);
     deadline_.reset();
     return fired_;
 }
 
-void Watchdog::run()
-{
+void Watchdog::run() {
     std::unique_lock lock(mutex_);
     while (!quit_) {
         if (!deadline_) {
@@ -52,4 +46,4 @@ void Watchdog::run()
     }
 }
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

@@ -9,8 +9,10 @@ namespace refcheck::emu::win32 {
 
 namespace {
 
-#define KERNEL32(function, args) Shim{"kernel32.dll", #function, &function, Convention::stdcall, args}
-#define MSVCRT(function, args) Shim{"msvcrt.dll", #function, &msvcrt::function, Convention::cdecl, args}
+#define KERNEL32(function, args)                                                                             \
+    Shim { "kernel32.dll", #function, &function, Convention::stdcall, args }
+#define MSVCRT(function, args)                                                                               \
+    Shim { "msvcrt.dll", #function, &msvcrt::function, Convention::cdecl, args }
 
 constexpr Shim table[] = {
     // files
@@ -111,17 +113,15 @@ constexpr Shim table[] = {
 #undef MSVCRT
 #undef KERNEL32
 
-bool same_dll(std::string_view a, std::string_view b)
-{
-    if (a.size() != b.size())
-        return false;
+bool same_dll(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
         if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
             return false;
     return true;
 }
 
-}  // namespace
+} // namespace
 
 constexpr DataImport data_table[] = {
     {"msvcrt.dll", "_iob", sys::iob},
@@ -136,20 +136,16 @@ constexpr DataImport data_table[] = {
 
 std::span<const Shim> shim_table() { return table; }
 
-const DataImport* find_data_import(std::string_view dll, std::string_view name)
-{
+const DataImport* find_data_import(std::string_view dll, std::string_view name) {
     for (const DataImport& d : data_table)
-        if (d.name == name && same_dll(d.dll, dll))
-            return &d;
+        if (d.name == name && same_dll(d.dll, dll)) return &d;
     return nullptr;
 }
 
-const Shim* find_shim(std::string_view dll, std::string_view name)
-{
+const Shim* find_shim(std::string_view dll, std::string_view name) {
     for (const Shim& s : table)
-        if (s.name == name && same_dll(s.dll, dll))
-            return &s;
+        if (s.name == name && same_dll(s.dll, dll)) return &s;
     return nullptr;
 }
 
-}  // namespace refcheck::emu::win32
+} // namespace refcheck::emu::win32

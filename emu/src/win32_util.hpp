@@ -9,8 +9,7 @@ inline constexpr uint32_t TRUE_ = 1;
 inline constexpr uint32_t FALSE_ = 0;
 
 // Sets the last error and returns `result`.
-inline uint32_t fail(Machine& m, uint32_t error, uint32_t result)
-{
+inline uint32_t fail(Machine& m, uint32_t error, uint32_t result) {
     m.kernel32().last_error = error;
     return result;
 }
@@ -18,4 +17,4 @@ inline uint32_t fail(Machine& m, uint32_t error, uint32_t result)
 // msvcrt's errno (the cell _errno() points at, in the system region).
 void set_errno(Machine& m, uint32_t e);
 
-}  // namespace refcheck::emu::win32
+} // namespace refcheck::emu::win32

@@ -38,17 +38,20 @@ bool same_divergence(const ojson& a, const ojson& b) {
 struct Probed {
     CaseResult result;
     ProbeFindings findings;
-    ojson divergence;  // the narrowed re-run's first unexplained divergence (null when equivalent)
+    ojson divergence; // the narrowed re-run's first unexplained divergence (null when equivalent)
 };
 
 Probed probe_run(const Case& narrowed, const Environment& env, const Injection& injection, const ojson& d,
                  const DrillDownOptions& dd) {
     const bool frame = is_frame(d);
-    WindowProbe probe(d.value("original_index", std::size_t{0}), frame, dd.trace_capacity, dd.instructions_head,
-                      dd.instructions_tail);
-    Probed p{run_case_with(narrowed, env, injection, narrowed.family == Family::Program ? &probe : nullptr), {}, {}};
+    WindowProbe probe(d.value("original_index", std::size_t{0}), frame, dd.trace_capacity,
+                      dd.instructions_head, dd.instructions_tail);
+    Probed p{run_case_with(narrowed, env, injection, narrowed.family == Family::Program ? &probe : nullptr),
+             {},
+             {}};
     if (p.result.status == Status::Error)
-        throw std::runtime_error("the narrowed re-run failed: " + p.result.report.value("error", std::string("?")));
+        throw std::runtime_error("the narrowed re-run failed: " +
+                                 p.result.report.value("error", std::string("?")));
     p.findings = probe.findings();
     p.divergence = member(p.result.report, "first_unexplained");
     return p;
@@ -68,7 +71,11 @@ std::vector<PacketRef> compared_packets(const std::vector<events::Event>& raw) {
     std::vector<PacketRef> out;
     for (const auto& ev : raw) {
         if (std::holds_alternative<events::ControlFlow>(ev)) continue;
-        std::visit([&](const auto& e) { out.push_back({static_cast<std::uint32_t>(e.record), e.offset, {}}); }, ev);
+        std::visit(
+            [&](const auto& e) {
+                out.push_back({static_cast<std::uint32_t>(e.record), e.offset, {}});
+            },
+            ev);
     }
     return out;
 }
@@ -94,10 +101,14 @@ std::optional<PacketRef> packet_of(const ojson& d, const ProbeFindings& f) {
 }
 
 ojson listing_json(const Environment& env, const PacketRef& at, std::size_t context) {
-    const auto models = reimpl::ModelArchive::parse(reimpl::read_file_bytes(env.data / "3DDATA" / "3DOBJS.BIN"));
-    const auto textures = reimpl::TextureArchive::parse(reimpl::read_file_bytes(env.data / "3DDATA" / "OBJTEXT.BIN"));
+    const auto models =
+        reimpl::ModelArchive::parse(reimpl::read_file_bytes(env.data / "3DDATA" / "3DOBJS.BIN"));
+    const auto textures =
+        reimpl::TextureArchive::parse(reimpl::read_file_bytes(env.data / "3DDATA" / "OBJTEXT.BIN"));
     const std::string text = reimpl::disassemble(reimpl::decode_program(models, at.record, &textures));
-    return {{"record", at.record}, {"offset", at.offset}, {"centred_on", at.source},
+    return {{"record", at.record},
+            {"offset", at.offset},
+            {"centred_on", at.source},
             {"lines", listing_around(text, at.offset, context)}};
 }
 
@@ -105,8 +116,8 @@ ojson registers_json(const ProbeFindings& f) {
     const emu::Registers& r = *f.registers;
     ojson values = ojson::object();
     const std::pair<const char*, emu::Reg> order[] = {
-        {"eax", emu::Reg::eax}, {"ebx", emu::Reg::ebx}, {"ecx", emu::Reg::ecx}, {"edx", emu::Reg::edx},
-        {"esi", emu::Reg::esi}, {"edi", emu::Reg::edi}, {"ebp", emu::Reg::ebp}, {"esp", emu::Reg::esp},
+        {"eax", emu::Reg::eax}, {"ebx", emu::Reg::ebx},      {"ecx", emu::Reg::ecx}, {"edx", emu::Reg::edx},
+        {"esi", emu::Reg::esi}, {"edi", emu::Reg::edi},      {"ebp", emu::Reg::ebp}, {"esp", emu::Reg::esp},
         {"eip", emu::Reg::eip}, {"eflags", emu::Reg::eflags}};
     for (const auto& [name, reg] : order) values[name] = emu::hex(r.get(reg));
     ojson arguments = ojson::object();
@@ -123,7 +134,8 @@ void add_near_miss(ojson& out, const ojson& d, const ProbeFindings& f) {
     const std::vector<EventRecord>& other = missing ? f.reimpl : f.original;
     const std::size_t at = d.value(missing ? "reimpl_index" : "original_index", std::size_t{0});
     if (at < other.size())
-        out["near_miss"] = {{"side", missing ? "reimpl" : "original"}, {"index", at}, {"event", to_json(other[at])}};
+        out["near_miss"] = {
+            {"side", missing ? "reimpl" : "original"}, {"index", at}, {"event", to_json(other[at])}};
 }
 
 // The probe's findings into the drill-down (program family).
@@ -138,14 +150,17 @@ void add_findings(ojson& out, const ProbeFindings& f) {
         out["registers"] = registers_json(f);
         ojson stack = ojson::array();
         for (const auto& fr : f.stack)
-            stack.push_back({{"address", emu::hex(fr.address)}, {"symbol", fr.symbol}, {"found_by", fr.found_by}});
-        out["call_stack"] = {{"method", "a scan from ESP for return addresses that follow a call instruction; "
-                                        "\"ebp chain\" and \"entry\" frames are confirmed, \"stack scan\" ones "
-                                        "may be stale values in a live frame"},
+            stack.push_back(
+                {{"address", emu::hex(fr.address)}, {"symbol", fr.symbol}, {"found_by", fr.found_by}});
+        out["call_stack"] = {{"method",
+                              "a scan from ESP for return addresses that follow a call instruction; "
+                              "\"ebp chain\" and \"entry\" frames are confirmed, \"stack scan\" ones "
+                              "may be stale values in a live frame"},
                              {"frames", stack}};
     } else {
-        out["unavailable"].push_back("registers and call stack: the original produced no event at the divergence "
-                                     "(no hook stopped the guest there)");
+        out["unavailable"].push_back(
+            "registers and call stack: the original produced no event at the divergence "
+            "(no hook stopped the guest there)");
     }
 }
 
@@ -154,11 +169,14 @@ void add_findings(ojson& out, const ProbeFindings& f) {
 void add_program_details(ojson& out, const Environment& env, const ojson& d, const ProbeFindings& f,
                          bool reproduced, const DrillDownOptions& dd) {
     if (!is_frame(d)) {
-        if (const auto at = packet_of(d, f)) out["listing"] = listing_json(env, *at, dd.listing_context);
-        else out["unavailable"].push_back("listing: no event near the divergence names a packet");
+        if (const auto at = packet_of(d, f))
+            out["listing"] = listing_json(env, *at, dd.listing_context);
+        else
+            out["unavailable"].push_back("listing: no event near the divergence names a packet");
     }
     if (!reproduced) {
-        out["unavailable"].push_back("instruction window, registers, call stack: the narrowed re-run does not diverge");
+        out["unavailable"].push_back(
+            "instruction window, registers, call stack: the narrowed re-run does not diverge");
         return;
     }
     add_near_miss(out, d, f);
@@ -172,28 +190,32 @@ void add_unavailable(ojson& out, Family family, bool frame) {
             if (frame) u.push_back("listing: a frame is the whole input, not one packet");
             break;
         case Family::Shadow:
-            u.push_back("listing, instruction window, registers, call stack: a shadow frame is one event per input, "
-                        "drawn by the whole call (no event inside it to start a window from)");
+            u.push_back(
+                "listing, instruction window, registers, call stack: a shadow frame is one event per input, "
+                "drawn by the whole call (no event inside it to start a window from)");
             break;
         case Family::Mobile:
         case Family::Receiver:
         case Family::Loader:
         case Family::Palette:
         case Family::Construct:
-            u.push_back("listing, instruction window, registers, call stack: this family's events are read from the "
-                        "original's memory after its call returns (no hook marks them inside it)");
+            u.push_back(
+                "listing, instruction window, registers, call stack: this family's events are read from the "
+                "original's memory after its call returns (no hook marks them inside it)");
             break;
         default:
-            u.push_back("listing, instruction window, registers, call stack: the probe watches only the program "
-                        "family's draw call");
+            u.push_back(
+                "listing, instruction window, registers, call stack: the probe watches only the program "
+                "family's draw call");
     }
 }
 
-}  // namespace
+} // namespace
 
 std::string shell_quote(const std::string& text) {
-    const bool plain = !text.empty() && text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                               "0123456789_./:+=,-") == std::string::npos;
+    const bool plain =
+        !text.empty() && text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                "0123456789_./:+=,-") == std::string::npos;
     if (plain) return text;
     std::string out = "'";
     for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -201,7 +223,9 @@ std::string shell_quote(const std::string& text) {
 }
 
 std::string reproduce_command(const Case& c, const RunOptions& o, const std::string& input, bool host_paths) {
-    auto file = [&](const fs::path& p) { return shell_quote(host_paths ? p.string() : p.filename().string()); };
+    auto file = [&](const fs::path& p) {
+        return shell_quote(host_paths ? p.string() : p.filename().string());
+    };
     std::string cmd = "refcheck run " + file(c.file);
     if (!input.empty()) cmd += " --only " + shell_quote(input);
     if (o.image) cmd += " --image " + file(*o.image);
@@ -212,7 +236,8 @@ std::string reproduce_command(const Case& c, const RunOptions& o, const std::str
     return cmd + " --out out/bisect";
 }
 
-ojson drill_down(const Case& c, const RunOptions& options, const ojson& divergence, const DrillDownOptions& dd) {
+ojson drill_down(const Case& c, const RunOptions& options, const ojson& divergence,
+                 const DrillDownOptions& dd) {
     const std::string input = divergence.at("input").get<std::string>();
     const Environment env = resolve_environment(c, options);
     Case narrowed = c;
@@ -226,8 +251,9 @@ ojson drill_down(const Case& c, const RunOptions& options, const ojson& divergen
         out["note"] = "the narrowed re-run diverges at another event than the whole case; shown is its own";
         p = probe_run(narrowed, env, options.injection, p.divergence, dd);
     } else if (!p.divergence.is_object()) {
-        out["note"] = "the narrowed re-run is equivalent: the divergence needs the case's earlier inputs; shown is "
-                      "the whole case's divergence, and the reproduce line runs the whole case";
+        out["note"] =
+            "the narrowed re-run is equivalent: the divergence needs the case's earlier inputs; shown is "
+            "the whole case's divergence, and the reproduce line runs the whole case";
     }
     const bool reproduced = p.divergence.is_object();
     out["reproduced_alone"] = reproduced;
@@ -253,4 +279,4 @@ void attach_drill_down(CaseResult& result, const Case& c, const RunOptions& opti
     }
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

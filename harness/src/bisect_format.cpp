@@ -46,15 +46,16 @@ std::string kind_words(const std::string& kind) {
 }
 
 void context_lines(std::ostringstream& s, const char* side, const ojson& events, std::size_t index) {
-    s << "note: " << (events.empty() ? "no" : std::to_string(events.size())) << " event" << (events.size() == 1 ? "" : "s")
-      << " before it, " << side << (events.empty() ? "" : ":") << "\n";
+    s << "note: " << (events.empty() ? "no" : std::to_string(events.size())) << " event"
+      << (events.size() == 1 ? "" : "s") << " before it, " << side << (events.empty() ? "" : ":") << "\n";
     std::size_t n = index - std::min(index, events.size());
     for (const auto& e : events) s << fmt::format("  #{:<4} {}\n", n++, event_line(e));
 }
 
 void listing_text(std::ostringstream& s, const ojson& l) {
-    s << fmt::format("note: draw program of record {} around +0x{:04x} ({}):\n", l.at("record").get<std::uint32_t>(),
-                     l.at("offset").get<std::uint32_t>(), l.value("centred_on", std::string()));
+    s << fmt::format("note: draw program of record {} around +0x{:04x} ({}):\n",
+                     l.at("record").get<std::uint32_t>(), l.at("offset").get<std::uint32_t>(),
+                     l.value("centred_on", std::string()));
     for (const auto& line : l.at("lines")) s << "  " << line.get<std::string>() << "\n";
 }
 
@@ -78,7 +79,9 @@ std::string divergent_kind(const ojson& d) {
 std::string frame_text(const ojson& f) {
     const std::string how = f.value("found_by", std::string());
     return f.value("address", std::string()) + " " + f.value("symbol", std::string()) +
-           (how == "eip" ? "" : how == "stack scan" ? "  (stack scan: may be stale)" : "  (" + how + ")");
+           (how == "eip"          ? ""
+            : how == "stack scan" ? "  (stack scan: may be stale)"
+                                  : "  (" + how + ")");
 }
 
 std::string registers_line(const ojson& r) {
@@ -91,9 +94,10 @@ std::string registers_line(const ojson& r) {
     return line;
 }
 
-}  // namespace
+} // namespace
 
-std::vector<std::string> listing_around(const std::string& disassembly, std::uint32_t offset, std::size_t context) {
+std::vector<std::string> listing_around(const std::string& disassembly, std::uint32_t offset,
+                                        std::size_t context) {
     std::vector<std::string> lines;
     std::istringstream in(disassembly);
     for (std::string line; std::getline(in, line);) lines.push_back(line);
@@ -108,7 +112,8 @@ std::vector<std::string> listing_around(const std::string& disassembly, std::uin
         if (i == at && !exact) out.push_back(fmt::format("-> +0x{:04x}: no instruction starts here", offset));
         out.push_back((i == at && exact ? "-> " : "   ") + lines[i]);
     }
-    if (at == lines.size() && !exact) out.push_back(fmt::format("-> +0x{:04x}: no instruction starts here", offset));
+    if (at == lines.size() && !exact)
+        out.push_back(fmt::format("-> +0x{:04x}: no instruction starts here", offset));
     return out;
 }
 
@@ -121,7 +126,8 @@ std::vector<std::string> field_diff_lines(const ojson& original, const ojson& re
     for (const auto& n : names) {
         const ojson& a = member(member(original, "fields"), n.c_str());
         const ojson& b = member(member(reimpl, "fields"), n.c_str());
-        const std::string ta = a.is_null() ? "(none)" : value_text(a), tb = b.is_null() ? "(none)" : value_text(b);
+        const std::string ta = a.is_null() ? "(none)" : value_text(a),
+                          tb = b.is_null() ? "(none)" : value_text(b);
         out.push_back(a == b ? "  " + n + ": " + ta : "! " + n + ": " + ta + " -> " + tb);
     }
     return out;
@@ -130,15 +136,19 @@ std::vector<std::string> field_diff_lines(const ojson& original, const ojson& re
 std::string format_drill_down(const std::string& case_name, const ojson& dd) {
     std::ostringstream s;
     const ojson& d = dd.at("divergence");
-    const std::size_t i = d.value("original_index", std::size_t{0}), j = d.value("reimpl_index", std::size_t{0});
+    const std::size_t i = d.value("original_index", std::size_t{0}),
+                      j = d.value("reimpl_index", std::size_t{0});
     const std::string kind = d.value("kind", std::string());
-    const std::string at = i == j ? fmt::format("event #{}", i) : fmt::format("event #{} (original) / #{} (reimpl)", i, j);
-    s << "error: first divergence at " << at << " (case " << case_name << ", input " << dd.at("input").get<std::string>()
-      << "): " << kind_words(kind) << " (" << kind << ")\n";
+    const std::string at =
+        i == j ? fmt::format("event #{}", i) : fmt::format("event #{} (original) / #{} (reimpl)", i, j);
+    s << "error: first divergence at " << at << " (case " << case_name << ", input "
+      << dd.at("input").get<std::string>() << "): " << kind_words(kind) << " (" << kind << ")\n";
     if (d.contains("explained_by")) s << "note: explained by " << d.at("explained_by").dump() << "\n";
-    s << "note: " << dd.value("note", std::string(dd.value("confirmed", false)
-                                                     ? "the narrowed re-run (this input only) diverges at the same event"
-                                                     : "not confirmed by the narrowed re-run")) << "\n";
+    s << "note: "
+      << dd.value("note", std::string(dd.value("confirmed", false)
+                                          ? "the narrowed re-run (this input only) diverges at the same event"
+                                          : "not confirmed by the narrowed re-run"))
+      << "\n";
     const ojson& ctx = member(d, "context");
     context_lines(s, "original", member(ctx, "original_before"), i);
     context_lines(s, "reimpl", member(ctx, "reimpl_before"), j);
@@ -147,7 +157,8 @@ std::string format_drill_down(const std::string& case_name, const ojson& dd) {
     auto side_line = [&](const char* side) {
         const ojson& e = member(d, side);
         if (e.is_object() || text_of(near, "side") != side) return event_line(e);
-        return "(none; the " + std::string(side) + "'s next event, the nearest near miss: " + event_line(near_event) + ")";
+        return "(none; the " + std::string(side) +
+               "'s next event, the nearest near miss: " + event_line(near_event) + ")";
     };
     s << fmt::format("original #{:<4} {}\n", i, side_line("original"));
     s << fmt::format("reimpl   #{:<4} {}\n", j, side_line("reimpl"));
@@ -157,7 +168,9 @@ std::string format_drill_down(const std::string& case_name, const ojson& dd) {
     if (against_near) s << "note: field by field against the near miss:\n";
     for (const auto& line : field_diff_lines(a, b)) s << "  " << line << "\n";
     // Differences the comparison found beyond the events' own fields (a frame's pixels).
-    auto has = [](const ojson& e, const std::string& n) { return !member(member(e, "fields"), n.c_str()).is_null(); };
+    auto has = [](const ojson& e, const std::string& n) {
+        return !member(member(e, "fields"), n.c_str()).is_null();
+    };
     for (const auto& f : member(d, "fields")) {
         const std::string n = text_of(f, "field");
         if (!has(a, n) && !has(b, n)) s << "  ! " << n << ": " << text_of(f, "diff") << "\n";
@@ -165,7 +178,8 @@ std::string format_drill_down(const std::string& case_name, const ojson& dd) {
     if (dd.contains("listing")) listing_text(s, dd.at("listing"));
     if (dd.contains("instructions")) window_text(s, dd.at("instructions"));
     if (dd.contains("registers"))
-        s << "note: registers at " << dd.at("registers").at("at").get<std::string>() << " (the hook of the divergent "
+        s << "note: registers at " << dd.at("registers").at("at").get<std::string>()
+          << " (the hook of the divergent "
           << "event):\n  " << registers_line(dd.at("registers")) << "\n";
     if (dd.contains("call_stack")) {
         const ojson& cs = dd.at("call_stack");
@@ -173,7 +187,8 @@ std::string format_drill_down(const std::string& case_name, const ojson& dd) {
         std::size_t n = 0;
         for (const auto& f : cs.at("frames")) s << "  #" << n++ << " " << frame_text(f) << "\n";
     }
-    for (const auto& u : member(dd, "unavailable")) s << "note: not available: " << u.get<std::string>() << "\n";
+    for (const auto& u : member(dd, "unavailable"))
+        s << "note: not available: " << u.get<std::string>() << "\n";
     s << "reproduce: " << dd.at("reproduce").get<std::string>() << "\n";
     return s.str();
 }
@@ -181,24 +196,28 @@ std::string format_drill_down(const std::string& case_name, const ojson& dd) {
 std::string drill_down_html(const ojson& dd) {
     std::ostringstream h;
     if (dd.contains("error")) {
-        h << "<p class=error>drill-down failed: " << escape_markup(dd.at("error").get<std::string>()) << "</p>";
+        h << "<p class=error>drill-down failed: " << escape_markup(dd.at("error").get<std::string>())
+          << "</p>";
         return h.str();
     }
     const ojson& d = dd.at("divergence");
-    h << "<details class=bisect><summary>Drill-down (refcheck bisect): event #" << d.value("original_index", 0ull)
-      << " of input <code>" << escape_markup(dd.at("input").get<std::string>()) << "</code>"
+    h << "<details class=bisect><summary>Drill-down (refcheck bisect): event #"
+      << d.value("original_index", 0ull) << " of input <code>"
+      << escape_markup(dd.at("input").get<std::string>()) << "</code>"
       << (dd.value("confirmed", false) ? ", reproduced alone" : "") << "</summary>";
     if (dd.contains("note")) h << "<p>" << escape_markup(dd.at("note").get<std::string>()) << "</p>";
     h << "<p>reproduce: <code>" << escape_markup(dd.at("reproduce").get<std::string>()) << "</code>";
-    if (dd.contains("reproduce_files")) h << " (files " << escape_markup(text_of(dd, "reproduce_files")) << ")";
+    if (dd.contains("reproduce_files"))
+        h << " (files " << escape_markup(text_of(dd, "reproduce_files")) << ")";
     h << "</p>";
     if (const ojson& near = member(dd, "near_miss"); near.is_object())
-        h << "<p>the " << escape_markup(text_of(near, "side")) << "'s next event #" << near.value("index", 0ull)
-          << " (the nearest near miss): <code>" << escape_markup(event_line(member(near, "event"))) << "</code></p>";
+        h << "<p>the " << escape_markup(text_of(near, "side")) << "'s next event #"
+          << near.value("index", 0ull) << " (the nearest near miss): <code>"
+          << escape_markup(event_line(member(near, "event"))) << "</code></p>";
     if (dd.contains("listing")) {
         const ojson& l = dd.at("listing");
-        h << fmt::format("<h4>draw program of record {} around +0x{:04x}</h4><pre>", l.at("record").get<std::uint32_t>(),
-                         l.at("offset").get<std::uint32_t>());
+        h << fmt::format("<h4>draw program of record {} around +0x{:04x}</h4><pre>",
+                         l.at("record").get<std::uint32_t>(), l.at("offset").get<std::uint32_t>());
         for (const auto& line : l.at("lines")) {
             const std::string t = escape_markup(line.get<std::string>());
             h << (t.rfind("-&gt;", 0) == 0 ? "<b class=mark>" + t + "</b>" : t) << "\n";
@@ -208,23 +227,25 @@ std::string drill_down_html(const ojson& dd) {
     if (dd.contains("instructions")) {
         const ojson& w = dd.at("instructions");
         h << "<h4>the original's instructions: " << w.at("executed").get<std::uint64_t>() << " executed from "
-          << escape_markup(w.at("from").get<std::string>()) << " to " << escape_markup(w.at("to").get<std::string>())
-          << "</h4><pre>";
+          << escape_markup(w.at("from").get<std::string>()) << " to "
+          << escape_markup(w.at("to").get<std::string>()) << "</h4><pre>";
         for (const auto& line : w.at("lines")) h << escape_markup(line.get<std::string>()) << "\n";
         h << "</pre>";
     }
     if (dd.contains("registers"))
-        h << "<h4>registers at " << escape_markup(dd.at("registers").at("at").get<std::string>()) << "</h4><pre>"
-          << escape_markup(registers_line(dd.at("registers"))) << "</pre>";
+        h << "<h4>registers at " << escape_markup(dd.at("registers").at("at").get<std::string>())
+          << "</h4><pre>" << escape_markup(registers_line(dd.at("registers"))) << "</pre>";
     if (dd.contains("call_stack")) {
         h << "<h4>guest call stack</h4><pre>";
         std::size_t n = 0;
-        for (const auto& f : dd.at("call_stack").at("frames")) h << "#" << n++ << " " << escape_markup(frame_text(f)) << "\n";
+        for (const auto& f : dd.at("call_stack").at("frames"))
+            h << "#" << n++ << " " << escape_markup(frame_text(f)) << "\n";
         h << "</pre>";
     }
-    for (const auto& u : member(dd, "unavailable")) h << "<p>not available: " << escape_markup(u.get<std::string>()) << "</p>";
+    for (const auto& u : member(dd, "unavailable"))
+        h << "<p>not available: " << escape_markup(u.get<std::string>()) << "</p>";
     h << "</details>";
     return h.str();
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -18,7 +18,8 @@ bool follows_call(const emu::Machine& m, std::uint32_t ret) {
         const std::uint32_t at = ret - size;
         if (!m.image().is_code(at)) continue;
         const auto decoded = disassembler.decode(m.read_bytes(at, size), at, 1);
-        if (decoded.size() == 1 && decoded[0].size == size && decoded[0].text.rfind("call", 0) == 0) return true;
+        if (decoded.size() == 1 && decoded[0].size == size && decoded[0].text.rfind("call", 0) == 0)
+            return true;
     }
     return false;
 }
@@ -49,11 +50,11 @@ std::string routine_of(const emu::Machine& m, std::uint32_t address) {
 }
 
 // Instructions per routine (the symbol at or below each address), in order of first execution.
-std::vector<std::pair<std::string, std::uint64_t>> routine_counts(const emu::Machine& m,
-                                                                  const std::vector<std::uint32_t>& addresses) {
+std::vector<std::pair<std::string, std::uint64_t>>
+routine_counts(const emu::Machine& m, const std::vector<std::uint32_t>& addresses) {
     std::vector<std::pair<std::string, std::uint64_t>> out;
-    std::map<std::optional<std::uint32_t>, std::size_t> by_start;  // symbol start -> index into out
-    std::unordered_map<std::uint32_t, std::size_t> by_address;     // a cache: windows repeat addresses
+    std::map<std::optional<std::uint32_t>, std::size_t> by_start; // symbol start -> index into out
+    std::unordered_map<std::uint32_t, std::size_t> by_address;    // a cache: windows repeat addresses
     for (const std::uint32_t a : addresses) {
         auto cached = by_address.find(a);
         if (cached == by_address.end()) {
@@ -82,7 +83,7 @@ std::vector<std::string> window_lines(const emu::Machine& m, const std::vector<s
         return one.empty() ? emu::hex(item.address) + ": (not decodable)" : one.front();
     };
     const std::vector<WindowItem> items = fold_repeats(addresses);
-    const std::uint64_t lost = executed - addresses.size();  // older than the trace kept
+    const std::uint64_t lost = executed - addresses.size(); // older than the trace kept
     const std::string lost_text = emu::with_commas(lost) + " earlier instructions not kept by the trace";
     if (lost) head = 0;
     std::vector<std::string> out;
@@ -98,12 +99,13 @@ std::vector<std::string> window_lines(const emu::Machine& m, const std::vector<s
     return out;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<WindowItem> fold_repeats(const std::vector<std::uint32_t>& a) {
     constexpr std::size_t kLongestBody = 64;
     auto same = [&](std::size_t x, std::size_t y, std::size_t len) {
-        return std::equal(a.begin() + static_cast<std::ptrdiff_t>(x), a.begin() + static_cast<std::ptrdiff_t>(x + len),
+        return std::equal(a.begin() + static_cast<std::ptrdiff_t>(x),
+                          a.begin() + static_cast<std::ptrdiff_t>(x + len),
                           a.begin() + static_cast<std::ptrdiff_t>(y));
     };
     std::vector<WindowItem> out;
@@ -131,10 +133,10 @@ std::vector<GuestFrame> scan_call_stack(const emu::Machine& m) {
     frames.push_back({eip, m.symbols().describe(eip), "eip"});
     if (esp < m.stack().begin || esp >= m.stack().end) return frames;
     const std::set<std::uint32_t> chain = frame_chain(m);
-    const bool at_entry = m.symbols().name_at(eip) != nullptr;  // the routine's first instruction
+    const bool at_entry = m.symbols().name_at(eip) != nullptr; // the routine's first instruction
     for (std::uint32_t slot = esp & ~3u; slot + 4 <= m.stack().end && frames.size() < 32; slot += 4) {
         const std::uint32_t v = m.read_u32(slot);
-        if (v == emu::Machine::sentinel) break;  // the harness's top-level call
+        if (v == emu::Machine::sentinel) break; // the harness's top-level call
         if (!m.image().is_code(v) || !follows_call(m, v)) continue;
         const char* how = at_entry && slot == esp ? "entry" : chain.count(slot) ? "ebp chain" : "stack scan";
         frames.push_back({v, m.symbols().describe(v), how});
@@ -144,7 +146,8 @@ std::vector<GuestFrame> scan_call_stack(const emu::Machine& m) {
 
 WindowProbe::WindowProbe(std::size_t divergent, bool after_last_event, std::size_t capacity, std::size_t head,
                          std::size_t tail)
-    : divergent_(divergent), after_last_event_(after_last_event), capacity_(capacity), head_(head), tail_(tail) {}
+    : divergent_(divergent), after_last_event_(after_last_event), capacity_(capacity), head_(head),
+      tail_(tail) {}
 
 void WindowProbe::begin(Original& o) {
     if (tracing_ || closed_) return;
@@ -161,7 +164,8 @@ void WindowProbe::event(Original& o, std::size_t index) {
         start_here(o, index);
     } else if (index == divergent_) {
         stop_here(o);
-        close(o, "the hook of the original's event #" + std::to_string(index) + " (" + where(o.machine()) + ")");
+        close(o,
+              "the hook of the original's event #" + std::to_string(index) + " (" + where(o.machine()) + ")");
     }
 }
 
@@ -215,8 +219,10 @@ void WindowProbe::close(Original& o, std::string to) {
     if (!findings_.window) return;
     const emu::Trace& trace = o.machine().trace();
     findings_.executed = trace.total() - start_;
-    auto addresses = trace.last(static_cast<std::size_t>(std::min<std::uint64_t>(findings_.executed, capacity_)));
-    if (skip_first_ && addresses.size() == findings_.executed && !addresses.empty() && addresses.front() == *skip_first_) {
+    auto addresses =
+        trace.last(static_cast<std::size_t>(std::min<std::uint64_t>(findings_.executed, capacity_)));
+    if (skip_first_ && addresses.size() == findings_.executed && !addresses.empty() &&
+        addresses.front() == *skip_first_) {
         addresses.erase(addresses.begin());
         --findings_.executed;
     }
@@ -225,4 +231,4 @@ void WindowProbe::close(Original& o, std::string to) {
     findings_.lines = window_lines(o.machine(), addresses, findings_.executed, head_, tail_);
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

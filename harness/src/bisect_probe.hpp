@@ -20,10 +20,10 @@ namespace refcheck::harness {
 
 // One frame of the guest call stack, innermost first: frame 0 is where the guest stopped.
 struct GuestFrame {
-    std::uint32_t address = 0;  // EIP for frame 0, a return address for the others
-    std::string symbol;         // "op_secondary+0x75"
-    std::string found_by;       // "eip", "entry" (the return address at ESP on a routine's first
-                                // instruction), "ebp chain", or "stack scan" (possibly stale)
+    std::uint32_t address = 0; // EIP for frame 0, a return address for the others
+    std::string symbol;        // "op_secondary+0x75"
+    std::string found_by;      // "eip", "entry" (the return address at ESP on a routine's first
+                               // instruction), "ebp chain", or "stack scan" (possibly stale)
 };
 
 // The stack from ESP up to the return address of the harness's top-level call: every slot holding
@@ -37,7 +37,7 @@ std::vector<GuestFrame> scan_call_stack(const emu::Machine& machine);
 // by one item saying how often it repeats ("... the last N instructions repeat K more times ...").
 struct WindowItem {
     std::uint32_t address = 0;
-    std::size_t body = 0, repeats = 0;  // a fold item when body != 0
+    std::size_t body = 0, repeats = 0; // a fold item when body != 0
 };
 std::vector<WindowItem> fold_repeats(const std::vector<std::uint32_t>& addresses);
 
@@ -46,15 +46,15 @@ struct ProbeFindings {
     // start when the divergent event is the first) to the hook of the divergent event (or to the
     // call's return when the original produced no such event).
     bool window = false;
-    std::uint64_t executed = 0;               // instructions in the window
-    std::uint64_t recorded = 0;               // of those, the last ones the trace kept
-    std::vector<std::string> lines;           // disassembled with symbols; loops folded, the middle elided
-    std::vector<std::pair<std::string, std::uint64_t>> routines;  // instructions per routine, by first use
-    std::string from, to;                     // where the window starts and ends, in words
+    std::uint64_t executed = 0;     // instructions in the window
+    std::uint64_t recorded = 0;     // of those, the last ones the trace kept
+    std::vector<std::string> lines; // disassembled with symbols; loops folded, the middle elided
+    std::vector<std::pair<std::string, std::uint64_t>> routines; // instructions per routine, by first use
+    std::string from, to;                                        // where the window starts and ends, in words
     // At the hook of the divergent event (absent when the original produced none).
     std::optional<emu::Registers> registers;
-    std::string routine;                      // the routine the guest stopped in ("name+0x..")
-    std::vector<std::pair<std::string, std::string>> arguments;  // register -> profile argument name
+    std::string routine; // the routine the guest stopped in ("name+0x..")
+    std::vector<std::pair<std::string, std::string>> arguments; // register -> profile argument name
     std::vector<GuestFrame> stack;
     // The input's compared streams and the reimplementation's events as emitted.
     std::vector<EventRecord> original, reimpl;
@@ -85,8 +85,8 @@ private:
     std::size_t capacity_, head_, tail_;
     bool tracing_ = false, closed_ = false;
     std::uint64_t start_ = 0;
-    std::optional<std::uint32_t> skip_first_;  // a replaced routine's entry, recorded though it never ran
+    std::optional<std::uint32_t> skip_first_; // a replaced routine's entry, recorded though it never ran
     ProbeFindings findings_;
 };
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

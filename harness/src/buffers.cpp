@@ -4,10 +4,12 @@
 
 namespace refcheck::harness {
 
-EventRecord buffer_event(const std::string& kind, const std::string& name, std::span<const std::uint8_t> bytes) {
+EventRecord buffer_event(const std::string& kind, const std::string& name,
+                         std::span<const std::uint8_t> bytes) {
     EventRecord e;
     e.kind = kind;
-    e.fields = {{"name", name}, {"size", static_cast<std::int64_t>(bytes.size())}, {"sha256", sha256_hex(bytes)}};
+    e.fields = {
+        {"name", name}, {"size", static_cast<std::int64_t>(bytes.size())}, {"sha256", sha256_hex(bytes)}};
     e.key_fields = 1;
     return e;
 }
@@ -35,8 +37,10 @@ void compare_buffers(CaseContext& ctx, const std::string& kind, const std::strin
     std::vector<EventRecord> b{buffer_event(kind, name, reimpl)};
     ctx.comparator.compare(kind + " " + name, a, b);
     ctx.events += 2;
-    ojson entry = {{"kind", kind}, {"name", name}, {"size", original.size()}, {"sha256", a[0].find("sha256") ?
-                   to_string(*a[0].find("sha256")) : ""}};
+    ojson entry = {{"kind", kind},
+                   {"name", name},
+                   {"size", original.size()},
+                   {"sha256", a[0].find("sha256") ? to_string(*a[0].find("sha256")) : ""}};
     if (!(a[0].fields == b[0].fields)) {
         entry["reimpl_size"] = reimpl.size();
         entry["reimpl_sha256"] = to_string(*b[0].find("sha256"));
@@ -46,4 +50,4 @@ void compare_buffers(CaseContext& ctx, const std::string& kind, const std::strin
     ctx.report["buffers"].push_back(entry);
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

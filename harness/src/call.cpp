@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kImportLines = 200;  // import calls listed one by one; the rest are counted
+constexpr std::size_t kImportLines = 200; // import calls listed one by one; the rest are counted
 
 bool takes_string(std::string_view function) {
     return function == "CreateFileA" || function == "FindFirstFileA" || function == "OutputDebugStringA";
@@ -31,23 +31,24 @@ bool takes_string(std::string_view function) {
 void record_imports(emu::Machine& m, std::vector<ImportCall>& calls) {
     std::set<emu::Address> thunks;
     for (const emu::ImportBinding& b : m.image().imports) {
-        if (emu::win32::find_data_import(b.dll, b.function) != nullptr) continue;  // a variable
+        if (emu::win32::find_data_import(b.dll, b.function) != nullptr) continue; // a variable
         if (!thunks.insert(b.thunk).second) continue;
         const emu::win32::Shim* shim = emu::win32::find_shim(b.dll, b.function);
-        m.tap(b.thunk, [&calls, shim, name = b.dll + "!" + b.function, function = b.function](emu::Machine& mm) {
-            ImportCall c;
-            c.function = name;
-            c.shimmed = shim != nullptr;
-            const emu::Address ret = mm.read_u32(mm.reg(emu::Reg::esp));
-            c.returns_to = mm.symbols().describe(ret);
-            if (shim) {
-                const emu::Args args(mm, shim->convention, shim->arg_count);
-                for (unsigned i = 0; i < args.count(); ++i) c.args.push_back(args.u32(i));
-                if (takes_string(function) && args.count() > 0) c.text = args.cstring(0, 260);
-            }
-            c.result = mm.reg(emu::Reg::eax);
-            calls.push_back(std::move(c));
-        });
+        m.tap(b.thunk,
+              [&calls, shim, name = b.dll + "!" + b.function, function = b.function](emu::Machine& mm) {
+                  ImportCall c;
+                  c.function = name;
+                  c.shimmed = shim != nullptr;
+                  const emu::Address ret = mm.read_u32(mm.reg(emu::Reg::esp));
+                  c.returns_to = mm.symbols().describe(ret);
+                  if (shim) {
+                      const emu::Args args(mm, shim->convention, shim->arg_count);
+                      for (unsigned i = 0; i < args.count(); ++i) c.args.push_back(args.u32(i));
+                      if (takes_string(function) && args.count() > 0) c.text = args.cstring(0, 260);
+                  }
+                  c.result = mm.reg(emu::Reg::eax);
+                  calls.push_back(std::move(c));
+              });
     }
 }
 
@@ -56,20 +57,25 @@ std::vector<std::uint8_t> parse_hex_bytes(std::string_view text, const std::stri
     std::string digits;
     for (char ch : text)
         if (ch != ' ' && ch != '_') digits += ch;
-    if (digits.empty() || digits.size() % 2 != 0) throw CallError(whole + ": hex:BYTES wants an even number of hex digits");
+    if (digits.empty() || digits.size() % 2 != 0)
+        throw CallError(whole + ": hex:BYTES wants an even number of hex digits");
     for (std::size_t i = 0; i < digits.size(); i += 2) {
         unsigned v = 0;
         const auto [end, ec] = std::from_chars(digits.data() + i, digits.data() + i + 2, v, 16);
-        if (ec != std::errc() || end != digits.data() + i + 2) throw CallError(whole + ": \"" + digits.substr(i, 2) + "\" is not a hex byte");
+        if (ec != std::errc() || end != digits.data() + i + 2)
+            throw CallError(whole + ": \"" + digits.substr(i, 2) + "\" is not a hex byte");
         out.push_back(static_cast<std::uint8_t>(v));
     }
     return out;
 }
 
 emu::Address place_bytes(emu::Machine& m, const std::vector<std::uint8_t>& bytes) {
-    const emu::Address at = m.heap().allocate(static_cast<std::uint32_t>(std::max<std::size_t>(bytes.size(), 1)),
-                                              "refcheck call (argument)", emu::AllocationKind::heap);
-    if (at == 0) throw CallError("the guest heap has no room for an argument of " + std::to_string(bytes.size()) + " bytes");
+    const emu::Address at =
+        m.heap().allocate(static_cast<std::uint32_t>(std::max<std::size_t>(bytes.size(), 1)),
+                          "refcheck call (argument)", emu::AllocationKind::heap);
+    if (at == 0)
+        throw CallError("the guest heap has no room for an argument of " + std::to_string(bytes.size()) +
+                        " bytes");
     if (!bytes.empty()) m.write(at, bytes);
     return at;
 }
@@ -98,7 +104,8 @@ std::vector<std::uint32_t> place_arguments(emu::Machine& m, const std::vector<st
             const fs::path file = a.substr(5);
             std::ifstream in(file, std::ios::binary);
             if (!in || !fs::is_regular_file(file)) throw CallError(a + ": cannot read " + file.string());
-            std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                            std::istreambuf_iterator<char>());
             if (bytes.size() > (64u << 20)) throw CallError(a + ": more than 64 MiB");
             out.push_back(place_bytes(m, bytes));
         } else {
@@ -111,7 +118,7 @@ std::vector<std::uint32_t> place_arguments(emu::Machine& m, const std::vector<st
 // WHERE of --read/--string: ARGn, EAX or an address.
 struct Where {
     enum class Kind { arg, eax, address } kind = Kind::address;
-    std::uint32_t value = 0;  // n, or the address
+    std::uint32_t value = 0; // n, or the address
 };
 
 Where parse_where(const std::string& text, const std::string& spec) {
@@ -143,12 +150,14 @@ std::vector<PendingRead> parse_reads(const CallRequest& r) {
     std::vector<PendingRead> out;
     for (const auto& spec : r.reads) {
         const auto colon = spec.rfind(':');
-        if (colon == std::string::npos) throw CallError("--read " + spec + ": wants WHERE:LEN (ARG1:16, EAX:32, 0x10000000:64)");
+        if (colon == std::string::npos)
+            throw CallError("--read " + spec + ": wants WHERE:LEN (ARG1:16, EAX:32, 0x10000000:64)");
         const std::uint32_t length = parse_call_argument(spec.substr(colon + 1));
         if (length == 0 || length > (1u << 20)) throw CallError("--read " + spec + ": LEN wants 1 to 1 MiB");
         out.push_back({spec, parse_where(spec.substr(0, colon), "--read " + spec), length, false});
     }
-    for (const auto& spec : r.strings) out.push_back({spec, parse_where(spec, "--string " + spec), 4096, true});
+    for (const auto& spec : r.strings)
+        out.push_back({spec, parse_where(spec, "--string " + spec), 4096, true});
     return out;
 }
 
@@ -158,15 +167,15 @@ MemoryRead read_after(const emu::Machine& m, const PendingRead& p, const std::ve
     out.spec = p.spec;
     out.string = p.string;
     switch (p.where.kind) {
-    case Where::Kind::eax: out.address = regs.eax; break;
-    case Where::Kind::address: out.address = p.where.value; break;
-    case Where::Kind::arg:
-        if (p.where.value >= args.size()) {
-            out.error = "the call has " + std::to_string(args.size()) + " argument(s)";
-            return out;
-        }
-        out.address = args[p.where.value];
-        break;
+        case Where::Kind::eax: out.address = regs.eax; break;
+        case Where::Kind::address: out.address = p.where.value; break;
+        case Where::Kind::arg:
+            if (p.where.value >= args.size()) {
+                out.error = "the call has " + std::to_string(args.size()) + " argument(s)";
+                return out;
+            }
+            out.address = args[p.where.value];
+            break;
     }
     for (std::uint32_t i = 0; i < p.length; ++i) {
         const emu::Address a = out.address + i;
@@ -183,7 +192,7 @@ MemoryRead read_after(const emu::Machine& m, const PendingRead& p, const std::ve
     return out;
 }
 
-}  // namespace
+} // namespace
 
 std::uint32_t parse_call_argument(std::string_view text) {
     const std::string_view original = text;
@@ -193,7 +202,8 @@ std::uint32_t parse_call_argument(std::string_view text) {
         const bool negative = !value.empty() && value.front() == '-';
         if (!is_signed && negative) throw CallError("\"" + std::string(original) + "\": u32 is unsigned");
         const std::uint32_t v = parse_call_argument(value);
-        const bool hex = value.find("0x") != std::string_view::npos || value.find("0X") != std::string_view::npos;
+        const bool hex =
+            value.find("0x") != std::string_view::npos || value.find("0X") != std::string_view::npos;
         if (is_signed && !negative && !hex && v > 0x7fffffffu)
             throw CallError("\"" + std::string(original) + "\" is out of the i32 range");
         return v;
@@ -201,13 +211,15 @@ std::uint32_t parse_call_argument(std::string_view text) {
     const bool negative = !text.empty() && text.front() == '-';
     if (negative) text.remove_prefix(1);
     int base = 10;
-    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) text.remove_prefix(2), base = 16;
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+        text.remove_prefix(2), base = 16;
     std::uint64_t v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, base);
     const std::uint64_t limit = negative ? 0x80000000ull : 0xffffffffull;
     if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v > limit)
         throw CallError("\"" + std::string(original) +
-                        "\" is not a 32-bit integer (decimal, -decimal, 0x hex, i32:, u32:), str:TEXT, buf:N, hex:BYTES or "
+                        "\" is not a 32-bit integer (decimal, -decimal, 0x hex, i32:, u32:), str:TEXT, "
+                        "buf:N, hex:BYTES or "
                         "file:PATH");
     return static_cast<std::uint32_t>(negative ? 0 - v : v);
 }
@@ -221,7 +233,8 @@ CallOutcome call_routine(const CallRequest& request) {
     }
     emu::MachineOptions options;
     if (request.data) {
-        if (!fs::is_directory(*request.data)) throw CallError("data root not found: " + request.data->string());
+        if (!fs::is_directory(*request.data))
+            throw CallError("data root not found: " + request.data->string());
         options.data_root = *request.data;
     }
     auto m = std::make_unique<emu::Machine>(options);
@@ -250,7 +263,8 @@ CallOutcome call_routine(const CallRequest& request) {
     if (out.result.fault && out.result.fault->kind == emu::FaultKind::unimplemented_import) {
         const emu::Address thunk = out.result.fault->registers.eip;
         const std::string* name = m->symbols().name_at(thunk);
-        if (name && (out.imports.empty() || out.imports.back().function != *name || out.imports.back().shimmed)) {
+        if (name &&
+            (out.imports.empty() || out.imports.back().function != *name || out.imports.back().shimmed)) {
             ImportCall c;
             c.function = *name;
             c.shimmed = false;
@@ -286,7 +300,8 @@ void print_coverage(std::ostream& s, const ojson& coverage) {
             // Summarised: the first few, then how many more (the JSON coverage keeps them all).
             constexpr std::size_t shown = 6;
             s << ", " << missed.size() << " never executed (";
-            for (std::size_t i = 0; i < missed.size() && i < shown; ++i) s << (i ? " " : "") << missed[i].get<std::string>();
+            for (std::size_t i = 0; i < missed.size() && i < shown; ++i)
+                s << (i ? " " : "") << missed[i].get<std::string>();
             if (missed.size() > shown) s << " ... " << missed.size() - shown << " more";
             s << ")";
         }
@@ -294,7 +309,7 @@ void print_coverage(std::ostream& s, const ojson& coverage) {
     }
 }
 
-}  // namespace
+} // namespace
 
 std::string call_report(const CallOutcome& o) {
     std::ostringstream s;
@@ -312,15 +327,17 @@ std::string call_report(const CallOutcome& o) {
     s << "files touched (" << o.files.size() << "):\n";
     for (const auto& f : o.files)
         s << "  " << (f.refused ? "refused" : f.mode) << " \"" << f.guest_path << "\""
-          << (f.resolved.empty() ? "" : " -> " + f.resolved) << (f.error && !f.refused ? " (error " + std::to_string(f.error) + ")" : "")
-          << ", " << emu::with_commas(f.bytes_read) << " bytes read, " << emu::with_commas(f.bytes_written)
+          << (f.resolved.empty() ? "" : " -> " + f.resolved)
+          << (f.error && !f.refused ? " (error " + std::to_string(f.error) + ")" : "") << ", "
+          << emu::with_commas(f.bytes_read) << " bytes read, " << emu::with_commas(f.bytes_written)
           << " bytes written, by " << f.routine << "\n";
     std::map<std::string, std::size_t> per_function;
     for (const auto& c : o.imports) ++per_function[c.function];
     s << "import calls (" << o.imports.size() << "):";
     for (const auto& [f, n] : per_function) s << " " << f << " x" << n << ";";
     s << "\n";
-    for (std::size_t i = 0; i < o.imports.size() && i < kImportLines; ++i) s << "  " << import_line(o.imports[i]) << "\n";
+    for (std::size_t i = 0; i < o.imports.size() && i < kImportLines; ++i)
+        s << "  " << import_line(o.imports[i]) << "\n";
     if (o.imports.size() > kImportLines) s << "  ... and " << o.imports.size() - kImportLines << " more\n";
     print_coverage(s, o.coverage);
     for (const auto& r : o.reads) {
@@ -328,8 +345,10 @@ std::string call_report(const CallOutcome& o) {
         if (r.string) {
             s << ": \"";
             for (std::uint8_t b : r.bytes) {
-                if (b == '"' || b == '\\') s << '\\' << static_cast<char>(b);
-                else if (b >= 0x20 && b < 0x7f) s << static_cast<char>(b);
+                if (b == '"' || b == '\\')
+                    s << '\\' << static_cast<char>(b);
+                else if (b >= 0x20 && b < 0x7f)
+                    s << static_cast<char>(b);
                 else {
                     char esc[8];
                     std::snprintf(esc, sizeof esc, "\\x%02x", b);
@@ -357,7 +376,8 @@ std::string call_report(const CallOutcome& o) {
                 s << two;
                 text += r.bytes[i] >= 0x20 && r.bytes[i] < 0x7f ? static_cast<char>(r.bytes[i]) : '.';
             }
-            s << std::string(3 * (16 - std::min<std::size_t>(16, r.bytes.size() - row)), ' ') << "  |" << text << "|\n";
+            s << std::string(3 * (16 - std::min<std::size_t>(16, r.bytes.size() - row)), ' ') << "  |" << text
+              << "|\n";
         }
     }
     if (!o.log.empty()) {
@@ -368,4 +388,4 @@ std::string call_report(const CallOutcome& o) {
     return s.str();
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -51,7 +51,8 @@ Family parse_family(const std::string& s, const std::filesystem::path& file) {
     if (s == "mobile") return Family::Mobile;
     if (s == "receiver") return Family::Receiver;
     if (s == "scene") return Family::Scene;
-    fail(file, "unknown family \"" + s + "\" (loader, palette, construct, program, shadow, mobile, receiver, scene)");
+    fail(file, "unknown family \"" + s +
+                   "\" (loader, palette, construct, program, shadow, mobile, receiver, scene)");
 }
 
 RecordSelection parse_records(const json& j, const std::filesystem::path& file) {
@@ -93,7 +94,8 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
     s.band_shift = get<std::uint32_t>(j, "band_shift", s.band_shift, file);
     s.cloud_altitude = get<std::int32_t>(j, "cloud_altitude", s.cloud_altitude, file);
     if (s.cell_shift < 8 || s.cell_shift > 24 || s.cell_reach > 15 || s.sea_colour > 255 || s.band_shift > 31)
-        fail(file, "selection.scene: cell_shift 8..24, cell_reach 0..15, sea_colour 0..255, band_shift 0..31");
+        fail(file,
+             "selection.scene: cell_shift 8..24, cell_reach 0..15, sea_colour 0..255, band_shift 0..31");
     for (const auto& i : j.value("islands", json::array())) {
         Island island{get<std::int32_t>(i, "x", 0, file), get<std::int32_t>(i, "z", 0, file),
                       get<std::int32_t>(i, "radius", 1, file), get<std::int32_t>(i, "height", 0, file)};
@@ -102,17 +104,18 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
         s.islands.push_back(island);
     }
     for (const auto& sc : j.value("scripts", json::array())) {
-        s.scripts.push_back({get<std::string>(sc, "name", "", file), get<std::uint32_t>(sc, "frames", 0, file)});
+        s.scripts.push_back(
+            {get<std::string>(sc, "name", "", file), get<std::uint32_t>(sc, "frames", 0, file)});
         if (s.scripts.back().frames == 0) fail(file, "a scene script needs \"frames\" >= 1");
     }
     return s;
 }
 
-const std::set<std::string> kKeys = {"schema", "family", "description", "image", "profile", "data",
-                                     "selection", "hooks", "tolerance", "allow", "rules",
-                                     "compares", "blank_frames"};
+const std::set<std::string> kKeys = {"schema", "family",    "description", "image",     "profile",
+                                     "data",   "selection", "hooks",       "tolerance", "allow",
+                                     "rules",  "compares",  "blank_frames"};
 
-}  // namespace
+} // namespace
 
 Case load_case(const std::filesystem::path& file) {
     std::ifstream in(file);
@@ -148,7 +151,8 @@ Case load_case(const std::filesystem::path& file) {
     c.warzones = get<std::vector<std::int32_t>>(sel, "warzones", {}, file);
     c.suns = get<std::vector<std::vector<std::int32_t>>>(sel, "suns", {}, file);
     for (const auto& d : c.suns)
-        if (d.size() != 3 || d[1] >= 0) fail(file, "a sun is [x, y, z] (Q14) with y < 0 (it shines downward)");
+        if (d.size() != 3 || d[1] >= 0)
+            fail(file, "a sun is [x, y, z] (Q14) with y < 0 (it shines downward)");
     c.steps = get<std::uint32_t>(sel, "steps", 0, file);
     c.queries = get<std::uint32_t>(sel, "queries", 0, file);
     c.seed = get<std::uint64_t>(sel, "seed", 1, file);
@@ -170,14 +174,16 @@ Case load_case(const std::filesystem::path& file) {
         if (!find_known_divergence(id))
             fail(file, "\"allow\" names \"" + id + "\", which is not in the known-divergence registry");
     c.rules = get<std::vector<std::string>>(j, "rules", {}, file);
-    c.compares = get<std::vector<std::string>>(j, "compares", default_compared_kinds(c.family, !c.run.empty()), file);
+    c.compares =
+        get<std::vector<std::string>>(j, "compares", default_compared_kinds(c.family, !c.run.empty()), file);
     if (c.compares.empty()) fail(file, "\"compares\" names no event kind: a case must compare something");
-    static const std::set<std::string> kKinds = {"archive", "table", "texture", "instance", "face_draw",
-                                                 "winding_decision", "attached_draw", "control_flow", "frame", "queue_entry",
-                                                 "receiver_query", "terrain_sample", "scene_queue", "plane_query",
-                                                 "object_draw", "shadow_draw"};
+    static const std::set<std::string> kKinds = {
+        "archive",       "table",        "texture",     "instance",    "face_draw",      "winding_decision",
+        "attached_draw", "control_flow", "frame",       "queue_entry", "receiver_query", "terrain_sample",
+        "scene_queue",   "plane_query",  "object_draw", "shadow_draw"};
     for (const auto& k : c.compares)
-        if (!kKinds.count(k)) fail(file, "\"compares\" names \"" + k + "\", which is not an event kind refcheck compares");
+        if (!kKinds.count(k))
+            fail(file, "\"compares\" names \"" + k + "\", which is not an event kind refcheck compares");
     c.blank_frames = get<bool>(j, "blank_frames", false, file);
     if (c.family == Family::Program && (c.views.empty() || c.lights.empty() || c.states.empty()))
         fail(file, "a program case needs selection.views, selection.lights and selection.states");
@@ -202,7 +208,8 @@ std::vector<std::string> default_compared_kinds(Family f, bool frames) {
         case Family::Shadow: return {"frame"};
         case Family::Mobile: return {"queue_entry"};
         case Family::Receiver: return {"receiver_query"};
-        case Family::Scene: return {"terrain_sample", "scene_queue", "plane_query", "object_draw", "shadow_draw", "frame"};
+        case Family::Scene:
+            return {"terrain_sample", "scene_queue", "plane_query", "object_draw", "shadow_draw", "frame"};
     }
     return {};
 }
@@ -215,4 +222,4 @@ std::vector<std::filesystem::path> list_cases(const std::filesystem::path& dir) 
     return out;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -24,4 +24,4 @@ public:
 CaseObserver* case_observer();
 void set_case_observer(CaseObserver* observer);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -59,7 +59,7 @@ std::vector<EventRecord> slice(const std::vector<EventRecord>& s, std::size_t fr
     return {s.begin() + static_cast<std::ptrdiff_t>(from), s.begin() + static_cast<std::ptrdiff_t>(to)};
 }
 
-}  // namespace
+} // namespace
 
 // The elements in which two values differ: {-1} for a scalar; nullopt when two lists differ in
 // length (no element-wise excuse can cover that).
@@ -93,7 +93,8 @@ bool Comparator::classify(Divergence& d) const {
             if (!k || std::find(k->fields.begin(), k->fields.end(), diff.name) == k->fields.end()) continue;
             if (k->tolerance && !within(*va, *vb, options_.tolerance)) continue;
             const bool both = std::all_of(elements->begin(), elements->end(), [&](std::int32_t e) {
-                return d.original->excuses_element(k->flag, diff.name, e) && d.reimpl->excuses_element(k->flag, diff.name, e);
+                return d.original->excuses_element(k->flag, diff.name, e) &&
+                       d.reimpl->excuses_element(k->flag, diff.name, e);
             });
             if (!both) continue;
             explained = true;
@@ -182,10 +183,16 @@ void Comparator::compare(const std::string& input, const std::vector<EventRecord
         std::size_t skip_b = options_.window + 1, skip_a = options_.window + 1;
         if (i < a.size())
             for (std::size_t k = j; k < b.size() && k - j <= options_.window; ++k)
-                if (key_of(b[k]) == key_of(a[i])) { skip_b = k - j; break; }
+                if (key_of(b[k]) == key_of(a[i])) {
+                    skip_b = k - j;
+                    break;
+                }
         if (j < b.size())
             for (std::size_t k = i; k < a.size() && k - i <= options_.window; ++k)
-                if (key_of(a[k]) == key_of(b[j])) { skip_a = k - i; break; }
+                if (key_of(a[k]) == key_of(b[j])) {
+                    skip_a = k - i;
+                    break;
+                }
         Divergence d;
         d.input = input;
         d.original_index = i;
@@ -206,12 +213,13 @@ void Comparator::compare(const std::string& input, const std::vector<EventRecord
     }
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness
 
 namespace refcheck::harness {
 
 FrameComparison Comparator::compare_frame(const std::string& input, std::span<const std::uint8_t> original,
-                                          std::span<const std::uint8_t> reimpl, std::span<const std::uint8_t> taint,
+                                          std::span<const std::uint8_t> reimpl,
+                                          std::span<const std::uint8_t> taint,
                                           std::span<const std::uint8_t> original_taint, std::uint32_t width) {
     FrameComparison fc;
     fc.explained.assign(original.size(), 0);
@@ -228,17 +236,19 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
             return fc;
         }
     }
-    std::uint32_t pixel_flags = 0;  // flags of allowed entries that may explain pixels
+    std::uint32_t pixel_flags = 0; // flags of allowed entries that may explain pixels
     for (const auto& id : options_.allowed)
         if (const KnownDivergence* k = find_known_divergence(id))
-            if (std::find(k->fields.begin(), k->fields.end(), "pixels") != k->fields.end()) pixel_flags |= k->flag;
+            if (std::find(k->fields.begin(), k->fields.end(), "pixels") != k->fields.end())
+                pixel_flags |= k->flag;
     std::uint32_t used_flags = 0;
     std::optional<std::size_t> first;
     for (std::size_t p = 0; p < original.size() && p < reimpl.size(); ++p) {
         if (original[p] == reimpl[p]) continue;
         ++fc.differing;
         // Excused only where both sides' per-pixel evidence carries the same allowed cause.
-        const std::uint32_t t = (p < taint.size() ? taint[p] : 0) & (p < original_taint.size() ? original_taint[p] : 0);
+        const std::uint32_t t =
+            (p < taint.size() ? taint[p] : 0) & (p < original_taint.size() ? original_taint[p] : 0);
         if (t & pixel_flags) {
             fc.explained[p] = 1;
             used_flags |= t & pixel_flags;
@@ -262,17 +272,21 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
     Divergence d;
     d.input = input;
     auto event = [&](std::span<const std::uint8_t> px) {
-        EventRecord e = {"frame", {{"size", static_cast<std::int64_t>(px.size())}, {"differing_pixels",
-                         static_cast<std::int64_t>(fc.differing)}}, 0, 0};
+        EventRecord e = {"frame",
+                         {{"size", static_cast<std::int64_t>(px.size())},
+                          {"differing_pixels", static_cast<std::int64_t>(fc.differing)}},
+                         0,
+                         0};
         return e;
     };
     d.original = event(original);
     d.reimpl = event(reimpl);
     if (first) {
         const std::size_t p = *first;
-        d.fields.push_back({"pixels", std::to_string(fc.differing) + " pixels differ; first at (" +
-                                          std::to_string(p % width) + "," + std::to_string(p / width) + "): " +
-                                          std::to_string(original[p]),
+        d.fields.push_back({"pixels",
+                            std::to_string(fc.differing) + " pixels differ; first at (" +
+                                std::to_string(p % width) + "," + std::to_string(p / width) +
+                                "): " + std::to_string(original[p]),
                             std::to_string(reimpl[p])});
     }
     if (fc.unexplained == 0) {
@@ -288,4 +302,4 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
     return fc;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

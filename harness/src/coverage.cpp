@@ -26,7 +26,8 @@ struct Decoded {
 class Capstone {
 public:
     Capstone() {
-        if (cs_open(CS_ARCH_X86, CS_MODE_32, &handle_) != CS_ERR_OK) throw std::runtime_error("Capstone: cannot open x86-32");
+        if (cs_open(CS_ARCH_X86, CS_MODE_32, &handle_) != CS_ERR_OK)
+            throw std::runtime_error("Capstone: cannot open x86-32");
         cs_option(handle_, CS_OPT_DETAIL, CS_OPT_ON);
         insn_ = cs_malloc(handle_);
     }
@@ -49,13 +50,14 @@ bool is_padding(const cs_insn& i) {
     switch (i.id) {
         case X86_INS_NOP:
         case X86_INS_INT3:
-        case X86_INS_UD2: return true;  // ud2: the trap compilers put after code that cannot return
-        case X86_INS_LEA:  // lea esi, [esi + 0] / [esi + eiz*1 + 0]
-            return x.op_count == 2 && x.operands[1].type == X86_OP_MEM && x.operands[0].reg == x.operands[1].mem.base &&
+        case X86_INS_UD2: return true; // ud2: the trap compilers put after code that cannot return
+        case X86_INS_LEA:              // lea esi, [esi + 0] / [esi + eiz*1 + 0]
+            return x.op_count == 2 && x.operands[1].type == X86_OP_MEM &&
+                   x.operands[0].reg == x.operands[1].mem.base &&
                    (x.operands[1].mem.index == X86_REG_INVALID || x.operands[1].mem.index == X86_REG_EIZ) &&
                    x.operands[1].mem.disp == 0;
         case X86_INS_MOV:
-        case X86_INS_XCHG:  // mov edi, edi / xchg ax, ax
+        case X86_INS_XCHG: // mov edi, edi / xchg ax, ax
             return x.op_count == 2 && x.operands[0].type == X86_OP_REG && x.operands[1].type == X86_OP_REG &&
                    x.operands[0].reg == x.operands[1].reg;
         default: return false;
@@ -93,8 +95,8 @@ void note_references(const cs_insn& i, bool branch, Found& found) {
     }
 }
 
-std::vector<Decoded> decode_all(std::span<const std::uint8_t> code, std::uint32_t address, const ReadU32& read,
-                                Found& found) {
+std::vector<Decoded> decode_all(std::span<const std::uint8_t> code, std::uint32_t address,
+                                const ReadU32& read, Found& found) {
     std::set<std::uint32_t>& targets = found.targets;
     std::set<std::uint32_t>& outgoing = found.outgoing;
     static thread_local Capstone cs;
@@ -104,14 +106,16 @@ std::vector<Decoded> decode_all(std::span<const std::uint8_t> code, std::uint32_
     std::size_t left = code.size();
     std::uint64_t at = address;
     while (left) {
-        if (!cs_disasm_iter(cs.handle(), &p, &left, &at, cs.insn())) {  // not code: skip a byte
+        if (!cs_disasm_iter(cs.handle(), &p, &left, &at, cs.insn())) { // not code: skip a byte
             ++p, --left, ++at;
             continue;
         }
         const cs_insn& i = *cs.insn();
         Decoded d{static_cast<std::uint32_t>(i.address), i.size};
-        const bool jump = cs_insn_group(cs.handle(), &i, CS_GRP_JUMP), call = cs_insn_group(cs.handle(), &i, CS_GRP_CALL);
-        const bool ret = cs_insn_group(cs.handle(), &i, CS_GRP_RET) || cs_insn_group(cs.handle(), &i, CS_GRP_IRET);
+        const bool jump = cs_insn_group(cs.handle(), &i, CS_GRP_JUMP),
+                   call = cs_insn_group(cs.handle(), &i, CS_GRP_CALL);
+        const bool ret =
+            cs_insn_group(cs.handle(), &i, CS_GRP_RET) || cs_insn_group(cs.handle(), &i, CS_GRP_IRET);
         const bool stop = i.id == X86_INS_HLT || i.id == X86_INS_UD2 || i.id == X86_INS_INT3;
         d.ends_block = jump || call || ret || stop || cs_insn_group(cs.handle(), &i, CS_GRP_INT);
         d.falls_through = !(ret || stop || i.id == X86_INS_JMP || i.id == X86_INS_LJMP);
@@ -119,8 +123,10 @@ std::vector<Decoded> decode_all(std::span<const std::uint8_t> code, std::uint32_
         const cs_x86& x = i.detail->x86;
         if ((jump || call) && x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
             const auto target = static_cast<std::uint32_t>(x.operands[0].imm);
-            if (target >= address && target < end && !call) targets.insert(target);
-            else if (target < address || target >= end) outgoing.insert(target);
+            if (target >= address && target < end && !call)
+                targets.insert(target);
+            else if (target < address || target >= end)
+                outgoing.insert(target);
         } else if (i.id == X86_INS_JMP) {
             jump_table(x, address, end, read, targets);
         }
@@ -130,7 +136,7 @@ std::vector<Decoded> decode_all(std::span<const std::uint8_t> code, std::uint32_
     return out;
 }
 
-}  // namespace
+} // namespace
 
 SweptCode sweep(std::span<const std::uint8_t> code, std::uint32_t address, const ReadU32& read) {
     Found found;
@@ -148,7 +154,8 @@ SweptCode sweep(std::span<const std::uint8_t> code, std::uint32_t address, const
     bool previous_falls_through = true;
     auto close = [&] {
         if (!open) return;
-        const bool filler = open->all_padding && open->after_transfer && !open->target && open->block.address != address;
+        const bool filler =
+            open->all_padding && open->after_transfer && !open->target && open->block.address != address;
         if (!filler) out.blocks.push_back(open->block);
         open.reset();
     };
@@ -157,7 +164,10 @@ SweptCode sweep(std::span<const std::uint8_t> code, std::uint32_t address, const
         const bool gap = k > 0 && insns[k - 1].address + insns[k - 1].size != d.address;
         if (open && (gap || targets.count(d.address))) close();
         if (!open) {
-            open = Open{{d.address, 0}, true, k > 0 && (gap || !previous_falls_through), targets.count(d.address) > 0};
+            open = Open{{d.address, 0},
+                        true,
+                        k > 0 && (gap || !previous_falls_through),
+                        targets.count(d.address) > 0};
         }
         open->block.size += d.size;
         open->all_padding = open->all_padding && d.padding;
@@ -216,10 +226,10 @@ std::vector<std::uint32_t> reached_from(const emu::Machine& m, const SweptCode& 
     return {out.begin(), out.end()};
 }
 
-}  // namespace
+} // namespace
 
-std::vector<RoutineBlocks> discover_routines(const emu::Machine& m,
-                                             const std::vector<std::pair<std::string, std::uint32_t>>& entries) {
+std::vector<RoutineBlocks>
+discover_routines(const emu::Machine& m, const std::vector<std::pair<std::string, std::uint32_t>>& entries) {
     const emu::Image& image = m.image();
     std::set<std::uint32_t> starts;
     std::map<std::uint32_t, std::string> symbol_names, entry_names;
@@ -278,15 +288,19 @@ void enable_coverage(emu::Machine& m, const std::vector<RoutineBlocks>& routines
     // executed in the gaps are recorded too (they are the image's own code: the drcov file keeps
     // them); coverage_json counts only the routines' blocks.
     emu::Range span = routines.front().range;
-    for (const auto& r : routines) span = {std::min(span.begin, r.range.begin), std::max(span.end, r.range.end)};
+    for (const auto& r : routines)
+        span = {std::min(span.begin, r.range.begin), std::max(span.end, r.range.end)};
     m.enable_coverage({{"covered routines", span}});
 }
 
-ojson coverage_json(const std::vector<RoutineBlocks>& routines, const emu::Coverage& executed, const std::string& image) {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> ran;  // merged [begin, end) of executed blocks
+ojson coverage_json(const std::vector<RoutineBlocks>& routines, const emu::Coverage& executed,
+                    const std::string& image) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> ran; // merged [begin, end) of executed blocks
     for (const auto& [a, hits] : executed.blocks()) {
-        if (!ran.empty() && a <= ran.back().second) ran.back().second = std::max(ran.back().second, a + hits.size);
-        else ran.emplace_back(a, a + hits.size);
+        if (!ran.empty() && a <= ran.back().second)
+            ran.back().second = std::max(ran.back().second, a + hits.size);
+        else
+            ran.emplace_back(a, a + hits.size);
     }
     auto was_executed = [&](std::uint32_t a) {
         auto it = std::upper_bound(ran.begin(), ran.end(), std::make_pair(a, UINT32_MAX));
@@ -299,8 +313,11 @@ ojson coverage_json(const std::vector<RoutineBlocks>& routines, const emu::Cover
         for (const auto& b : r.blocks)
             if (!was_executed(b.address)) missed.push_back(emu::hex(b.address));
         const std::uint64_t e = r.blocks.size() - missed.size();
-        rs[r.name] = {{"address", emu::hex(r.range.begin)}, {"profile", r.in_profile}, {"blocks", r.blocks.size()},
-                      {"executed", e}, {"missed", missed}};
+        rs[r.name] = {{"address", emu::hex(r.range.begin)},
+                      {"profile", r.in_profile},
+                      {"blocks", r.blocks.size()},
+                      {"executed", e},
+                      {"missed", missed}};
         blocks += r.blocks.size();
         hit += e;
     }
@@ -320,10 +337,11 @@ struct Merged {
     std::string address;
     bool profile = false;
     std::uint64_t blocks = 0;
-    std::set<std::string> missed;  // blocks no case executed
+    std::set<std::string> missed; // blocks no case executed
 };
 
-ojson merged_json(const std::string& image, const std::string& sha, const std::map<std::string, Merged>& routines) {
+ojson merged_json(const std::string& image, const std::string& sha,
+                  const std::map<std::string, Merged>& routines) {
     std::vector<std::pair<std::string, const std::pair<const std::string, Merged>*>> order;
     for (const auto& kv : routines) order.emplace_back(kv.second.address, &kv);
     std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
@@ -334,7 +352,10 @@ ojson merged_json(const std::string& image, const std::string& sha, const std::m
     for (const auto& [address, kv] : order) {
         const Merged& m = kv->second;
         const std::uint64_t e = m.blocks - m.missed.size();
-        rs[kv->first] = {{"address", m.address}, {"profile", m.profile}, {"blocks", m.blocks}, {"executed", e},
+        rs[kv->first] = {{"address", m.address},
+                         {"profile", m.profile},
+                         {"blocks", m.blocks},
+                         {"executed", e},
                          {"missed", m.missed}};
         blocks += m.blocks;
         executed += e;
@@ -342,7 +363,7 @@ ojson merged_json(const std::string& image, const std::string& sha, const std::m
     return {{"image", image}, {"sha256", sha}, {"blocks", blocks}, {"executed", executed}, {"routines", rs}};
 }
 
-}  // namespace
+} // namespace
 
 ojson merge_coverage(const std::vector<ojson>& reports) {
     std::map<std::pair<std::string, std::string>, std::map<std::string, Merged>> images;
@@ -351,7 +372,8 @@ ojson merge_coverage(const std::vector<ojson>& reports) {
         const ojson& c = member(r, "coverage");
         if (!c.is_object()) continue;
         const ojson& sha = member(member(member(r, "inputs"), "image"), "sha256");
-        const std::pair<std::string, std::string> key{c.at("image").get<std::string>(), sha.is_string() ? sha.get<std::string>() : ""};
+        const std::pair<std::string, std::string> key{c.at("image").get<std::string>(),
+                                                      sha.is_string() ? sha.get<std::string>() : ""};
         coverages[key].push_back(&c);
         auto& routines = images[key];
         for (const auto& [name, rc] : member(c, "routines").items()) {
@@ -359,7 +381,8 @@ ojson merge_coverage(const std::vector<ojson>& reports) {
             auto [it, fresh] = routines.try_emplace(name);
             Merged& m = it->second;
             if (fresh) {
-                m = {rc.at("address").get<std::string>(), rc.at("profile").get<bool>(), rc.at("blocks").get<std::uint64_t>(), missed};
+                m = {rc.at("address").get<std::string>(), rc.at("profile").get<bool>(),
+                     rc.at("blocks").get<std::uint64_t>(), missed};
                 continue;
             }
             m.profile = m.profile || rc.at("profile").get<bool>();
@@ -383,31 +406,37 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
     const std::uint64_t tenths = (part * 1000 + whole / 2) / whole;
     return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + "%";
 }
-}  // namespace
+} // namespace
 
 std::string coverage_html(const ojson& run_coverage) {
     std::ostringstream h;
-    h << "<h2 id=coverage>Coverage of the original</h2><p>Basic blocks executed by the cases, per routine of the "
+    h << "<h2 id=coverage>Coverage of the original</h2><p>Basic blocks executed by the cases, per routine of "
+         "the "
          "profile (marked) and the routines they call; a drcov file per case lies beside its report.</p>";
     for (const auto& image : run_coverage) {
-        const auto blocks = image.at("blocks").get<std::uint64_t>(), executed = image.at("executed").get<std::uint64_t>();
-        h << "<h3>" << escape_markup(image.at("image").get<std::string>()) << "</h3><p>" << executed << " of " << blocks
-          << " blocks executed (" << percent(executed, blocks) << "); image SHA-256 "
+        const auto blocks = image.at("blocks").get<std::uint64_t>(),
+                   executed = image.at("executed").get<std::uint64_t>();
+        h << "<h3>" << escape_markup(image.at("image").get<std::string>()) << "</h3><p>" << executed << " of "
+          << blocks << " blocks executed (" << percent(executed, blocks) << "); image SHA-256 "
           << escape_markup(image.at("sha256").get<std::string>()) << "</p>";
-        h << "<table><tr><th>routine</th><th>address</th><th>profile</th><th>executed</th><th>blocks</th><th></th>"
+        h << "<table><tr><th>routine</th><th>address</th><th>profile</th><th>executed</th><th>blocks</"
+             "th><th></th>"
              "<th>blocks never executed</th></tr>";
         for (const auto& [name, r] : member(image, "routines").items()) {
             const auto b = r.at("blocks").get<std::uint64_t>(), e = r.at("executed").get<std::uint64_t>();
             std::string missed;
             for (const auto& a : r.at("missed")) missed += (missed.empty() ? "" : " ") + a.get<std::string>();
-            h << "<tr" << (b && e == b ? " class=equivalent" : e == 0 ? " class=divergent" : "") << "><td>"
-              << escape_markup(name) << "</td><td>" << r.at("address").get<std::string>() << "</td><td>"
-              << (r.at("profile").get<bool>() ? "yes" : "") << "</td><td>" << e << "</td><td>" << b << "</td><td>"
-              << percent(e, b) << "</td><td><code>" << missed << "</code></td></tr>";
+            h << "<tr"
+              << (b && e == b ? " class=equivalent"
+                  : e == 0    ? " class=divergent"
+                              : "")
+              << "><td>" << escape_markup(name) << "</td><td>" << r.at("address").get<std::string>()
+              << "</td><td>" << (r.at("profile").get<bool>() ? "yes" : "") << "</td><td>" << e << "</td><td>"
+              << b << "</td><td>" << percent(e, b) << "</td><td><code>" << missed << "</code></td></tr>";
         }
         h << "</table>" << reasons_html(image);
     }
     return h.str();
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

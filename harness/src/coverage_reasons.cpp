@@ -18,17 +18,21 @@ namespace {
     throw CoverageReasonsError(file.string() + ": " + what);
 }
 
-std::string text_of(const ojson& j, const char* key, const std::filesystem::path& file, const std::string& where) {
+std::string text_of(const ojson& j, const char* key, const std::filesystem::path& file,
+                    const std::string& where) {
     const ojson& v = member(j, key);
-    if (!v.is_string() || v.get<std::string>().empty()) fail(file, where + ": \"" + key + "\" must be a non-empty string");
+    if (!v.is_string() || v.get<std::string>().empty())
+        fail(file, where + ": \"" + key + "\" must be a non-empty string");
     return v.get<std::string>();
 }
 
-std::vector<std::pair<std::string, std::vector<std::string>>> groups_of(const ojson& j, const std::filesystem::path& file) {
+std::vector<std::pair<std::string, std::vector<std::string>>> groups_of(const ojson& j,
+                                                                        const std::filesystem::path& file) {
     if (!j.is_object() || j.empty()) fail(file, "\"groups\" must be an object of entry-routine lists");
     std::vector<std::pair<std::string, std::vector<std::string>>> out;
     for (const auto& [name, entries] : j.items()) {
-        if (!entries.is_array() || entries.empty()) fail(file, "group \"" + name + "\" must list its entry routines");
+        if (!entries.is_array() || entries.empty())
+            fail(file, "group \"" + name + "\" must list its entry routines");
         std::vector<std::string> list;
         for (const auto& e : entries) {
             if (!e.is_string()) fail(file, "group \"" + name + "\": entries are routine names");
@@ -60,7 +64,7 @@ CoverageReason reason_of(const ojson& j, std::size_t i, const std::map<std::stri
     return r;
 }
 
-}  // namespace
+} // namespace
 
 CoverageReasons load_coverage_reasons(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
@@ -75,7 +79,8 @@ CoverageReasons load_coverage_reasons(const std::filesystem::path& file) {
     if (!j.is_object() || member(j, "schema") != kCoverageReasonsSchema)
         fail(file, std::string("\"schema\" must be \"") + kCoverageReasonsSchema + "\"");
     for (const auto& [k, v] : j.items())
-        if (k != "schema" && k != "image" && k != "description" && k != "groups" && k != "causes" && k != "blocks")
+        if (k != "schema" && k != "image" && k != "description" && k != "groups" && k != "causes" &&
+            k != "blocks")
             fail(file, "unknown key \"" + k + "\"");
     CoverageReasons r;
     r.file = file.filename().string();
@@ -84,7 +89,8 @@ CoverageReasons load_coverage_reasons(const std::filesystem::path& file) {
     r.groups = groups_of(member(j, "groups"), file);
     if (!member(j, "causes").is_object()) fail(file, "\"causes\" must be an object of id: explanation");
     for (const auto& [id, text] : j.at("causes").items()) {
-        if (!text.is_string() || text.get<std::string>().empty()) fail(file, "cause \"" + id + "\" needs its explanation");
+        if (!text.is_string() || text.get<std::string>().empty())
+            fail(file, "cause \"" + id + "\" needs its explanation");
         r.causes.emplace(id, text.get<std::string>());
     }
     if (!member(j, "blocks").is_array()) fail(file, "\"blocks\" must be an array");
@@ -99,11 +105,13 @@ CoverageReasons load_coverage_reasons(const std::filesystem::path& file) {
 
 // ---- block keys ----
 
-std::string block_code(const emu::Machine& m, const StaticBlock& block, const std::map<emu::Address, std::string>& names) {
+std::string block_code(const emu::Machine& m, const StaticBlock& block,
+                       const std::map<emu::Address, std::string>& names) {
     struct Capstone {
         csh handle = 0;
         Capstone() {
-            if (cs_open(CS_ARCH_X86, CS_MODE_32, &handle) != CS_ERR_OK) throw std::runtime_error("Capstone: cannot open x86-32");
+            if (cs_open(CS_ARCH_X86, CS_MODE_32, &handle) != CS_ERR_OK)
+                throw std::runtime_error("Capstone: cannot open x86-32");
         }
         ~Capstone() { cs_close(&handle); }
     };
@@ -119,13 +127,14 @@ std::string block_code(const emu::Machine& m, const StaticBlock& block, const st
         std::string ops;
         const std::string text = insn[i].op_str;
         std::size_t last = 0;
-        for (auto it = std::sregex_iterator(text.begin(), text.end(), number); it != std::sregex_iterator(); ++it) {
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), number); it != std::sregex_iterator();
+             ++it) {
             const auto v = std::stoull(it->str(), nullptr, 16);
             ops += text.substr(last, static_cast<std::size_t>(it->position()) - last);
             const auto name = names.find(static_cast<emu::Address>(v));
             ops += v > 0xffffffffull || !image.contains(static_cast<emu::Address>(v)) ? it->str()
-                   : name != names.end()                                          ? name->second
-                                                                                  : "@";
+                   : name != names.end()                                              ? name->second
+                                                                                      : "@";
             last = static_cast<std::size_t>(it->position() + it->length());
         }
         ops += text.substr(last);
@@ -139,8 +148,9 @@ std::vector<KeyedBlock> keyed_blocks(const emu::Machine& m, const std::vector<Ro
                                      const CoverageReasons& reasons) {
     std::map<std::string, std::size_t> by_name;
     std::map<std::uint32_t, std::size_t> by_start;
-    for (std::size_t i = 0; i < routines.size(); ++i) by_name.emplace(routines[i].name, i), by_start.emplace(routines[i].range.begin, i);
-    std::map<std::size_t, std::vector<std::string>> member_of;  // routine index -> groups, file order
+    for (std::size_t i = 0; i < routines.size(); ++i)
+        by_name.emplace(routines[i].name, i), by_start.emplace(routines[i].range.begin, i);
+    std::map<std::size_t, std::vector<std::string>> member_of; // routine index -> groups, file order
     for (const auto& [group, entries] : reasons.groups) {
         std::deque<std::size_t> work;
         for (const auto& e : entries)
@@ -160,7 +170,10 @@ std::vector<KeyedBlock> keyed_blocks(const emu::Machine& m, const std::vector<Ro
     for (const auto& [r, groups] : member_of) {
         std::map<std::string, std::uint32_t> seen;
         for (const StaticBlock& b : routines[r].blocks) {
-            KeyedBlock k{b.address, b.address - routines[r].range.begin, {routines[r].name, block_code(m, b, names)}, groups};
+            KeyedBlock k{b.address,
+                         b.address - routines[r].range.begin,
+                         {routines[r].name, block_code(m, b, names)},
+                         groups};
             k.key.occurrence = ++seen[k.key.code];
             out.push_back(std::move(k));
         }
@@ -188,9 +201,10 @@ ojson block_json(const KeyedBlock& b, const CoverageReason* reason) {
     return j;
 }
 
-}  // namespace
+} // namespace
 
-void annotate_coverage(ojson& coverage, const std::vector<KeyedBlock>& blocks, const CoverageReasons& reasons) {
+void annotate_coverage(ojson& coverage, const std::vector<KeyedBlock>& blocks,
+                       const CoverageReasons& reasons) {
     std::map<BlockKey, const CoverageReason*> by_key;
     for (const auto& r : reasons.blocks) by_key.emplace(r.key, &r);
     std::set<BlockKey> matched;
@@ -203,8 +217,10 @@ void annotate_coverage(ojson& coverage, const std::vector<KeyedBlock>& blocks, c
         const auto reason = by_key.find(b.key);
         if (reason != by_key.end()) matched.insert(b.key);
         const CoverageReason* why = reason != by_key.end() ? reason->second : nullptr;
-        if (unreached) r["unreached"].push_back(block_json(b, why));
-        else if (why) r["reached_with_reason"].push_back(block_json(b, why));
+        if (unreached)
+            r["unreached"].push_back(block_json(b, why));
+        else if (why)
+            r["reached_with_reason"].push_back(block_json(b, why));
     }
     ojson unmatched = ojson::array();
     for (const auto& r : reasons.blocks)
@@ -215,7 +231,8 @@ void annotate_coverage(ojson& coverage, const std::vector<KeyedBlock>& blocks, c
         }
     ojson causes = ojson::object();
     for (const auto& [id, text] : reasons.causes) causes[id] = text;
-    coverage["reasons"] = {{"file", reasons.file}, {"sha256", reasons.sha256}, {"causes", causes}, {"unmatched", unmatched}};
+    coverage["reasons"] = {
+        {"file", reasons.file}, {"sha256", reasons.sha256}, {"causes", causes}, {"unmatched", unmatched}};
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

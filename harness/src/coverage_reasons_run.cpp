@@ -19,7 +19,7 @@ struct Tally {
     std::uint64_t routines = 0, blocks = 0, executed = 0, unreached = 0, explained = 0;
 };
 
-}  // namespace
+} // namespace
 
 void merge_reasons(ojson& merged, const std::vector<const ojson*>& cases) {
     const ojson* with_reasons = nullptr;
@@ -60,7 +60,8 @@ void merge_reasons(ojson& merged, const std::vector<const ojson*>& cases) {
         r["unreached"] = list;
         for (const auto& g : groups) {
             Tally& t = tallies[g.get<std::string>()];
-            t.routines += 1, t.blocks += r.at("blocks").get<std::uint64_t>(), t.executed += r.at("executed").get<std::uint64_t>();
+            t.routines += 1, t.blocks += r.at("blocks").get<std::uint64_t>(),
+                t.executed += r.at("executed").get<std::uint64_t>();
             t.unreached += list.size(), t.explained += explained;
         }
     }
@@ -69,13 +70,15 @@ void merge_reasons(ojson& merged, const std::vector<const ojson*>& cases) {
     ojson groups = ojson::object();
     std::uint64_t without = 0;
     for (const auto& [g, t] : tallies) {
-        groups[g] = {{"routines", t.routines},   {"blocks", t.blocks},        {"executed", t.executed},
-                     {"unreached", t.unreached}, {"with_reason", t.explained}, {"without_reason", t.unreached - t.explained}};
+        groups[g] = {{"routines", t.routines},     {"blocks", t.blocks},
+                     {"executed", t.executed},     {"unreached", t.unreached},
+                     {"with_reason", t.explained}, {"without_reason", t.unreached - t.explained}};
         without += t.unreached - t.explained;
     }
     const ojson& file = with_reasons->at("reasons");
-    merged["reasons"] = {{"file", file.at("file")}, {"sha256", file.at("sha256")}, {"causes", file.at("causes")},
-                         {"groups", groups}, {"without_reason", without}, {"stale", stale}};
+    merged["reasons"] = {{"file", file.at("file")},     {"sha256", file.at("sha256")},
+                         {"causes", file.at("causes")}, {"groups", groups},
+                         {"without_reason", without},   {"stale", stale}};
 }
 
 namespace {
@@ -87,39 +90,45 @@ std::string reason_cell(const ojson& e) {
     return s + "</td>";
 }
 
-}  // namespace
+} // namespace
 
 std::string reasons_html(const ojson& image) {
     const ojson& reasons = member(image, "reasons");
     if (!reasons.is_object()) return "";
     std::ostringstream h;
-    h << "<h3>Unreached blocks of the covered groups</h3><p>Causes from <code>" << escape_markup(reasons.at("file").get<std::string>())
-      << "</code> (SHA-256 " << escape_markup(reasons.at("sha256").get<std::string>()) << "). ";
+    h << "<h3>Unreached blocks of the covered groups</h3><p>Causes from <code>"
+      << escape_markup(reasons.at("file").get<std::string>()) << "</code> (SHA-256 "
+      << escape_markup(reasons.at("sha256").get<std::string>()) << "). ";
     for (const auto& [g, t] : reasons.at("groups").items())
-        h << escape_markup(g) << ": " << t.at("executed") << " of " << t.at("blocks") << " blocks in " << t.at("routines")
-          << " routines, " << t.at("unreached") << " unreached (" << t.at("without_reason") << " without a reason). ";
+        h << escape_markup(g) << ": " << t.at("executed") << " of " << t.at("blocks") << " blocks in "
+          << t.at("routines") << " routines, " << t.at("unreached") << " unreached ("
+          << t.at("without_reason") << " without a reason). ";
     h << "</p><dl>";
     for (const auto& [id, text] : reasons.at("causes").items())
-        h << "<dt><b>" << escape_markup(id) << "</b></dt><dd>" << escape_markup(text.get<std::string>()) << "</dd>";
-    h << "</dl><table><tr><th>routine</th><th>groups</th><th>offset</th><th>address</th><th>code</th><th>cause</th></tr>";
+        h << "<dt><b>" << escape_markup(id) << "</b></dt><dd>" << escape_markup(text.get<std::string>())
+          << "</dd>";
+    h << "</dl><table><tr><th>routine</th><th>groups</th><th>offset</th><th>address</th><th>code</"
+         "th><th>cause</th></tr>";
     for (const auto& [name, r] : member(image, "routines").items()) {
         if (!r.contains("groups")) continue;
         std::string groups;
         for (const auto& g : r.at("groups")) groups += (groups.empty() ? "" : " ") + g.get<std::string>();
         for (const auto& e : r.at("unreached"))
             h << "<tr><td>" << escape_markup(name) << "</td><td>" << escape_markup(groups) << "</td><td>+"
-              << e.at("offset").get<std::string>() << "</td><td>" << e.at("address").get<std::string>() << "</td><td><code>"
-              << escape_markup(e.at("code").get<std::string>()) << "</code></td>" << reason_cell(e) << "</tr>";
+              << e.at("offset").get<std::string>() << "</td><td>" << e.at("address").get<std::string>()
+              << "</td><td><code>" << escape_markup(e.at("code").get<std::string>()) << "</code></td>"
+              << reason_cell(e) << "</tr>";
     }
     h << "</table>";
     if (!reasons.at("stale").empty()) {
         h << "<h4 class=divergent>Stale reasons (their block was reached, or no longer exists)</h4><ul>";
         for (const auto& s : reasons.at("stale"))
-            h << "<li>" << escape_markup(s.value("routine", std::string())) << " <code>" << escape_markup(s.at("code").get<std::string>())
+            h << "<li>" << escape_markup(s.value("routine", std::string())) << " <code>"
+              << escape_markup(s.at("code").get<std::string>())
               << "</code>: " << escape_markup(s.at("why").get<std::string>()) << "</li>";
         h << "</ul>";
     }
     return h.str();
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

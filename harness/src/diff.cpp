@@ -20,7 +20,8 @@ std::map<std::string, const ojson*> rows_by_case(const ojson& index) {
 }
 
 std::int64_t count_of(const ojson& counts, const char* key) {
-    return static_cast<std::int64_t>(member(counts, key).is_number() ? member(counts, key).get<std::uint64_t>() : 0);
+    return static_cast<std::int64_t>(
+        member(counts, key).is_number() ? member(counts, key).get<std::uint64_t>() : 0);
 }
 
 // {field: {old, new, delta}} for each of compared/matched/known/unexplained that differs.
@@ -56,7 +57,8 @@ void diff_cases(const ojson& old_index, const ojson& new_index, ojson& d) {
             removed.push_back({{"case", name}, {"status", row->at("status")}});
             continue;
         }
-        const std::string s0 = row->at("status").get<std::string>(), s1 = it->second->at("status").get<std::string>();
+        const std::string s0 = row->at("status").get<std::string>(),
+                          s1 = it->second->at("status").get<std::string>();
         const ojson change = {{"case", name}, {"old", s0}, {"new", s1}};
         if (s0 != s1) changes.push_back(change);
         if (s0 != "equivalent" && s1 == "equivalent") fixed.push_back(change);
@@ -66,7 +68,8 @@ void diff_cases(const ojson& old_index, const ojson& new_index, ojson& d) {
         const ojson m = metric_changes(*row, *it->second);
         if (!m.empty()) metrics.push_back({{"case", name}, {"changes", m}});
         std::string why;
-        if (rank(s1) > rank(s0)) why = "status " + s0 + " -> " + s1;
+        if (rank(s1) > rank(s0))
+            why = "status " + s0 + " -> " + s1;
         else if (c.contains("unexplained") && c["unexplained"]["delta"].get<std::int64_t>() > 0)
             why = "unexplained " + c["unexplained"]["old"].dump() + " -> " + c["unexplained"]["new"].dump();
         if (!why.empty()) worse.push_back({{"case", name}, {"why", why}});
@@ -85,7 +88,8 @@ void diff_cases(const ojson& old_index, const ojson& new_index, ojson& d) {
 
 std::map<std::string, const ojson*> ledger_rows(const ojson& index) {
     std::map<std::string, const ojson*> rows;
-    for (const auto& row : member(member(index, "ledger"), "rules")) rows[row.at("id").get<std::string>()] = &row;
+    for (const auto& row : member(member(index, "ledger"), "rules"))
+        rows[row.at("id").get<std::string>()] = &row;
     return rows;
 }
 
@@ -99,7 +103,8 @@ ojson diff_ledger(const ojson& old_index, const ojson& new_index) {
     // In the new document's order, then ids only the old one lists.
     for (const auto& row : member(member(new_index, "ledger"), "rules")) {
         const std::string id = row.at("id").get<std::string>();
-        if (status(before, id) != row.at("status")) out.push_back({{"id", id}, {"old", status(before, id)}, {"new", row.at("status")}});
+        if (status(before, id) != row.at("status"))
+            out.push_back({{"id", id}, {"old", status(before, id)}, {"new", row.at("status")}});
     }
     for (const auto& row : member(member(old_index, "ledger"), "rules")) {
         const std::string id = row.at("id").get<std::string>();
@@ -111,9 +116,12 @@ ojson diff_ledger(const ojson& old_index, const ojson& new_index) {
 // Coverage entries of the run index are matched by image file name, routines by name.
 ojson diff_coverage(const ojson& old_index, const ojson& new_index) {
     std::map<std::string, const ojson*> before;
-    for (const auto& image : member(old_index, "coverage")) before[image.at("image").get<std::string>()] = &image;
+    for (const auto& image : member(old_index, "coverage"))
+        before[image.at("image").get<std::string>()] = &image;
     ojson out = ojson::array();
-    auto figures = [](const ojson& r) { return ojson{{"blocks", r.at("blocks")}, {"executed", r.at("executed")}}; };
+    auto figures = [](const ojson& r) {
+        return ojson{{"blocks", r.at("blocks")}, {"executed", r.at("executed")}};
+    };
     for (const auto& image : member(new_index, "coverage")) {
         const std::string file = image.at("image").get<std::string>();
         const auto it = before.find(file);
@@ -121,7 +129,8 @@ ojson diff_coverage(const ojson& old_index, const ojson& new_index) {
         for (const auto& [name, r] : member(image, "routines").items()) {
             const ojson& o = member(old_routines, name.c_str());
             const ojson was = o.is_object() ? figures(o) : ojson();
-            if (was != figures(r)) out.push_back({{"image", file}, {"routine", name}, {"old", was}, {"new", figures(r)}});
+            if (was != figures(r))
+                out.push_back({{"image", file}, {"routine", name}, {"old", was}, {"new", figures(r)}});
         }
     }
     return out;
@@ -134,7 +143,8 @@ std::string case_list(const char* title, const ojson& items) {
     for (const auto& i : items) {
         s << "  " << i.at("case").get<std::string>();
         if (i.contains("status")) s << "  " << i.at("status").get<std::string>();
-        if (i.contains("old")) s << "  " << i.at("old").get<std::string>() << " -> " << i.at("new").get<std::string>();
+        if (i.contains("old"))
+            s << "  " << i.at("old").get<std::string>() << " -> " << i.at("new").get<std::string>();
         if (i.contains("why")) s << "  " << i.at("why").get<std::string>();
         s << "\n";
     }
@@ -160,7 +170,7 @@ std::string changes_line(const ojson& changes) {
     return line;
 }
 
-}  // namespace
+} // namespace
 
 ojson load_run_index(const fs::path& given) {
     const fs::path file = fs::is_directory(given) ? given / "run.json" : given;
@@ -171,7 +181,8 @@ ojson load_run_index(const fs::path& given) {
     } catch (const std::exception& e) {
         throw DiffError(file.string() + " is not valid JSON: " + e.what());
     }
-    if (!index.is_object() || index.value("schema", std::string()) != kRunIndexSchema || !index.contains("cases"))
+    if (!index.is_object() || index.value("schema", std::string()) != kRunIndexSchema ||
+        !index.contains("cases"))
         throw DiffError(file.string() + " is not a refcheck run index (" + kRunIndexSchema + ")");
     return index;
 }
@@ -179,8 +190,10 @@ ojson load_run_index(const fs::path& given) {
 ojson diff_runs(const ojson& old_index, const ojson& new_index) {
     ojson d;
     d["schema"] = "refcheck-run-diff/1";
-    d["old"] = {{"status", old_index.value("status", std::string())}, {"cases", member(old_index, "cases").size()}};
-    d["new"] = {{"status", new_index.value("status", std::string())}, {"cases", member(new_index, "cases").size()}};
+    d["old"] = {{"status", old_index.value("status", std::string())},
+                {"cases", member(old_index, "cases").size()}};
+    d["new"] = {{"status", new_index.value("status", std::string())},
+                {"cases", member(new_index, "cases").size()}};
     diff_cases(old_index, new_index, d);
     d["ledger_changed"] = diff_ledger(old_index, new_index);
     d["coverage_changed"] = diff_coverage(old_index, new_index);
@@ -191,8 +204,9 @@ bool regressed(const ojson& diff) { return !member(diff, "regressions").empty();
 
 std::string diff_text(const ojson& d) {
     std::ostringstream s;
-    s << "refcheck diff: old run " << d["old"]["status"].get<std::string>() << " (" << d["old"]["cases"] << " cases) -> new run "
-      << d["new"]["status"].get<std::string>() << " (" << d["new"]["cases"] << " cases)\n";
+    s << "refcheck diff: old run " << d["old"]["status"].get<std::string>() << " (" << d["old"]["cases"]
+      << " cases) -> new run " << d["new"]["status"].get<std::string>() << " (" << d["new"]["cases"]
+      << " cases)\n";
     s << case_list("new cases", d["cases_new"]) << case_list("removed cases", d["cases_removed"])
       << case_list("fixed", d["fixed"]) << case_list("newly divergent", d["newly_divergent"])
       << case_list("other status changes", other_changes(d));
@@ -210,17 +224,19 @@ std::string diff_text(const ojson& d) {
     if (!d["ledger_changed"].empty()) {
         s << "ledger changed (" << d["ledger_changed"].size() << " rule ids):\n";
         for (const auto& r : d["ledger_changed"])
-            s << "  " << r["id"].get<std::string>() << ": " << (r["old"].is_null() ? "(absent)" : r["old"].get<std::string>())
-              << " -> " << (r["new"].is_null() ? "(absent)" : r["new"].get<std::string>()) << "\n";
+            s << "  " << r["id"].get<std::string>() << ": "
+              << (r["old"].is_null() ? "(absent)" : r["old"].get<std::string>()) << " -> "
+              << (r["new"].is_null() ? "(absent)" : r["new"].get<std::string>()) << "\n";
     }
     if (!d["coverage_changed"].empty()) {
-        s << "coverage changed (" << d["coverage_changed"].size() << " routines, blocks executed of blocks):\n";
+        s << "coverage changed (" << d["coverage_changed"].size()
+          << " routines, blocks executed of blocks):\n";
         auto fig = [](const ojson& f) {
             return f.is_null() ? std::string("(absent)") : f["executed"].dump() + "/" + f["blocks"].dump();
         };
         for (const auto& r : d["coverage_changed"])
-            s << "  " << r["image"].get<std::string>() << " " << r["routine"].get<std::string>() << ": " << fig(r["old"])
-              << " -> " << fig(r["new"]) << "\n";
+            s << "  " << r["image"].get<std::string>() << " " << r["routine"].get<std::string>() << ": "
+              << fig(r["old"]) << " -> " << fig(r["new"]) << "\n";
     }
     s << case_list("REGRESSIONS", d["regressions"]);
     s << (regressed(d) ? "refcheck diff: " + std::to_string(d["regressions"].size()) + " case(s) got worse\n"
@@ -228,4 +244,4 @@ std::string diff_text(const ojson& d) {
     return s.str();
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -7,21 +7,37 @@ namespace refcheck::harness {
 
 namespace {
 const std::array<KnownDivergence, 4> kRegistry = {{
-    {"missing_normal", "fault.normal.missing", kMissingNormal, {"face_level", "vertex_levels", "pixels"}, false,
+    {"missing_normal",
+     "fault.normal.missing",
+     kMissingNormal,
+     {"face_level", "vertex_levels", "pixels"},
+     false,
      "A normal index past the normal list: the original reads stray memory (uninitialised stack for "
      "signed-16-bit models, adjacent record bytes for grid models); the reimplementation uses the "
      "authored colour at full intensity."},
-    {"texture_right_edge", "fault.tex.right_edge", kTextureRightEdge, {"pixels"}, false,
+    {"texture_right_edge",
+     "fault.tex.right_edge",
+     kTextureRightEdge,
+     {"pixels"},
+     false,
      "u equal to the row stride: the original samples the first texel of the next row through its "
      "contiguous image address; only pixels of faces carrying the flag may differ."},
-    {"texture_past_allocation", "fault.tex.past_alloc", kTexturePastImage, {"pixels"}, false,
+    {"texture_past_allocation",
+     "fault.tex.past_alloc",
+     kTexturePastImage,
+     {"pixels"},
+     false,
      "An authored v past the image: the original reads past the texture allocation; the "
      "reimplementation omits that sample."},
-    {"grid_rounding", "geo.grid.rounding", kGridModel, {"screen_x", "screen_y", "screen_z"}, true,
+    {"grid_rounding",
+     "geo.grid.rounding",
+     kGridModel,
+     {"screen_x", "screen_y", "screen_z"},
+     true,
      "Grid models are transformed through rotated lookup tables whose terms round separately; screen "
      "coordinates may differ within the case's stated tolerance."},
 }};
-}  // namespace
+} // namespace
 
 std::span<const KnownDivergence> known_divergences() { return kRegistry; }
 
@@ -45,4 +61,4 @@ std::uint32_t taint_causes(std::span<const std::uint8_t> taint, std::uint32_t fl
     return seen & flags;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

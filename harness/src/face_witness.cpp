@@ -11,7 +11,7 @@ namespace {
 // Offsets into a relocated model record (the archive format, docs/formats/apache-3d.md hdr.*).
 constexpr std::uint32_t kHeaderEncoding = 0x00, kHeaderNormals = 0x38;
 constexpr std::uint32_t kGridEncoding = 1;
-constexpr std::uint32_t kPastReach = 0x10000;  // how far past a texture a read is still "past" it
+constexpr std::uint32_t kPastReach = 0x10000; // how far past a texture a read is still "past" it
 
 std::uint32_t struct_size(const Profile& p, const std::string& type) {
     std::uint32_t size = 0;
@@ -21,14 +21,15 @@ std::uint32_t struct_size(const Profile& p, const std::string& type) {
 
 // light.dot, light.clamp, light.level: the documented level of a normal under a model-space light.
 std::int32_t documented_level(const std::int8_t n[3], const std::int32_t light[3]) {
-    std::int64_t dot = (std::int64_t{n[0]} * light[0] + std::int64_t{n[1]} * light[1] + std::int64_t{n[2]} * light[2]) >> 14;
+    std::int64_t dot =
+        (std::int64_t{n[0]} * light[0] + std::int64_t{n[1]} * light[1] + std::int64_t{n[2]} * light[2]) >> 14;
     auto d = static_cast<std::int32_t>(dot);
     if (d < 0) d = 0;
     d >>= 2;
     return std::min(d, 31);
 }
 
-}  // namespace
+} // namespace
 
 FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routines) : o_(o) {
     const Profile& p = o.profile();
@@ -50,8 +51,10 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
     const std::uint32_t stride = struct_size(p, "packet_kind");
     const std::uint32_t table = p.address_of("packet_kinds");
     const std::uint32_t count = stride ? p.data.at("packet_kinds").size / stride : 0;
-    const std::uint32_t o_header = p.offset_of("packet_kind", "header"), o_vertex = p.offset_of("packet_kind", "per_vertex"),
-                        o_normal = p.offset_of("packet_kind", "normal_at"), o_tex = p.offset_of("packet_kind", "texture"),
+    const std::uint32_t o_header = p.offset_of("packet_kind", "header"),
+                        o_vertex = p.offset_of("packet_kind", "per_vertex"),
+                        o_normal = p.offset_of("packet_kind", "normal_at"),
+                        o_tex = p.offset_of("packet_kind", "texture"),
                         o_gouraud = p.offset_of("packet_kind", "gouraud");
     const auto bytes = o.bytes(table, std::size_t{count} * stride);
     for (std::uint32_t t = 0; t < count; ++t) {
@@ -71,7 +74,7 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
     for (const auto& routine : face_routines) {
         const emu::Convention face_convention = parse_convention(p.routine(routine).convention);
         o.tap(routine, [this, face_convention](emu::Machine& m) {
-            const emu::Args a(m, face_convention, 4);  // packet, face vertices, level, flags (abi.face)
+            const emu::Args a(m, face_convention, 4); // packet, face vertices, level, flags (abi.face)
             face_entry(m, a.u32(0), a.u32(1), a.i32(2));
         });
         o.on_return(routine, [this](emu::Machine& m) { face_return(m); });
@@ -100,13 +103,15 @@ std::vector<Excuse> FaceWitness::witness(std::uint32_t packet, std::uint32_t fv,
     const std::uint32_t lit = m.read_u32(view + (gouraud ? off_view_count_ : off_view_flat_));
     // Whether `level` for normal `index` is what fault.normal.missing gives, where the original reads.
     auto stray = [&](std::uint32_t index, std::int64_t level) {
-        if (index < in_record) return false;  // not a missing normal
+        if (index < in_record) return false; // not a missing normal
         if (grid) {
-            if (!list) return level == 31;  // a grid model without a normal list is lit fully
+            if (!list) return level == 31; // a grid model without a normal list is lit fully
             const auto b = m.read_bytes(list + 4 + 3 * index, 3);
-            const std::int8_t n[3] = {static_cast<std::int8_t>(b[0]), static_cast<std::int8_t>(b[1]), static_cast<std::int8_t>(b[2])};
+            const std::int8_t n[3] = {static_cast<std::int8_t>(b[0]), static_cast<std::int8_t>(b[1]),
+                                      static_cast<std::int8_t>(b[2])};
             std::int32_t light[3];
-            for (int i = 0; i < 3; ++i) light[i] = static_cast<std::int32_t>(m.read_u32(view + off_view_light_ + 4 * i));
+            for (int i = 0; i < 3; ++i)
+                light[i] = static_cast<std::int32_t>(m.read_u32(view + off_view_light_ + 4 * i));
             return level == documented_level(n, light);
         }
         // Signed 16-bit: the level array's byte, which this draw did not light.
@@ -119,7 +124,9 @@ std::vector<Excuse> FaceWitness::witness(std::uint32_t packet, std::uint32_t fv,
     const bool per_vertex = kind->gouraud && gouraud;
     for (std::uint8_t k = 0; k < count; ++k) {
         const std::uint32_t index =
-            per_vertex ? m.read_u8(packet + kind->header + std::uint32_t{k} * kind->per_vertex + kind->gouraud) : face_normal;
+            per_vertex
+                ? m.read_u8(packet + kind->header + std::uint32_t{k} * kind->per_vertex + kind->gouraud)
+                : face_normal;
         if (stray(index, static_cast<std::int32_t>(level_at(m, fv, k))))
             out.push_back({kMissingNormal, "vertex_levels", k});
     }
@@ -142,11 +149,13 @@ void FaceWitness::arm(std::uint32_t causes) {
     // holding its texture (emu's heap attribution). A read watch costs the slow memory path, so it
     // is armed only for inputs whose reimplementation frame omitted such a sample.
     if ((causes & kTexturePastImage) && !read_watch_) {
-        read_watch_ = m.watch(m.heap().used(), emu::Access::read, [this](emu::Machine&, const emu::MemoryAccess& a) {
-            if (faces_.empty() || !faces_.back().texture_end) return;
-            const std::uint32_t end = faces_.back().texture_end;
-            if (a.address + a.size > end && a.address < end + kPastReach) faces_.back().past_texture = true;
-        });
+        read_watch_ =
+            m.watch(m.heap().used(), emu::Access::read, [this](emu::Machine&, const emu::MemoryAccess& a) {
+                if (faces_.empty() || !faces_.back().texture_end) return;
+                const std::uint32_t end = faces_.back().texture_end;
+                if (a.address + a.size > end && a.address < end + kPastReach)
+                    faces_.back().past_texture = true;
+            });
     } else if (!(causes & kTexturePastImage) && read_watch_) {
         m.remove_hook(*read_watch_);
         read_watch_.reset();
@@ -200,4 +209,4 @@ std::vector<std::uint8_t> FaceWitness::take_taint() {
     return out;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

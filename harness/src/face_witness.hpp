@@ -37,11 +37,11 @@ namespace refcheck::harness {
 
 // One packet kind of the image's table.
 struct PacketKind {
-    std::uint8_t header = 0;      // bytes including type and count
-    std::uint8_t per_vertex = 0;  // bytes per vertex
-    std::uint8_t normal_at = 0;   // offset of the face normal byte in the header (0: unshaded)
-    bool textured = false;        // u16 texture slot at header offset 2
-    std::uint8_t gouraud = 0;     // offset of the per-vertex normal index in a vertex (0: none)
+    std::uint8_t header = 0;     // bytes including type and count
+    std::uint8_t per_vertex = 0; // bytes per vertex
+    std::uint8_t normal_at = 0;  // offset of the face normal byte in the header (0: unshaded)
+    bool textured = false;       // u16 texture slot at header offset 2
+    std::uint8_t gouraud = 0;    // offset of the per-vertex normal index in a vertex (0: none)
 };
 
 class FaceWitness {
@@ -78,21 +78,21 @@ private:
     struct View {
         std::uint32_t address;
     };
-    std::vector<View> views_;  // run_program calls in progress, innermost last
+    std::vector<View> views_; // run_program calls in progress, innermost last
 
     // Frames.
-    std::uint32_t armed_ = 0;  // the causes watched for in this draw
+    std::uint32_t armed_ = 0; // the causes watched for in this draw
     std::optional<emu::HookId> read_watch_, write_watch_;
     std::uint32_t texture_table_ = 0, texture_count_ = 0;
     std::vector<std::uint8_t> taint_;
     struct FaceInProgress {
-        std::uint32_t flags = 0;          // causes witnessed for its levels
-        std::uint32_t texture_end = 0;    // end of the heap allocation holding its texture (0: none)
-        bool past_texture = false;        // it read past that end
-        bool watched = false;             // it may carry a cause: its writes are collected
-        std::vector<std::uint32_t> written;  // framebuffer offsets it wrote
+        std::uint32_t flags = 0;            // causes witnessed for its levels
+        std::uint32_t texture_end = 0;      // end of the heap allocation holding its texture (0: none)
+        bool past_texture = false;          // it read past that end
+        bool watched = false;               // it may carry a cause: its writes are collected
+        std::vector<std::uint32_t> written; // framebuffer offsets it wrote
     };
     std::vector<FaceInProgress> faces_;
 };
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -38,16 +38,16 @@ struct CaseContext {
     const Case& c;
     const Environment& env;
     Original& original;
-    std::vector<std::uint8_t> models;    // 3DDATA/3DOBJS.BIN
-    std::vector<std::uint8_t> textures;  // 3DDATA/OBJTEXT.BIN
-    std::vector<std::uint8_t> palette;   // 3DPAL.RGB
+    std::vector<std::uint8_t> models;   // 3DDATA/3DOBJS.BIN
+    std::vector<std::uint8_t> textures; // 3DDATA/OBJTEXT.BIN
+    std::vector<std::uint8_t> palette;  // 3DPAL.RGB
     Comparator& comparator;
-    ojson& report;                       // the family adds "metrics", "buffers", ...
-    std::uint64_t events = 0;            // events produced by both sides
-    const Injection* injection = nullptr;  // seeded faults (tests)
-    std::vector<std::pair<std::string, std::vector<std::uint8_t>>>* files = nullptr;  // pictures to write
-    InputProbe* probe = nullptr;         // bisect's narrowed re-run only
-    bool inputs_started = false;         // the boot is over: faults belong to the inputs that follow
+    ojson& report;                        // the family adds "metrics", "buffers", ...
+    std::uint64_t events = 0;             // events produced by both sides
+    const Injection* injection = nullptr; // seeded faults (tests)
+    std::vector<std::pair<std::string, std::vector<std::uint8_t>>>* files = nullptr; // pictures to write
+    InputProbe* probe = nullptr; // bisect's narrowed re-run only
+    bool inputs_started = false; // the boot is over: faults belong to the inputs that follow
 
     // Case::only narrows a case to one input: whether `input` is compared, and whether any input
     // whose name starts with `prefix` ("record 12 ") is (families skip the work of the others).
@@ -80,7 +80,8 @@ enum class Expect { Zero, Nonzero };
 void require_success(CaseContext& ctx, const emu::CallResult& r, const std::string& call, Expect expect);
 
 // run_case with a probe on the selected input (harness/src/bisect.cpp; run_case passes none).
-CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection, InputProbe* probe);
+CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection,
+                         InputProbe* probe);
 
 // The head every case report starts with (schema, case, family, description, rules, allow,
 // compares; status "error" until the case says otherwise).
@@ -100,16 +101,18 @@ void run_scene(CaseContext& ctx);
 
 // Writes the original / reimplementation / difference pictures of a 320x200 frame beside the report
 // and lists them under the report's "frames".
-void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n, std::span<const std::uint8_t> a,
-                         std::span<const std::uint8_t> b, const FrameComparison& fc,
-                         std::span<const std::uint8_t> palette);
+void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n,
+                         std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
+                         const FrameComparison& fc, std::span<const std::uint8_t> palette);
 
 // A large buffer as one event: its name, size and SHA-256 (apitrace's blob comparison).
-EventRecord buffer_event(const std::string& kind, const std::string& name, std::span<const std::uint8_t> bytes);
+EventRecord buffer_event(const std::string& kind, const std::string& name,
+                         std::span<const std::uint8_t> bytes);
 // Differing byte ranges [begin, end) of two buffers (at most `limit`), for the report.
-ojson differing_ranges(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, std::size_t limit = 16);
+ojson differing_ranges(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
+                       std::size_t limit = 16);
 // Compares two buffers as one event each and records their differing ranges when they differ.
 void compare_buffers(CaseContext& ctx, const std::string& kind, const std::string& name,
                      std::span<const std::uint8_t> original, std::span<const std::uint8_t> reimpl);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -80,7 +80,7 @@ private:
     Original& o_;
     std::set<std::uint32_t> claimed_;
 };
-}  // namespace
+} // namespace
 
 void run_loader(CaseContext& ctx) {
     Original& o = ctx.original;
@@ -89,8 +89,9 @@ void run_loader(CaseContext& ctx) {
     const auto models = reimpl::ModelArchive::parse(ctx.models);
     const std::uint32_t named_base = o.u32("object_archive");
     const std::uint32_t named_size = o.u32("object_archive_size");
-    const std::uint32_t base = heap.find(ctx.models.size(), named_base,
-                                         [&](std::uint32_t at) { return reimpl::relocate_models(models, at).bytes; });
+    const std::uint32_t base = heap.find(ctx.models.size(), named_base, [&](std::uint32_t at) {
+        return reimpl::relocate_models(models, at).bytes;
+    });
     const std::uint32_t expected_size = static_cast<std::uint32_t>(ctx.models.size());
     const auto relocated = reimpl::relocate_models(models, base);
     compare_buffers(ctx, "archive", "3DDATA/3DOBJS.BIN",
@@ -105,14 +106,15 @@ void run_loader(CaseContext& ctx) {
     const auto textures = reimpl::TextureArchive::parse(ctx.textures);
     const std::uint32_t texture_count = o.u32("texture_count");
     const auto table = guest_words(o, "texture_table", texture_count, textures.count() + 1);
-    std::vector<std::uint32_t> expected_table(textures.count(), 0);  // an empty slot: null
+    std::vector<std::uint32_t> expected_table(textures.count(), 0); // an empty slot: null
     for (std::uint32_t slot = 0; slot < textures.count(); ++slot)
         if (const reimpl::Texture* t = textures.find(slot))
             expected_table[slot] = heap.find(
                 t->allocation_size(), slot < table.size() ? table[slot] : 0,
                 [&](std::uint32_t a) { return reimpl::relocated_texture_bytes(*t, a); },
                 [&](const std::vector<std::uint8_t>& bytes) {
-                    return std::equal(t->pixels.begin(), t->pixels.end(), bytes.begin() + reimpl::kTextureHeaderSize);
+                    return std::equal(t->pixels.begin(), t->pixels.end(),
+                                      bytes.begin() + reimpl::kTextureHeaderSize);
                 });
     compare_buffers(ctx, "table", "texture_table", words(table), words(expected_table));
     std::uint64_t texture_bytes = 0, textures_populated = 0;
@@ -137,4 +139,4 @@ void run_loader(CaseContext& ctx) {
                              {"texture_bytes", texture_bytes}};
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -23,7 +23,7 @@ EventRecord entry_event(std::int64_t step, std::int64_t index, std::int64_t id) 
     return e;
 }
 
-}  // namespace
+} // namespace
 
 void run_mobile(CaseContext& ctx) {
     Original& o = ctx.original;
@@ -33,18 +33,20 @@ void run_mobile(CaseContext& ctx) {
     MobileWorld world(o, models);
     const std::uint32_t camera_at = o.scratch(48), scene_at = o.scratch(12), ids_at = o.scratch(256 * 4);
     const reimpl::Scene scene;
-    o.machine().write(scene_at, pack_words(std::array<std::int32_t, 3>{scene.cloud_altitude, scene.near_limit, scene.far_limit}));
+    o.machine().write(scene_at, pack_words(std::array<std::int32_t, 3>{scene.cloud_altitude, scene.near_limit,
+                                                                       scene.far_limit}));
     // Metrics count what ran, each named for the side it counts (docs/architecture.md, "Metrics").
     std::uint64_t arrivals = 0, moves_inside = 0, moves_across = 0, departures = 0;
     std::uint64_t compared = 0, original_queues = 0, original_entries = 0, reimpl_entries = 0;
     for (std::uint32_t step = 0; step < script.size(); ++step) {
         const MobileStep& s = script[step];
         switch (s.op) {
-        case MobileStep::Op::Add: arrivals += world.add(s.mobile) ? 1 : 0; break;
-        case MobileStep::Op::Move:
-            (s.across ? moves_across : moves_inside) += world.move(s.mobile.id, s.mobile.position) ? 1 : 0;
-            break;
-        case MobileStep::Op::Remove: departures += world.remove(s.mobile.id) ? 1 : 0; break;
+            case MobileStep::Op::Add: arrivals += world.add(s.mobile) ? 1 : 0; break;
+            case MobileStep::Op::Move:
+                (s.across ? moves_across : moves_inside) +=
+                    world.move(s.mobile.id, s.mobile.position) ? 1 : 0;
+                break;
+            case MobileStep::Op::Remove: departures += world.remove(s.mobile.id) ? 1 : 0; break;
         }
         o.machine().write(camera_at, pack(s.camera));
         const auto r = o.call("build_mobile_queue_", {camera_at, scene_at, ids_at});
@@ -52,17 +54,19 @@ void run_mobile(CaseContext& ctx) {
         for (std::uint32_t i = 0; r.ok() && i < r.eax && i < 256; ++i)
             a.push_back(entry_event(step, i, o.machine().read_u32(ids_at + 4 * i)));
         const auto queue = world.map().queue(models, s.camera, scene);
-        for (std::size_t i = 0; i < queue.size(); ++i) b.push_back(entry_event(step, static_cast<std::int64_t>(i), queue[i]));
+        for (std::size_t i = 0; i < queue.size(); ++i)
+            b.push_back(entry_event(step, static_cast<std::int64_t>(i), queue[i]));
         ctx.events += a.size() + b.size();
         const std::string input = "step " + std::to_string(step);
         ctx.comparator.compare(input, a, b);
-        if (!ctx.selected(input)) continue;  // played to build the selected step's state, not compared
+        if (!ctx.selected(input)) continue; // played to build the selected step's state, not compared
         ++compared;
         original_queues += r.ok() ? 1 : 0;
         original_entries += a.size();
         reimpl_entries += b.size();
     }
-    for (const char* r : {"add_mobile_", "move_mobile_", "remove_mobile_", "build_mobile_queue_"}) o.note_ran(r);
+    for (const char* r : {"add_mobile_", "move_mobile_", "remove_mobile_", "build_mobile_queue_"})
+        o.note_ran(r);
     ctx.report["metrics"] = {{"compared_queues", compared},
                              {"original_queues", original_queues},
                              {"original_queue_entries", original_entries},
@@ -79,7 +83,7 @@ void run_receiver(CaseContext& ctx) {
     const ReceiverScript script = receiver_script(models, ctx.c.seed, ctx.c.queries);
     o.call("reset_mobiles_", {});
     MobileWorld world(o, models);
-    std::uint64_t played_receivers = 0;  // placed on both sides (the original's add_mobile_ returned)
+    std::uint64_t played_receivers = 0; // placed on both sides (the original's add_mobile_ returned)
     for (const auto& m : script.receivers) played_receivers += world.add(m) ? 1 : 0;
     const std::uint32_t caster = script.caster.id;
     world.add(script.caster);
@@ -95,7 +99,9 @@ void run_receiver(CaseContext& ctx) {
         auto query_event = [&](std::int64_t receiver, std::int64_t height) {
             EventRecord e;
             e.kind = "receiver_query";
-            e.fields = {{"query", std::int64_t{q}}, {"caster", std::int64_t{caster}}, {"receiver", receiver},
+            e.fields = {{"query", std::int64_t{q}},
+                        {"caster", std::int64_t{caster}},
+                        {"receiver", receiver},
                         {"height", height}};
             e.key_fields = 1;
             return e;
@@ -116,9 +122,12 @@ void run_receiver(CaseContext& ctx) {
         above_clouds += position[1] >= params.cloud_altitude ? 1 : 0;
     }
     o.note_ran("shadow_plane_height_");
-    ctx.report["metrics"] = {{"compared_queries", compared},           {"original_queries", original_queries},
-                             {"original_receiver_hits", original_hits}, {"reimpl_receiver_hits", reimpl_hits},
-                             {"compared_above_clouds", above_clouds},  {"played_receivers", played_receivers}};
+    ctx.report["metrics"] = {{"compared_queries", compared},
+                             {"original_queries", original_queries},
+                             {"original_receiver_hits", original_hits},
+                             {"reimpl_receiver_hits", reimpl_hits},
+                             {"compared_above_clouds", above_clouds},
+                             {"played_receivers", played_receivers}};
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

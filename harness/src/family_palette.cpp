@@ -30,4 +30,4 @@ void run_palette(CaseContext& ctx) {
     ctx.report["metrics"] = {{"warzones", per_warzone}, {"tables", 5 * per_warzone.size()}};
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

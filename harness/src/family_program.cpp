@@ -13,7 +13,6 @@
 #include "refcheck/reimpl/palette.hpp"
 #include "refcheck/reimpl/rasteriser.hpp"
 
-
 #include <algorithm>
 #include <optional>
 #include <set>
@@ -28,10 +27,11 @@ namespace {
 // reimplementation's (which also knows op 2's outcome from its winding).
 struct ProgramMetrics {
     std::uint64_t inputs = 0, records = 0;
-    std::set<std::pair<std::int64_t, std::int64_t>> packets;                      // original: (record, offset)
-    std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> cf_outcomes;   // original: (record, offset, next)
-    std::set<std::pair<std::int64_t, std::int64_t>> cf_instructions;              // original: (record, offset)
-    std::set<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>> reimpl_cf_cases;  // ops 2-5
+    std::set<std::pair<std::int64_t, std::int64_t>> packets; // original: (record, offset)
+    std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>>
+        cf_outcomes;                                                 // original: (record, offset, next)
+    std::set<std::pair<std::int64_t, std::int64_t>> cf_instructions; // original: (record, offset)
+    std::set<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>> reimpl_cf_cases; // ops 2-5
 };
 
 std::int64_t int_field(const EventRecord& e, std::string_view name) {
@@ -41,8 +41,8 @@ std::int64_t int_field(const EventRecord& e, std::string_view name) {
 }
 
 std::string input_name(std::uint32_t record, std::size_t view, std::size_t light, std::uint32_t state) {
-    return "record " + std::to_string(record) + " view " + std::to_string(view) + " light " + std::to_string(light) +
-           " state " + std::to_string(state);
+    return "record " + std::to_string(record) + " view " + std::to_string(view) + " light " +
+           std::to_string(light) + " state " + std::to_string(state);
 }
 
 // Counts what an input whose streams agreed has checked: on the original's side its packets and
@@ -66,7 +66,7 @@ void count_checked(const std::vector<EventRecord>& original, const std::vector<e
     }
 }
 
-constexpr std::uint32_t kWidth = 320, kHeight = 200;  // fb.size
+constexpr std::uint32_t kWidth = 320, kHeight = 200; // fb.size
 constexpr std::size_t kSampleFrames = 1, kDivergentFrames = 3;
 
 // Frame mode: the original's face routines run and rasterise into its framebuffer; the
@@ -74,7 +74,8 @@ constexpr std::size_t kSampleFrames = 1, kDivergentFrames = 3;
 class FrameCheck {
 public:
     FrameCheck(CaseContext& ctx, const reimpl::TextureArchive& textures) : ctx_(ctx), o_(ctx.original) {
-        require_success(ctx, o_.call("initialise_3d_palette_", {0}), "initialise_3d_palette_(0)", Expect::Zero);
+        require_success(ctx, o_.call("initialise_3d_palette_", {0}), "initialise_3d_palette_(0)",
+                        Expect::Zero);
         o_.note_ran("initialise_3d_palette_");
         palette_ = reimpl::build_palette(ctx.palette, 0);
         rasteriser_.emplace(palette_, textures);
@@ -82,7 +83,9 @@ public:
         pixel_flags_ = flags_explaining(ctx.c.allow, "pixels");
         framebuffer_ = o_.address("framebuffer");
     }
-    void clear() { o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour)); }
+    void clear() {
+        o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
+    }
     // The reimplementation's frame of an input's events; whether the original's draw of it must be
     // watched for its own evidence (the frame carries a cause the case allows for pixels).
     std::uint32_t render(const std::vector<events::Event>& events) {
@@ -98,18 +101,21 @@ public:
             ctx_.comparator.compare_frame(input, original, frame.pixels, frame.taint, original_taint, kWidth);
         ++frames_;
         differing_ += fc.differing ? 1 : 0;
-        const bool drawn = std::any_of(original.begin(), original.end(), [](std::uint8_t p) { return p != reimpl::kClearColour; });
+        const bool drawn = std::any_of(original.begin(), original.end(),
+                                       [](std::uint8_t p) { return p != reimpl::kClearColour; });
         const bool sample = drawn && saved_samples_ < kSampleFrames;
         const bool divergent = fc.differing && saved_divergent_ < kDivergentFrames;
         if (sample || divergent) save(input, original, frame.pixels, fc);
-        if (divergent) ++saved_divergent_;
-        else if (sample) ++saved_samples_;
+        if (divergent)
+            ++saved_divergent_;
+        else if (sample)
+            ++saved_samples_;
     }
     ojson metrics() const { return {{"frames", frames_}, {"frames_differing", differing_}}; }
 
 private:
-    void save(const std::string& input, const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b,
-              const FrameComparison& fc) {
+    void save(const std::string& input, const std::vector<std::uint8_t>& a,
+              const std::vector<std::uint8_t>& b, const FrameComparison& fc) {
         save_frame_pictures(ctx_, input, frames_, a, b, fc, guest_palette_);
     }
     CaseContext& ctx_;
@@ -123,7 +129,7 @@ private:
     std::size_t saved_samples_ = 0, saved_divergent_ = 0;
 };
 
-}  // namespace
+} // namespace
 
 void run_program(CaseContext& ctx) {
     Original& o = ctx.original;
@@ -160,9 +166,9 @@ void run_program(CaseContext& ctx) {
             ctx.report["construct_failures"].push_back(record);
             if (built.ok()) {
                 try {
-                    require_success(ctx, built, "construct_3d_object_(" + std::to_string(record) + ")", Expect::Nonzero);
-                } catch (const OriginalFailed&) {
-                }
+                    require_success(ctx, built, "construct_3d_object_(" + std::to_string(record) + ")",
+                                    Expect::Nonzero);
+                } catch (const OriginalFailed&) {}
             }
             continue;
         }
@@ -202,27 +208,30 @@ void run_program(CaseContext& ctx) {
                     ctx.events += original.size() + reimpl_events.size();
                     ctx.comparator.compare(input, original, reimpl_events);
                     if (frames) frames->compare(input, original_taint);
-                    if (ctx.comparator.counts().unexplained == unexplained_before) count_checked(original, sink.events(), m);
+                    if (ctx.comparator.counts().unexplained == unexplained_before)
+                        count_checked(original, sink.events(), m);
                     unexplained_before = ctx.comparator.counts().unexplained;
                 }
             }
         }
     }
     const auto& by_kind = ctx.comparator.counts().by_kind;
-    auto kind = [&](const char* k) { auto it = by_kind.find(k); return it == by_kind.end() ? 0ull : it->second; };
-    ctx.report["metrics"] = {
-        {"records", m.records},
-        {"inputs", m.inputs},
-        {"draw_events", kind("face_draw") + kind("attached_draw")},
-        {"face_draw_events", kind("face_draw")},
-        {"attached_draw_events", kind("attached_draw")},
-        {"winding_events", kind("winding_decision")},
-        {"control_flow_events", kind("control_flow")},
-        {"original_packet_checks", m.packets.size()},
-        {"original_control_flow_instructions", m.cf_instructions.size()},
-        {"original_control_flow_outcomes", m.cf_outcomes.size()},
-        {"reimpl_control_flow_cases", m.reimpl_cf_cases.size()}};
+    auto kind = [&](const char* k) {
+        auto it = by_kind.find(k);
+        return it == by_kind.end() ? 0ull : it->second;
+    };
+    ctx.report["metrics"] = {{"records", m.records},
+                             {"inputs", m.inputs},
+                             {"draw_events", kind("face_draw") + kind("attached_draw")},
+                             {"face_draw_events", kind("face_draw")},
+                             {"attached_draw_events", kind("attached_draw")},
+                             {"winding_events", kind("winding_decision")},
+                             {"control_flow_events", kind("control_flow")},
+                             {"original_packet_checks", m.packets.size()},
+                             {"original_control_flow_instructions", m.cf_instructions.size()},
+                             {"original_control_flow_outcomes", m.cf_outcomes.size()},
+                             {"reimpl_control_flow_cases", m.reimpl_cf_cases.size()}};
     if (frames) ctx.report["metrics"].update(frames->metrics());
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

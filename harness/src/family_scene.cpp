@@ -31,15 +31,22 @@ constexpr std::size_t kDivergentPictures = 3;
 
 // ---- events of scene.observed, the same on both sides ----
 
-EventRecord event(std::string kind, std::vector<Field> fields) { return {std::move(kind), std::move(fields), 1, 0}; }
+EventRecord event(std::string kind, std::vector<Field> fields) {
+    return {std::move(kind), std::move(fields), 1, 0};
+}
 EventRecord sample_event(std::int64_t x, std::int64_t z, std::int64_t h) {
     EventRecord e = event("terrain_sample", {{"x", x}, {"z", z}, {"height", h}});
     e.key_fields = 2;
     return e;
 }
-EventRecord queue_event(std::int64_t index, std::int64_t id) { return event("scene_queue", {{"index", index}, {"id", id}}); }
-EventRecord plane_event(std::int64_t caster, std::int64_t terrain, std::int64_t height, std::int64_t receiver) {
-    return event("plane_query", {{"caster", caster}, {"terrain_height", terrain}, {"height", height}, {"receiver", receiver}});
+EventRecord queue_event(std::int64_t index, std::int64_t id) {
+    return event("scene_queue", {{"index", index}, {"id", id}});
+}
+EventRecord plane_event(std::int64_t caster, std::int64_t terrain, std::int64_t height,
+                        std::int64_t receiver) {
+    return event(
+        "plane_query",
+        {{"caster", caster}, {"terrain_height", terrain}, {"height", height}, {"receiver", receiver}});
 }
 EventRecord shadow_event(std::int64_t caster, std::int64_t plane) {
     return event("shadow_draw", {{"caster", caster}, {"plane_height", plane}});
@@ -49,12 +56,15 @@ EventRecord object_event(std::int64_t id) { return event("object_draw", {{"id", 
 std::vector<EventRecord> reimpl_events(const std::vector<reimpl::SceneStep>& steps) {
     std::vector<EventRecord> out;
     for (const auto& step : steps) {
-        if (const auto* s = std::get_if<reimpl::TerrainSample>(&step)) out.push_back(sample_event(s->x, s->z, s->height));
+        if (const auto* s = std::get_if<reimpl::TerrainSample>(&step))
+            out.push_back(sample_event(s->x, s->z, s->height));
         if (const auto* q = std::get_if<reimpl::QueueBuilt>(&step))
-            for (std::size_t i = 0; i < q->ids.size(); ++i) out.push_back(queue_event(static_cast<std::int64_t>(i), q->ids[i]));
+            for (std::size_t i = 0; i < q->ids.size(); ++i)
+                out.push_back(queue_event(static_cast<std::int64_t>(i), q->ids[i]));
         if (const auto* p = std::get_if<reimpl::PlaneQuery>(&step))
             out.push_back(plane_event(p->caster, p->terrain_height, p->height, p->receiver));
-        if (const auto* d = std::get_if<reimpl::ShadowDrawn>(&step)) out.push_back(shadow_event(d->caster, d->plane_height));
+        if (const auto* d = std::get_if<reimpl::ShadowDrawn>(&step))
+            out.push_back(shadow_event(d->caster, d->plane_height));
         if (const auto* o = std::get_if<reimpl::ObjectDrawn>(&step)) out.push_back(object_event(o->id));
     }
     return out;
@@ -65,23 +75,28 @@ std::vector<EventRecord> reimpl_events(const std::vector<reimpl::SceneStep>& ste
 class SceneWorld {
 public:
     SceneWorld(CaseContext& ctx, const reimpl::ModelArchive& models)
-        : ctx_(ctx), o_(ctx.original), models_(models), world_(ctx.original, models), pos_at_(ctx.original.scratch(12)), rot_at_(ctx.original.scratch(36)),
+        : ctx_(ctx), o_(ctx.original), models_(models), world_(ctx.original, models),
+          pos_at_(ctx.original.scratch(12)), rot_at_(ctx.original.scratch(36)),
           off_instance_(ctx.original.profile().offset_of("mobile", "instance")) {
-        ctx.original.call("reset_mobiles_", {});  // every script starts from an empty map
+        ctx.original.call("reset_mobiles_", {}); // every script starts from an empty map
     }
 
     // Puts an actor where it is at `frame` (arriving on frame 0), constructed anew on both sides.
     void place(const Actor& a, std::uint32_t frame) {
         const reimpl::Vec3 p = a.at(frame);
-        if (frame == 0) world_.add(reimpl::Mobile{a.id, a.model, p, a.rotation});
-        else world_.move(a.id, p);
+        if (frame == 0)
+            world_.add(reimpl::Mobile{a.id, a.model, p, a.rotation});
+        else
+            world_.move(a.id, p);
         o_.machine().write(pos_at_, pack_words(p));
         o_.machine().write(rot_at_, pack_words(a.rotation));
         const auto built = o_.call("construct_3d_object_", {a.model, pos_at_, rot_at_});
-        require_success(ctx_, built, "construct_3d_object_(" + std::to_string(a.model) + ")", Expect::Nonzero);
+        require_success(ctx_, built, "construct_3d_object_(" + std::to_string(a.model) + ")",
+                        Expect::Nonzero);
         o_.machine().write_u32(world_.address(a.id) + off_instance_, built.eax);
         mobile_of_[built.eax] = a.id;
-        instances_.insert_or_assign(a.id, reimpl::construct(models_, a.model, reimpl::Transform{p, a.rotation}));
+        instances_.insert_or_assign(a.id,
+                                    reimpl::construct(models_, a.model, reimpl::Transform{p, a.rotation}));
     }
     const reimpl::MobileMap& map() const { return world_.map(); }
     const reimpl::Instance* instance(std::uint32_t id) const {
@@ -100,7 +115,7 @@ private:
     MobileWorld world_;
     std::uint32_t pos_at_, rot_at_, off_instance_;
     std::map<std::uint32_t, reimpl::Instance> instances_;
-    std::map<std::uint32_t, std::uint32_t> mobile_of_;  // guest instance -> mobile id
+    std::map<std::uint32_t, std::uint32_t> mobile_of_; // guest instance -> mobile id
 };
 
 // ---- the original's side: hooks installed once, recording while a frame is drawn ----
@@ -163,9 +178,14 @@ struct Shows {
     std::uint64_t substituted_shadow_frames = 0;
     void add(const Shows& other);
     ojson json() const {
-        ojson j = {{"frames", frames}, {"frames_differing", differing}, {"terrain_samples", terrain_samples},
-                   {"queue_entries", queue_entries}, {"plane_queries", plane_queries}, {"receiver_hits", deck_hits},
-                   {"object_draws", object_draws}, {"shadow_draws", shadow_draws},
+        ojson j = {{"frames", frames},
+                   {"frames_differing", differing},
+                   {"terrain_samples", terrain_samples},
+                   {"queue_entries", queue_entries},
+                   {"plane_queries", plane_queries},
+                   {"receiver_hits", deck_hits},
+                   {"object_draws", object_draws},
+                   {"shadow_draws", shadow_draws},
                    {"frames_with_apache_shadows", substituted_shadow_frames}};
         for (Surface s : {Surface::Deck, Surface::Water, Surface::Terrain, Surface::Clouds}) {
             const std::string n(surface_name(s));
@@ -190,7 +210,8 @@ std::set<Surface> count_frame(const std::vector<reimpl::SceneStep>& steps, const
     for (const auto& step : steps) {
         if (std::holds_alternative<reimpl::TerrainSample>(step)) ++s.terrain_samples;
         if (const auto* q = std::get_if<reimpl::QueueBuilt>(&step)) s.queue_entries += q->ids.size();
-        if (const auto* p = std::get_if<reimpl::PlaneQuery>(&step)) ++s.plane_queries, s.deck_hits += p->receiver != 0;
+        if (const auto* p = std::get_if<reimpl::PlaneQuery>(&step))
+            ++s.plane_queries, s.deck_hits += p->receiver != 0;
         if (std::holds_alternative<reimpl::ObjectDrawn>(step)) ++s.object_draws;
         const auto* d = std::get_if<reimpl::ShadowDrawn>(&step);
         if (!d) continue;
@@ -210,7 +231,8 @@ std::set<Surface> count_frame(const std::vector<reimpl::SceneStep>& steps, const
 void Shows::add(const Shows& o) {
     frames += o.frames, differing += o.differing, terrain_samples += o.terrain_samples;
     queue_entries += o.queue_entries, plane_queries += o.plane_queries, object_draws += o.object_draws;
-    shadow_draws += o.shadow_draws, deck_hits += o.deck_hits, substituted_shadow_frames += o.substituted_shadow_frames;
+    shadow_draws += o.shadow_draws, deck_hits += o.deck_hits,
+        substituted_shadow_frames += o.substituted_shadow_frames;
     for (const auto& [surface, n] : o.frames_with) frames_with[surface] += n;
     for (const auto& [surface, n] : o.pixels_on) pixels_on[surface] += n;
 }
@@ -227,8 +249,9 @@ class SceneRun {
 public:
     explicit SceneRun(CaseContext& ctx)
         : ctx_(ctx), o_(ctx.original), c_(ctx.c), models_(reimpl::ModelArchive::parse(ctx.models)),
-          textures_(reimpl::TextureArchive::parse(ctx.textures)), warzone_(c_.warzones.empty() ? 0 : c_.warzones.front()),
-          palette_(boot_palette()), renderer_(models_, textures_, palette_), recorder_(o_, c_.scene.islands),
+          textures_(reimpl::TextureArchive::parse(ctx.textures)),
+          warzone_(c_.warzones.empty() ? 0 : c_.warzones.front()), palette_(boot_palette()),
+          renderer_(models_, textures_, palette_), recorder_(o_, c_.scene.islands),
           witness_(o_, all_face_routines()), pixel_flags_(flags_explaining(c_.allow, "pixels")) {
         guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
         framebuffer_ = o_.address("framebuffer");
@@ -237,12 +260,14 @@ public:
         if (ctx.injection && ctx.injection->reimpl_light_swapped)
             std::swap(reimpl_light_.direction[0], reimpl_light_.direction[2]);
         const SceneSelection& s = c_.scene;
-        input_.params = {reimpl::Scene{s.cloud_altitude, 64, 0x00300000}, s.cell_shift, s.cell_reach, s.sea_colour,
-                         s.band_shift};
+        input_.params = {reimpl::Scene{s.cloud_altitude, 64, 0x00300000}, s.cell_shift, s.cell_reach,
+                         s.sea_colour, s.band_shift};
         camera_at_ = o_.scratch(48), params_at_ = o_.scratch(28), light_at_ = o_.scratch(12);
-        o_.machine().write(params_at_, pack_words(std::vector<std::int32_t>{
-            s.cloud_altitude, 64, 0x00300000, static_cast<std::int32_t>(s.cell_shift), static_cast<std::int32_t>(s.cell_reach),
-            static_cast<std::int32_t>(s.sea_colour), static_cast<std::int32_t>(s.band_shift)}));
+        o_.machine().write(
+            params_at_, pack_words(std::vector<std::int32_t>{
+                            s.cloud_altitude, 64, 0x00300000, static_cast<std::int32_t>(s.cell_shift),
+                            static_cast<std::int32_t>(s.cell_reach), static_cast<std::int32_t>(s.sea_colour),
+                            static_cast<std::int32_t>(s.band_shift)}));
         o_.machine().write(light_at_, pack(input_.light));
     }
 
@@ -254,13 +279,13 @@ public:
         for (std::uint32_t f = 0; f < script.frames; ++f, ++frame_no_) {
             for (const Actor& a : plan.actors) world.place(a, f);
             input_.camera = plan.camera.at(f, script.frames);
-            input_.state = frame_no_;  // scene.state
+            input_.state = frame_no_; // scene.state
             const std::string name = "frame " + std::to_string(frame_no_);
             const auto [fc, seen] = frame(name, world, shows);
             const bool sample = !sampled && seen.count(plan.shows);
             if (sample || (fc.differing && divergent_pictures_ < kDivergentPictures)) {
-                save_frame_pictures(ctx_, name + " (" + script.name + ")", frame_no_, original_frame_, reimpl_frame_,
-                                    fc, guest_palette_);
+                save_frame_pictures(ctx_, name + " (" + script.name + ")", frame_no_, original_frame_,
+                                    reimpl_frame_, fc, guest_palette_);
                 if (fc.differing) ++divergent_pictures_;
                 sampled = sampled || sample;
             }
@@ -272,14 +297,16 @@ public:
     }
 
     void finish() {
-        for (const char* routine : {"draw_scene_", "build_mobile_queue_", "shadow_plane_height_", "draw_3d_object_",
-                                    "draw_3d_object_shadow_", "construct_3d_object_", "add_mobile_", "move_mobile_"})
+        for (const char* routine :
+             {"draw_scene_", "build_mobile_queue_", "shadow_plane_height_", "draw_3d_object_",
+              "draw_3d_object_shadow_", "construct_3d_object_", "add_mobile_", "move_mobile_"})
             o_.note_ran(routine);
         ctx_.report["metrics"] = all_.json();
         ctx_.report["metrics"]["scripts"] = per_script_;
         // Which side these figures count (frames, frames_differing: the comparison's own).
         ctx_.report["metrics"]["counted_from"] =
-            "the reimplementation's scene steps of every frame run; the original's calls of the same frames were "
+            "the reimplementation's scene steps of every frame run; the original's calls of the same frames "
+            "were "
             "compared with them event by event, and its frames pixel by pixel";
     }
 
@@ -291,7 +318,8 @@ private:
     }
 
     // One frame on both sides: the calls compared, then the frames (scene.observed).
-    std::pair<FrameComparison, std::set<Surface>> frame(const std::string& name, const SceneWorld& world, Shows& shows) {
+    std::pair<FrameComparison, std::set<Surface>> frame(const std::string& name, const SceneWorld& world,
+                                                        Shows& shows) {
         // The reimplementation first: where its frame carries an allowed cause, the original's draw
         // is watched for its own evidence of that cause (FaceWitness).
         reimpl::Frame frame;
@@ -300,7 +328,8 @@ private:
         const reimpl::TerrainSampler terrain = [this](std::int32_t x, std::int32_t z) {
             return island_terrain(c_.scene.islands, x, z);
         };
-        const auto steps = renderer_.render(in, world.map(), [&](std::uint32_t id) { return world.instance(id); }, terrain, frame);
+        const auto steps = renderer_.render(
+            in, world.map(), [&](std::uint32_t id) { return world.instance(id); }, terrain, frame);
         reimpl_frame_ = frame.pixels;
         const std::vector<EventRecord> reimpl = reimpl_events(steps);
 
@@ -317,8 +346,8 @@ private:
         const std::vector<EventRecord> original = recorder_.take();
         original_frame_ = o_.bytes(framebuffer_, kWidth * kHeight);
         ctx_.comparator.compare(name, original, reimpl);
-        const auto fc =
-            ctx_.comparator.compare_frame(name, original_frame_, frame.pixels, frame.taint, original_taint, kWidth);
+        const auto fc = ctx_.comparator.compare_frame(name, original_frame_, frame.pixels, frame.taint,
+                                                      original_taint, kWidth);
         ctx_.events += original.size() + reimpl.size() + 2;
         ++shows.frames;
         shows.differing += fc.differing ? 1 : 0;
@@ -345,7 +374,7 @@ private:
     ojson per_script_ = ojson::object();
 };
 
-}  // namespace
+} // namespace
 
 void run_scene(CaseContext& ctx) {
     SceneRun run(ctx);
@@ -353,4 +382,4 @@ void run_scene(CaseContext& ctx) {
     run.finish();
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

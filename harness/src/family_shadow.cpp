@@ -24,16 +24,17 @@ std::vector<std::uint8_t> pack_shadow_params(const reimpl::ShadowParams& p) {
     w.insert(w.end(), {p.terrain_height, p.cloud_altitude, p.plane_height});
     return pack_words(w);
 }
-}  // namespace
+} // namespace
 
-void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n, std::span<const std::uint8_t> a,
-                         std::span<const std::uint8_t> b, const FrameComparison& fc,
-                         std::span<const std::uint8_t> palette) {
+void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n,
+                         std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
+                         const FrameComparison& fc, std::span<const std::uint8_t> palette) {
     const std::string stem = ctx.c.name + "/frame-" + std::to_string(n);
     const auto a_rgb = to_rgb(a, palette);
     ctx.files->emplace_back(stem + "-original.png", encode_png(kWidth, kHeight, a_rgb));
     ctx.files->emplace_back(stem + "-reimpl.png", encode_png(kWidth, kHeight, to_rgb(b, palette)));
-    ctx.files->emplace_back(stem + "-diff.png", encode_png(kWidth, kHeight, difference_rgb(a_rgb, a, b, fc.explained)));
+    ctx.files->emplace_back(stem + "-diff.png",
+                            encode_png(kWidth, kHeight, difference_rgb(a_rgb, a, b, fc.explained)));
     ctx.report["frames"].push_back({{"input", input},
                                     {"differing_pixels", fc.differing},
                                     {"unexplained_pixels", fc.unexplained},
@@ -71,19 +72,22 @@ void run_shadow(CaseContext& ctx) {
             for (std::size_t si = 0; si < c.suns.size(); ++si) {
                 reimpl::ShadowParams params;
                 params.sun = {c.suns[si][0], c.suns[si][1], c.suns[si][2]};
-                params.terrain_height = h.bounds[2];  // the ground under the model: its lowest point
+                params.terrain_height = h.bounds[2]; // the ground under the model: its lowest point
                 params.plane_height = h.bounds[2];
                 o.machine().write(params_at, pack_shadow_params(params));
                 for (const std::uint32_t state : c.states) {
-                    const std::string input = "record " + std::to_string(record) + " view " + std::to_string(vi) +
-                                              " sun " + std::to_string(si) + " state " + std::to_string(state);
+                    const std::string input = "record " + std::to_string(record) + " view " +
+                                              std::to_string(vi) + " sun " + std::to_string(si) + " state " +
+                                              std::to_string(state);
                     if (!ctx.selected(input)) continue;
-                    o.machine().write(framebuffer, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
+                    o.machine().write(framebuffer,
+                                      std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
                     o.call("draw_3d_object_shadow_", {built.eax, camera_at, params_at, state});
                     const auto original = o.bytes(framebuffer, kWidth * kHeight);
                     reimpl::Frame frame;
                     reimpl::draw_shadow(models, root, camera, params, state, frame);
-                    const auto fc = ctx.comparator.compare_frame(input, original, frame.pixels, frame.taint, {}, kWidth);
+                    const auto fc =
+                        ctx.comparator.compare_frame(input, original, frame.pixels, frame.taint, {}, kWidth);
                     ++frames;
                     ctx.events += 2;
                     differing += fc.differing ? 1 : 0;
@@ -98,8 +102,10 @@ void run_shadow(CaseContext& ctx) {
             }
         }
     }
-    ctx.report["metrics"] = {{"records", records}, {"shadow_frames", frames}, {"frames_with_shadow_pixels", drawn},
+    ctx.report["metrics"] = {{"records", records},
+                             {"shadow_frames", frames},
+                             {"frames_with_shadow_pixels", drawn},
                              {"frames_differing", differing}};
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

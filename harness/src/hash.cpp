@@ -27,7 +27,7 @@ struct Sha256 {
         return out;
     }
 };
-}  // namespace
+} // namespace
 
 std::string sha256_hex(std::span<const std::uint8_t> bytes) {
     Sha256 h;
@@ -47,4 +47,4 @@ std::string sha256_file(const std::filesystem::path& path) {
     return h.hex();
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -57,7 +57,7 @@ RuleEntry parse_row(const fs::path& file, std::size_t n, const std::string& line
     }
 }
 
-}  // namespace
+} // namespace
 
 const RuleEntry* RuleIndex::find(std::string_view id) const {
     for (const auto& r : rules)
@@ -83,7 +83,7 @@ RuleIndex load_rule_index(const fs::path& document) {
         }
         if (trim(line).empty() && state == State::Header) continue;
         if (trim(line).rfind('|', 0) != 0) {
-            if (state == State::Rows) break;  // the table ended
+            if (state == State::Rows) break; // the table ended
             fail(document, n, "expected the rule index table after \"" + std::string(kIndexHeading) + "\"");
         }
         const auto c = cells(line);
@@ -93,12 +93,13 @@ RuleIndex load_rule_index(const fs::path& document) {
             state = State::Rows;
             continue;
         }
-        if (!c.empty() && c[0].find_first_not_of("-: ") == std::string::npos) continue;  // | --- |
+        if (!c.empty() && c[0].find_first_not_of("-: ") == std::string::npos) continue; // | --- |
         RuleEntry r = parse_row(document, n, line);
         if (!seen.insert(r.id).second) fail(document, n, "rule id \"" + r.id + "\" is listed twice");
         index.rules.push_back(std::move(r));
     }
-    if (state == State::Before) throw LedgerError(document.string() + " has no \"" + std::string(kIndexHeading) + "\" section");
+    if (state == State::Before)
+        throw LedgerError(document.string() + " has no \"" + std::string(kIndexHeading) + "\" section");
     if (index.rules.empty()) throw LedgerError(document.string() + ": the rule index lists no rule");
     return index;
 }
@@ -107,8 +108,8 @@ std::vector<std::string> unknown_rule_ids(const Case& c, const RuleIndex& index)
     std::vector<std::string> out;
     for (const auto& id : c.rules)
         if (!index.find(id))
-            out.push_back("case " + c.name + " (" + c.file.string() + ") names rule id \"" + id + "\", which " +
-                          index.file.filename().string() + " does not list");
+            out.push_back("case " + c.name + " (" + c.file.string() + ") names rule id \"" + id +
+                          "\", which " + index.file.filename().string() + " does not list");
     return out;
 }
 
@@ -129,17 +130,20 @@ namespace {
 // The count a case report gives a rule it claims ("exercised"), 0 when it gives none.
 std::uint64_t exercised_count(const ojson& report, const std::string& id) {
     const ojson& x = member(report, "exercised");
-    if (!x.is_object() || !x.contains(id) || !x.at(id).is_number_integer() || x.at(id).get<std::int64_t>() <= 0) return 0;
+    if (!x.is_object() || !x.contains(id) || !x.at(id).is_number_integer() ||
+        x.at(id).get<std::int64_t>() <= 0)
+        return 0;
     return x.at(id).get<std::uint64_t>();
 }
 
-}  // namespace
+} // namespace
 
 ExerciseCounter exercise_counter(const Case& c, const RuleIndex& index) {
     std::vector<std::pair<std::string, const RulePredicate*>> rules;
     std::set<std::string> seen;
     for (const auto& id : c.rules)
-        if (const RuleEntry* r = index.find(id); r && seen.insert(id).second) rules.emplace_back(id, &r->predicate);
+        if (const RuleEntry* r = index.find(id); r && seen.insert(id).second)
+            rules.emplace_back(id, &r->predicate);
     return ExerciseCounter(std::move(rules));
 }
 
@@ -220,11 +224,11 @@ std::string joined(const ojson& names) {
     for (const auto& n : names) out += (out.empty() ? "" : ", ") + n.get<std::string>();
     return out;
 }
-}  // namespace
+} // namespace
 
 std::string ledger_summary(const ojson& ledger) {
-    std::string line = "evidence ledger (" + ledger.value("document", std::string()) + "): " +
-                       std::to_string(ledger.value("rules_total", 0ull)) + " rule ids:";
+    std::string line = "evidence ledger (" + ledger.value("document", std::string()) +
+                       "): " + std::to_string(ledger.value("rules_total", 0ull)) + " rule ids:";
     bool first = true;
     for (const auto& [status, n] : member(ledger, "counts").items()) {
         line += (first ? " " : ", ") + std::to_string(n.get<std::uint64_t>()) + " " + status;
@@ -239,35 +243,43 @@ std::string ledger_summary(const ojson& ledger) {
                 line += " ...";
                 break;
             }
-            line += (shown == 1 ? " " : ", ") + m.at("case").get<std::string>() + ":" + m.at("rule").get<std::string>();
+            line += (shown == 1 ? " " : ", ") + m.at("case").get<std::string>() + ":" +
+                    m.at("rule").get<std::string>();
         }
     }
     if (ledger.contains("injected"))
-        line += "; nothing proven by " + std::to_string(ledger.at("injected").size()) + " case(s) with seeded faults";
+        line += "; nothing proven by " + std::to_string(ledger.at("injected").size()) +
+                " case(s) with seeded faults";
     return line;
 }
 
 std::string ledger_html(const ojson& ledger) {
     std::ostringstream h;
-    h << "<h2 id=ledger>Evidence ledger</h2><p>" << escape_markup(ledger_summary(ledger)) << ". Document SHA-256 "
-      << escape_markup(ledger.value("sha256", std::string()))
-      << ". A rule is Proven when an equivalent case without seeded faults that claims it compared at least one "
+    h << "<h2 id=ledger>Evidence ledger</h2><p>" << escape_markup(ledger_summary(ledger))
+      << ". Document SHA-256 " << escape_markup(ledger.value("sha256", std::string()))
+      << ". A rule is Proven when an equivalent case without seeded faults that claims it compared at least "
+         "one "
          "matched event satisfying its predicate (the count is of such events over those cases).</p>";
-    if (ledger.contains("error")) h << "<p class=error>" << escape_markup(ledger.at("error").get<std::string>()) << "</p>";
+    if (ledger.contains("error"))
+        h << "<p class=error>" << escape_markup(ledger.at("error").get<std::string>()) << "</p>";
     if (ledger.contains("injected"))
         h << "<p class=error>Seeded faults in " << escape_markup(joined(ledger.at("injected")))
           << ": these cases prove nothing.</p>";
-    h << "<table><tr><th>rule id</th><th>level</th><th>section</th><th>predicate</th><th>status</th><th>exercised</th>"
+    h << "<table><tr><th>rule "
+         "id</th><th>level</th><th>section</th><th>predicate</th><th>status</th><th>exercised</th>"
          "<th>proven by</th><th>claimed, not exercised</th></tr>";
     for (const auto& row : member(ledger, "rules")) {
         const std::string status = row.at("status").get<std::string>();
         const bool unexercised = !row.at("claimed_not_exercised").empty();
-        h << "<tr" << (status == "Proven" ? " class=equivalent" : unexercised ? " class=divergent" : "") << "><td><code>"
-          << escape_markup(row.at("id").get<std::string>()) << "</code></td><td>"
+        h << "<tr"
+          << (status == "Proven" ? " class=equivalent"
+              : unexercised      ? " class=divergent"
+                                 : "")
+          << "><td><code>" << escape_markup(row.at("id").get<std::string>()) << "</code></td><td>"
           << escape_markup(row.at("level").get<std::string>()) << "</td><td>"
           << escape_markup(row.at("section").get<std::string>()) << "</td><td><code>"
-          << escape_markup(row.at("predicate").get<std::string>()) << "</code></td><td>" << escape_markup(status)
-          << "</td><td>" << row.at("exercised").get<std::uint64_t>() << "</td><td>"
+          << escape_markup(row.at("predicate").get<std::string>()) << "</code></td><td>"
+          << escape_markup(status) << "</td><td>" << row.at("exercised").get<std::uint64_t>() << "</td><td>"
           << escape_markup(joined(row.at("proven_by"))) << "</td><td>"
           << escape_markup(joined(row.at("claimed_not_exercised"))) << "</td></tr>";
     }
@@ -275,4 +287,4 @@ std::string ledger_html(const ojson& ledger) {
     return h.str();
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -28,20 +28,22 @@ std::vector<std::uint32_t> live_ids(const reimpl::MobileMap& map, std::uint32_t 
     return ids;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<std::uint32_t> populated_records(const reimpl::ModelArchive& models, std::uint32_t need_bits) {
     std::vector<std::uint32_t> out;
     for (std::uint32_t i = 1; i < models.count(); ++i)
-        if (models.populated(i) && (models.record(i).header.properties & need_bits) == need_bits) out.push_back(i);
+        if (models.populated(i) && (models.record(i).header.properties & need_bits) == need_bits)
+            out.push_back(i);
     return out;
 }
 
-std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t steps) {
+std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed,
+                                      std::uint32_t steps) {
     const auto candidates = populated_records(models);
     if (candidates.empty()) throw std::runtime_error("the archive has no populated record for mobiles");
     Script script(seed);
-    reimpl::MobileMap map;  // the script's own view of who is where
+    reimpl::MobileMap map; // the script's own view of who is where
     std::vector<MobileStep> out;
     std::uint32_t next_id = 1;
     for (std::uint32_t step = 0; step < steps; ++step) {
@@ -52,7 +54,7 @@ std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::u
             s.mobile.id = next_id++;
             s.mobile.model = candidates[script.next() % candidates.size()];
             s.mobile.position = random_position(script, 5 * kSector / 2);
-            if (!live.empty() && script.chance(15)) {  // mirrored: the same distance as another object
+            if (!live.empty() && script.chance(15)) { // mirrored: the same distance as another object
                 const auto& other = map.mobile(live[script.next() % live.size()]).position;
                 s.mobile.position = {2 * kCentre - other[0], other[1], 2 * kCentre - other[2]};
             }
@@ -79,13 +81,15 @@ std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::u
     return out;
 }
 
-ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries) {
+ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed,
+                               std::uint32_t queries) {
     const auto receivers = populated_records(models, reimpl::kShadowReceiverBit);
     const auto casters = populated_records(models, reimpl::kShadowCasterBit);
     if (receivers.empty() || casters.empty())
-        throw PreconditionError(std::string("the receiver queries need a model with property bit 1 (receives shadows) and ") +
-                                "one with bit 0 (casts a shadow); the data root's 3DOBJS.BIN has " +
-                                std::to_string(receivers.size()) + " and " + std::to_string(casters.size()));
+        throw PreconditionError(
+            std::string("the receiver queries need a model with property bit 1 (receives shadows) and ") +
+            "one with bit 0 (casts a shadow); the data root's 3DOBJS.BIN has " +
+            std::to_string(receivers.size()) + " and " + std::to_string(casters.size()));
     Script script(seed);
     ReceiverScript out;
     std::uint32_t next_id = 1;
@@ -93,7 +97,8 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
         reimpl::Mobile m;
         m.id = next_id++;
         m.model = receivers[i % receivers.size()];
-        m.position = {kCentre + static_cast<std::int32_t>(i) * 3 * kSector / 4, 0, kCentre + script.range(-9000, 9000)};
+        m.position = {kCentre + static_cast<std::int32_t>(i) * 3 * kSector / 4, 0,
+                      kCentre + script.range(-9000, 9000)};
         m.rotation = rotation(script.range(0, 359), 0, 0, 2147483647.0);
         out.receivers.push_back(m);
     }
@@ -103,22 +108,24 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
     for (std::uint32_t q = 0; q < queries; ++q) {
         const auto& target = out.receivers[script.next() % out.receivers.size()];
         const auto& h = models.record(target.model).header;
-        const std::int32_t reach = std::max({std::abs(h.bounds[0]), std::abs(h.bounds[1]), std::abs(h.bounds[4]),
-                                             std::abs(h.bounds[5]), 256}) * 11 / 10;
+        const std::int32_t reach = std::max({std::abs(h.bounds[0]), std::abs(h.bounds[1]),
+                                             std::abs(h.bounds[4]), std::abs(h.bounds[5]), 256}) *
+                                   11 / 10;
         ReceiverScript::Query query;
         auto& params = query.params;
         params.sun = {script.range(-8000, 8000), script.range(-16000, -4000), script.range(-8000, 8000)};
         params.terrain_height = script.chance(10) ? script.range(1, 800) : 0;
-        const std::int32_t altitude = script.chance(10) ? script.range(0x100000, 0x140000) : script.range(100, 60000);
+        const std::int32_t altitude =
+            script.chance(10) ? script.range(0x100000, 0x140000) : script.range(100, 60000);
         // Aim the shadow at a point near the receiver: p.xz = t.xz + d.xz * altitude / d.y.
         const std::int64_t tx = target.position[0] + script.range(-reach, reach);
         const std::int64_t tz = target.position[2] + script.range(-reach, reach);
-        query.position = {static_cast<std::int32_t>(tx + std::int64_t{params.sun[0]} * altitude / params.sun[1]),
-                          altitude,
-                          static_cast<std::int32_t>(tz + std::int64_t{params.sun[2]} * altitude / params.sun[1])};
+        query.position = {
+            static_cast<std::int32_t>(tx + std::int64_t{params.sun[0]} * altitude / params.sun[1]), altitude,
+            static_cast<std::int32_t>(tz + std::int64_t{params.sun[2]} * altitude / params.sun[1])};
         out.queries.push_back(query);
     }
     return out;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

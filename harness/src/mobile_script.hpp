@@ -19,22 +19,23 @@ std::vector<std::uint32_t> populated_records(const reimpl::ModelArchive& models,
 struct MobileStep {
     enum class Op { Add, Move, Remove };
     Op op = Op::Add;
-    reimpl::Mobile mobile;    // Add: the arrival; Move: its id and new position; Remove: its id
-    bool across = false;      // Move: the new position is in another sector
-    reimpl::Camera camera;    // the camera the drawing queue is built for after the step
+    reimpl::Mobile mobile; // Add: the arrival; Move: its id and new position; Remove: its id
+    bool across = false;   // Move: the new position is in another sector
+    reimpl::Camera camera; // the camera the drawing queue is built for after the step
 };
 
 // The mobile family's sequence: at least six mobiles live, then arrivals (some at the mirrored
 // position of another, so that distances tie), moves inside a sector and across boundaries, and
 // departures, around the centre of the map.
-std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t steps);
+std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed,
+                                      std::uint32_t steps);
 
 struct ReceiverScript {
-    std::vector<reimpl::Mobile> receivers;  // added first, each receiver record twice, turned differently
-    reimpl::Mobile caster;                  // added after them, then moved for every query
+    std::vector<reimpl::Mobile> receivers; // added first, each receiver record twice, turned differently
+    reimpl::Mobile caster;                 // added after them, then moved for every query
     struct Query {
-        reimpl::Vec3 position;        // where the caster is for this query
-        reimpl::ShadowParams params;  // sun, terrain height, cloud altitude
+        reimpl::Vec3 position;       // where the caster is for this query
+        reimpl::ShadowParams params; // sun, terrain height, cloud altitude
     };
     std::vector<Query> queries;
 };
@@ -43,4 +44,4 @@ struct ReceiverScript {
 // receiver, under varied suns, altitudes (some above the cloud layer) and terrain heights.
 ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -60,4 +60,4 @@ std::vector<std::uint32_t> MobileWorld::ids() const {
     return out;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -17,7 +17,7 @@ class Script {
 public:
     explicit Script(std::uint64_t seed) : state_(seed) {}
     std::uint64_t next();
-    std::int32_t range(std::int32_t lo, std::int32_t hi);  // inclusive
+    std::int32_t range(std::int32_t lo, std::int32_t hi); // inclusive
     bool chance(unsigned percent) { return next() % 100 < percent; }
 
 private:
@@ -39,9 +39,9 @@ private:
     Original& o_;
     const reimpl::ModelArchive& models_;
     reimpl::MobileMap map_;
-    std::map<std::uint32_t, std::uint32_t> guest_;  // id -> guest mobile struct
+    std::map<std::uint32_t, std::uint32_t> guest_; // id -> guest mobile struct
     std::uint32_t position_at_ = 0;
     std::uint32_t off_id_, off_model_, off_pos_, off_rot_, size_;
 };
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -49,7 +49,7 @@ EquivalentRegistry load_equivalent_registry(const fs::path& file) {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr std::uint64_t kCounting = std::uint64_t{1} << 50;  // a budget never met: instructions counted
+constexpr std::uint64_t kCounting = std::uint64_t{1} << 50; // a budget never met: instructions counted
 constexpr std::uint64_t kBudgetFactor = 10;
 constexpr std::uint64_t kBudgetFloor = 200000;
 
@@ -83,8 +83,10 @@ public:
             for (const int i : inputs) row.push_back(i);
             reach.push_back(row);
         }
-        return {{"inputs", names_}, {"whole", ojson(std::vector<std::size_t>(whole_.begin(), whole_.end()))},
-                {"reach", reach}, {"needed", ojson(needed_)}};
+        return {{"inputs", names_},
+                {"whole", ojson(std::vector<std::size_t>(whole_.begin(), whole_.end()))},
+                {"reach", reach},
+                {"needed", ojson(needed_)}};
     }
 
 private:
@@ -139,12 +141,12 @@ private:
 struct BaselineCase {
     Case c;
     Environment env;
-    bool usable = false;         // equivalent on the unmutated image, same image as the mutants
+    bool usable = false; // equivalent on the unmutated image, same image as the mutants
     std::string note;
     std::vector<std::string> inputs;
     std::map<std::uint64_t, bool> unused;
-    std::set<std::size_t> whole;                        // mutants reached before its first named input
-    std::map<std::size_t, std::vector<int>> reach;      // mutant -> inputs
+    std::set<std::size_t> whole;                   // mutants reached before its first named input
+    std::map<std::size_t, std::vector<int>> reach; // mutant -> inputs
     std::map<std::string, std::uint64_t> budgets;
     std::uint64_t fallback = kBudgetFloor;
     double seconds = 0;
@@ -165,14 +167,21 @@ ojson caught(const std::string& case_name, const ojson& report) {
         const ojson& f = member(o, "fields");
         const std::string fault = f.value("fault", std::string());
         k["how"] = fault == "budget_exceeded" ? "budget" : "fault";
-        k["event"] = {{"divergence", d.value("kind", std::string())}, {"original", "fault"}, {"reimpl", short_event(member(d, "reimpl"))},
-                      {"index", d.value("original_index", 0)}, {"reimpl_index", d.value("reimpl_index", 0)}};
-        k["detail"] = f.value("routine", std::string()) + ": " + fault + " at " + f.value("eip", std::string());
+        k["event"] = {{"divergence", d.value("kind", std::string())},
+                      {"original", "fault"},
+                      {"reimpl", short_event(member(d, "reimpl"))},
+                      {"index", d.value("original_index", 0)},
+                      {"reimpl_index", d.value("reimpl_index", 0)}};
+        k["detail"] =
+            f.value("routine", std::string()) + ": " + fault + " at " + f.value("eip", std::string());
         return k;
     }
     k["how"] = "divergence";
-    k["event"] = {{"divergence", d.value("kind", std::string())}, {"original", short_event(o)},
-                  {"reimpl", short_event(member(d, "reimpl"))}, {"index", d.value("original_index", 0)}, {"reimpl_index", d.value("reimpl_index", 0)}};
+    k["event"] = {{"divergence", d.value("kind", std::string())},
+                  {"original", short_event(o)},
+                  {"reimpl", short_event(member(d, "reimpl"))},
+                  {"index", d.value("original_index", 0)},
+                  {"reimpl_index", d.value("reimpl_index", 0)}};
     std::string fields;
     for (const auto& f : member(d, "fields")) {
         if (!fields.empty()) fields += "; ";
@@ -225,7 +234,8 @@ ojson run_mutant(const Mutant& m, std::size_t index, const std::vector<BaselineC
             if (error.find("patch") != std::string::npos && error.find("expected") != std::string::npos)
                 throw std::runtime_error("mutant " + m.id() + ": " + error);
             v["status"] = "killed";
-            v["killed_by"] = {{"case", b.c.name}, {"input", ""}, {"how", "error"}, {"event", nullptr}, {"detail", error}};
+            v["killed_by"] = {
+                {"case", b.c.name}, {"input", ""}, {"how", "error"}, {"event", nullptr}, {"detail", error}};
             break;
         }
     }
@@ -247,11 +257,13 @@ void write_text(const fs::path& file, const std::string& text) {
     out << text;
 }
 
-}  // namespace
+} // namespace
 
 MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOptions& options) {
     const auto t0 = Clock::now();
-    auto say = [&](const std::string& s) { if (options.progress) options.progress(s); };
+    auto say = [&](const std::string& s) {
+        if (options.progress) options.progress(s);
+    };
     if (case_files.empty()) throw std::runtime_error("no cases to run");
     std::vector<BaselineCase> cases;
     for (const auto& f : case_files) {
@@ -297,10 +309,12 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
             if (!known.count(o)) throw std::runtime_error("--operators: unknown operator \"" + o + "\"");
         const std::set<std::string> ops(options.operators.begin(), options.operators.end());
         for (const auto& m : all)
-            if ((!re || std::regex_search(m.routine, *re)) && (ops.empty() || ops.count(m.op))) mutants.push_back(m);
+            if ((!re || std::regex_search(m.routine, *re)) && (ops.empty() || ops.count(m.op)))
+                mutants.push_back(m);
         if (options.sample && *options.sample < mutants.size()) {
             std::vector<std::pair<std::uint64_t, std::size_t>> keyed;
-            for (std::size_t i = 0; i < mutants.size(); ++i) keyed.emplace_back(fnv(options.seed, mutants[i].id()), i);
+            for (std::size_t i = 0; i < mutants.size(); ++i)
+                keyed.emplace_back(fnv(options.seed, mutants[i].id()), i);
             std::sort(keyed.begin(), keyed.end());
             keyed.resize(*options.sample);
             std::vector<std::size_t> keep;
@@ -316,12 +330,14 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
     if (options.equivalents && fs::exists(*options.equivalents)) {
         registry = load_equivalent_registry(*options.equivalents);
         if (registry->sha256 != image_sha) {
-            registry_note = "the registry is for another image (" + registry->image + ", " + registry->sha256 + ")";
+            registry_note =
+                "the registry is for another image (" + registry->image + ", " + registry->sha256 + ")";
             registry.reset();
         }
     }
     say("refcheck mutate: " + std::to_string(mutants.size()) + " mutants (of " + std::to_string(all.size()) +
-        ") on " + env0.image.filename().string() + "; baseline of " + std::to_string(cases.size()) + " cases");
+        ") on " + env0.image.filename().string() + "; baseline of " + std::to_string(cases.size()) +
+        " cases");
 
     // Baseline, in workers.
     std::vector<std::uint32_t> addresses;
@@ -381,7 +397,8 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         }
         b.fallback = std::max(most, kBudgetFloor);
     }
-    if (usable == 0) throw std::runtime_error("no case is equivalent on the unmutated image: nothing can kill a mutant");
+    if (usable == 0)
+        throw std::runtime_error("no case is equivalent on the unmutated image: nothing can kill a mutant");
     say("refcheck mutate: baseline done in " + std::to_string(static_cast<int>(baseline_seconds)) + " s, " +
         std::to_string(usable) + " usable cases");
 
@@ -412,8 +429,12 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         r.report = {{"status", "killed"},
                     {"cases_run", 0},
                     {"inputs_run", 0},
-                    {"killed_by", {{"case", ""}, {"input", d.input}, {"how", "crash"}, {"event", nullptr},
-                                   {"detail", "the worker " + d.what() + (d.routine.empty() ? "" : " in " + d.routine)}}}};
+                    {"killed_by",
+                     {{"case", ""},
+                      {"input", d.input},
+                      {"how", "crash"},
+                      {"event", nullptr},
+                      {"detail", "the worker " + d.what() + (d.routine.empty() ? "" : " in " + d.routine)}}}};
         r.seconds = d.seconds;
         return r;
     };
@@ -422,8 +443,9 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         if (finished % 100 == 0 || finished == covered.size()) {
             const double s = std::chrono::duration<double>(Clock::now() - t1).count();
             char buf[160];
-            std::snprintf(buf, sizeof buf, "refcheck mutate: %zu/%zu covered mutants run, %.1f s, %.1f mutants/s",
-                          finished, covered.size(), s, s > 0 ? double(finished) / s : 0.0);
+            std::snprintf(buf, sizeof buf,
+                          "refcheck mutate: %zu/%zu covered mutants run, %.1f s, %.1f mutants/s", finished,
+                          covered.size(), s, s > 0 ? double(finished) / s : 0.0);
             say(buf);
         }
     };
@@ -439,28 +461,36 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         rows[covered[k]] = verdicts[k].report;
         secs[covered[k]] = verdicts[k].seconds;
     }
-    std::vector<bool> entry_used(registry ? registry->entries.size() : 0, false), entry_killed(entry_used.size(), false);
+    std::vector<bool> entry_used(registry ? registry->entries.size() : 0, false),
+        entry_killed(entry_used.size(), false);
     ojson list = ojson::array();
     ojson routines = ojson::object();
     auto bump = [](ojson& t, const std::string& status) {
-        for (const char* k : {"mutants", "killed", "survived", "survived_covered", "not_covered", "equivalent"})
+        for (const char* k :
+             {"mutants", "killed", "survived", "survived_covered", "not_covered", "equivalent"})
             if (!t.contains(k)) t[k] = 0;
         t["mutants"] = t["mutants"].get<std::uint64_t>() + 1;
         if (status == "killed") t["killed"] = t["killed"].get<std::uint64_t>() + 1;
-        if (status == "survived" || status == "not_covered") t["survived"] = t["survived"].get<std::uint64_t>() + 1;
+        if (status == "survived" || status == "not_covered")
+            t["survived"] = t["survived"].get<std::uint64_t>() + 1;
         if (status == "survived") t["survived_covered"] = t["survived_covered"].get<std::uint64_t>() + 1;
         if (status == "not_covered") t["not_covered"] = t["not_covered"].get<std::uint64_t>() + 1;
         if (status == "equivalent") t["equivalent"] = t["equivalent"].get<std::uint64_t>() + 1;
     };
     auto score = [](ojson& t) {
-        const double n = double(t["mutants"].get<std::uint64_t>()) - double(t["equivalent"].get<std::uint64_t>());
+        const double n =
+            double(t["mutants"].get<std::uint64_t>()) - double(t["equivalent"].get<std::uint64_t>());
         t["score"] = n > 0 ? double(t["killed"].get<std::uint64_t>()) / n : 1.0;
     };
     ojson totals = ojson::object();
     for (std::size_t i = 0; i < mutants.size(); ++i) {
         const Mutant& m = mutants[i];
-        ojson row = {{"id", m.id()},         {"routine", m.routine},         {"address", emu::hex(m.address)},
-                     {"offset", m.offset()}, {"operator", m.op},             {"instruction", m.instruction},
+        ojson row = {{"id", m.id()},
+                     {"routine", m.routine},
+                     {"address", emu::hex(m.address)},
+                     {"offset", m.offset()},
+                     {"operator", m.op},
+                     {"instruction", m.instruction},
                      {"patch", m.patch().text()}};
         std::string status = rows[i].at("status").get<std::string>();
         const bool was_covered = status != "not_covered";
@@ -494,55 +524,68 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         for (std::size_t e = 0; e < registry->entries.size(); ++e) {
             if (entry_used[e] && !entry_killed[e]) continue;
             const auto& x = registry->entries[e];
-            stale.push_back({{"routine", x.routine}, {"operator", x.op}, {"instruction", x.instruction},
+            stale.push_back({{"routine", x.routine},
+                             {"operator", x.op},
+                             {"instruction", x.instruction},
                              {"reason", entry_killed[e] ? "killed" : "gone"}});
         }
     std::vector<std::size_t> order(covered);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return secs[a] > secs[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return secs[a] > secs[b]; });
     ojson slowest = ojson::array();
     for (std::size_t k = 0; k < order.size() && k < 10; ++k)
-        slowest.push_back({{"id", mutants[order[k]].id()}, {"status", list[order[k]]["status"]},
-                           {"inputs_run", list[order[k]]["inputs_run"]}, {"seconds", secs[order[k]]}});
+        slowest.push_back({{"id", mutants[order[k]].id()},
+                           {"status", list[order[k]]["status"]},
+                           {"inputs_run", list[order[k]]["inputs_run"]},
+                           {"seconds", secs[order[k]]}});
     ojson case_rows = ojson::array();
     for (const auto& b : cases) {
-        ojson c = {{"case", b.c.name}, {"usable", b.usable}, {"inputs", b.inputs.size()}, {"seconds", b.seconds}};
+        ojson c = {
+            {"case", b.c.name}, {"usable", b.usable}, {"inputs", b.inputs.size()}, {"seconds", b.seconds}};
         if (!b.note.empty()) c["note"] = b.note;
         case_rows.push_back(c);
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    ojson options_json = {{"routines", options.routines}, {"operators", options.operators}, {"jobs", jobs},
+    ojson options_json = {{"routines", options.routines},
+                          {"operators", options.operators},
+                          {"jobs", jobs},
                           {"enumerated", all.size()}};
     if (options.sample) options_json["sample"] = *options.sample, options_json["seed"] = options.seed;
     if (options.min_score) options_json["min_score"] = *options.min_score;
-    ojson report = {{"schema", kMutateReportSchema},
-                    {"image", {{"file", env0.image.filename().string()}, {"sha256", image_sha}}},
-                    {"profile", {{"file", env0.profile.filename().string()}, {"sha256", sha256_file(env0.profile)}}},
-                    {"options", options_json},
-                    {"cases", case_rows},
-                    {"totals", totals},
-                    {"routines", routines},
-                    {"mutants", list},
-                    {"equivalents", {{"file", options.equivalents ? options.equivalents->filename().string() : ""},
-                                     {"applied", registry.has_value()},
-                                     {"note", registry_note},
-                                     {"stale", stale}}},
-                    {"slowest", slowest},
-                    {"timing", {{"seconds", seconds},
-                                {"baseline_seconds", baseline_seconds},
-                                {"mutant_seconds", mutant_seconds},
-                                {"mutants_run", covered.size()},
-                                {"mutants_per_second", mutant_seconds > 0 ? double(covered.size()) / mutant_seconds : 0.0}}}};
+    ojson report = {
+        {"schema", kMutateReportSchema},
+        {"image", {{"file", env0.image.filename().string()}, {"sha256", image_sha}}},
+        {"profile", {{"file", env0.profile.filename().string()}, {"sha256", sha256_file(env0.profile)}}},
+        {"options", options_json},
+        {"cases", case_rows},
+        {"totals", totals},
+        {"routines", routines},
+        {"mutants", list},
+        {"equivalents",
+         {{"file", options.equivalents ? options.equivalents->filename().string() : ""},
+          {"applied", registry.has_value()},
+          {"note", registry_note},
+          {"stale", stale}}},
+        {"slowest", slowest},
+        {"timing",
+         {{"seconds", seconds},
+          {"baseline_seconds", baseline_seconds},
+          {"mutant_seconds", mutant_seconds},
+          {"mutants_run", covered.size()},
+          {"mutants_per_second", mutant_seconds > 0 ? double(covered.size()) / mutant_seconds : 0.0}}}};
     MutateSummary s;
     s.report = report;
     s.text = mutate_text(report);
     s.json = options.run.out / "mutate.json";
     s.html = options.run.out / "mutate.html";
     write_json(s.json, report);
-    write_text(s.html, "<!doctype html><html><head><meta charset=\"utf-8\"><title>refcheck mutate</title></head><body>\n" +
-                           mutate_html(report) + "</body></html>\n");
+    write_text(
+        s.html,
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>refcheck mutate</title></head><body>\n" +
+            mutate_html(report) + "</body></html>\n");
     write_text(options.run.out / "mutate.txt", s.text);
     s.exit_code = options.min_score && report["totals"]["score"].get<double>() < *options.min_score ? 1 : 0;
     return s;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

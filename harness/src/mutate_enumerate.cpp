@@ -27,25 +27,56 @@ namespace {
 
 bool legacy_prefix(std::uint8_t b) {
     switch (b) {
-        case 0xf0: case 0xf2: case 0xf3: case 0x2e: case 0x36: case 0x3e: case 0x26: case 0x64: case 0x65:
-        case 0x66: case 0x67: return true;
+        case 0xf0:
+        case 0xf2:
+        case 0xf3:
+        case 0x2e:
+        case 0x36:
+        case 0x3e:
+        case 0x26:
+        case 0x64:
+        case 0x65:
+        case 0x66:
+        case 0x67: return true;
         default: return false;
     }
 }
 
 bool is_jcc(unsigned id) {
     switch (id) {
-        case X86_INS_JAE: case X86_INS_JA: case X86_INS_JBE: case X86_INS_JB: case X86_INS_JE: case X86_INS_JGE:
-        case X86_INS_JG: case X86_INS_JLE: case X86_INS_JL: case X86_INS_JNE: case X86_INS_JNO: case X86_INS_JNP:
-        case X86_INS_JNS: case X86_INS_JO: case X86_INS_JP: case X86_INS_JS: return true;
+        case X86_INS_JAE:
+        case X86_INS_JA:
+        case X86_INS_JBE:
+        case X86_INS_JB:
+        case X86_INS_JE:
+        case X86_INS_JGE:
+        case X86_INS_JG:
+        case X86_INS_JLE:
+        case X86_INS_JL:
+        case X86_INS_JNE:
+        case X86_INS_JNO:
+        case X86_INS_JNP:
+        case X86_INS_JNS:
+        case X86_INS_JO:
+        case X86_INS_JP:
+        case X86_INS_JS: return true;
         default: return false;
     }
 }
 
 bool immediate_operator(unsigned id) {
     switch (id) {
-        case X86_INS_CMP: case X86_INS_ADD: case X86_INS_SUB: case X86_INS_AND: case X86_INS_OR: case X86_INS_XOR:
-        case X86_INS_TEST: case X86_INS_SHL: case X86_INS_SAL: case X86_INS_SHR: case X86_INS_SAR:
+        case X86_INS_CMP:
+        case X86_INS_ADD:
+        case X86_INS_SUB:
+        case X86_INS_AND:
+        case X86_INS_OR:
+        case X86_INS_XOR:
+        case X86_INS_TEST:
+        case X86_INS_SHL:
+        case X86_INS_SAL:
+        case X86_INS_SHR:
+        case X86_INS_SAR:
         case X86_INS_IMUL: return true;
         default: return false;
     }
@@ -53,8 +84,15 @@ bool immediate_operator(unsigned id) {
 
 bool is_store_mov(unsigned id) {
     switch (id) {
-        case X86_INS_MOV: case X86_INS_MOVSS: case X86_INS_MOVSD: case X86_INS_MOVQ: case X86_INS_MOVD:
-        case X86_INS_MOVAPS: case X86_INS_MOVUPS: case X86_INS_MOVDQA: case X86_INS_MOVDQU: return true;
+        case X86_INS_MOV:
+        case X86_INS_MOVSS:
+        case X86_INS_MOVSD:
+        case X86_INS_MOVQ:
+        case X86_INS_MOVD:
+        case X86_INS_MOVAPS:
+        case X86_INS_MOVUPS:
+        case X86_INS_MOVDQA:
+        case X86_INS_MOVDQU: return true;
         default: return false;
     }
 }
@@ -138,8 +176,10 @@ void mutants_of(std::vector<Mutant>& out, const Site& s, const cs_insn& insn) {
     if (!frame && (id == X86_INS_ADD || id == X86_INS_SUB || id == X86_INS_AND || id == X86_INS_OR)) {
         std::vector<std::uint8_t> m = b;
         const std::uint8_t o = b[p];
-        const char* op = id == X86_INS_ADD ? "add_to_sub" : id == X86_INS_SUB ? "sub_to_add"
-                       : id == X86_INS_AND ? "and_to_or" : "or_to_and";
+        const char* op = id == X86_INS_ADD   ? "add_to_sub"
+                         : id == X86_INS_SUB ? "sub_to_add"
+                         : id == X86_INS_AND ? "and_to_or"
+                                             : "or_to_and";
         if ((o == 0x80 || o == 0x81 || o == 0x83) && p + 1 < b.size()) {
             const unsigned reg = (b[p + 1] >> 3) & 7;
             const unsigned swapped = reg == 0 ? 5 : reg == 5 ? 0 : reg == 4 ? 1 : reg == 1 ? 4 : 8;
@@ -162,11 +202,13 @@ void mutants_of(std::vector<Mutant>& out, const Site& s, const cs_insn& insn) {
         add(out, s, "store_nop", std::vector<std::uint8_t>(b.size(), 0x90));
 }
 
-}  // namespace
+} // namespace
 
-std::vector<Mutant> enumerate_mutants(const emu::Machine& machine, const std::vector<RoutineBlocks>& routines) {
+std::vector<Mutant> enumerate_mutants(const emu::Machine& machine,
+                                      const std::vector<RoutineBlocks>& routines) {
     csh h = 0;
-    if (cs_open(CS_ARCH_X86, CS_MODE_32, &h) != CS_ERR_OK) throw std::runtime_error("Capstone: cannot open x86-32");
+    if (cs_open(CS_ARCH_X86, CS_MODE_32, &h) != CS_ERR_OK)
+        throw std::runtime_error("Capstone: cannot open x86-32");
     cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
     cs_insn* insn = cs_malloc(h);
     std::vector<Mutant> out;
@@ -188,8 +230,9 @@ std::vector<Mutant> enumerate_mutants(const emu::Machine& machine, const std::ve
     cs_free(insn, 1);
     cs_close(&h);
     // Routines come in address order and blocks are sorted, so mutants already are; keep it stable.
-    std::stable_sort(out.begin(), out.end(), [](const Mutant& a, const Mutant& b) { return a.address < b.address; });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Mutant& a, const Mutant& b) { return a.address < b.address; });
     return out;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -28,7 +28,9 @@ std::uint64_t n(const ojson& t, const char* k) { return t.value(k, std::uint64_t
 
 std::string figures(const ojson& t) {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%6llu mutants %6llu killed %6llu survived (%llu covered, %llu not covered) %5llu equivalent  score %5.1f%%",
+    std::snprintf(buf, sizeof buf,
+                  "%6llu mutants %6llu killed %6llu survived (%llu covered, %llu not covered) %5llu "
+                  "equivalent  score %5.1f%%",
                   (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"),
                   (unsigned long long)n(t, "survived"), (unsigned long long)n(t, "survived_covered"),
                   (unsigned long long)n(t, "not_covered"), (unsigned long long)n(t, "equivalent"),
@@ -36,7 +38,7 @@ std::string figures(const ojson& t) {
     return buf;
 }
 
-}  // namespace
+} // namespace
 
 std::string mutate_text(const ojson& r) {
     std::string out;
@@ -45,16 +47,22 @@ std::string mutate_text(const ojson& r) {
     out += "total " + figures(t) + "\n";
     const ojson& timing = r.at("timing");
     char buf[256];
-    std::snprintf(buf, sizeof buf, "time %.1f s (baseline %.1f s, mutants %.1f s): %llu mutants run, %.1f mutants/s\n",
-                  timing.value("seconds", 0.0), timing.value("baseline_seconds", 0.0), timing.value("mutant_seconds", 0.0),
-                  (unsigned long long)n(timing, "mutants_run"), timing.value("mutants_per_second", 0.0));
+    std::snprintf(buf, sizeof buf,
+                  "time %.1f s (baseline %.1f s, mutants %.1f s): %llu mutants run, %.1f mutants/s\n",
+                  timing.value("seconds", 0.0), timing.value("baseline_seconds", 0.0),
+                  timing.value("mutant_seconds", 0.0), (unsigned long long)n(timing, "mutants_run"),
+                  timing.value("mutants_per_second", 0.0));
     out += buf;
     for (const auto& c : r.at("cases"))
-        if (c.contains("note")) out += "  case " + c.at("case").get<std::string>() + " not used: " + c.at("note").get<std::string>() + "\n";
+        if (c.contains("note"))
+            out += "  case " + c.at("case").get<std::string>() +
+                   " not used: " + c.at("note").get<std::string>() + "\n";
     out += "\nper routine (by survivors):\n";
     std::vector<std::pair<std::string, const ojson*>> rs;
     for (const auto& [name, v] : r.at("routines").items()) rs.emplace_back(name, &v);
-    std::stable_sort(rs.begin(), rs.end(), [](const auto& a, const auto& b) { return n(*a.second, "survived") > n(*b.second, "survived"); });
+    std::stable_sort(rs.begin(), rs.end(), [](const auto& a, const auto& b) {
+        return n(*a.second, "survived") > n(*b.second, "survived");
+    });
     for (const auto& [name, v] : rs) {
         std::snprintf(buf, sizeof buf, "  %-40s ", name.c_str());
         out += buf + figures(*v) + "\n";
@@ -67,8 +75,9 @@ std::string mutate_text(const ojson& r) {
     }
     const ojson& stale = r.at("equivalents").at("stale");
     for (const auto& e : stale)
-        out += "stale equivalent entry (" + e.at("reason").get<std::string>() + "): " + e.at("routine").get<std::string>() +
-               " " + e.at("operator").get<std::string>() + ": " + e.at("instruction").get<std::string>() + "\n";
+        out += "stale equivalent entry (" + e.at("reason").get<std::string>() +
+               "): " + e.at("routine").get<std::string>() + " " + e.at("operator").get<std::string>() + ": " +
+               e.at("instruction").get<std::string>() + "\n";
     if (const std::string note = r.at("equivalents").value("note", std::string()); !note.empty())
         out += "equivalents not applied: " + note + "\n";
     return out;
@@ -77,19 +86,24 @@ std::string mutate_text(const ojson& r) {
 std::string mutate_html(const ojson& r) {
     std::string h;
     const ojson& t = r.at("totals");
-    h += "<section id=\"mutate\"><h2>Mutants of " + esc(r.at("image").at("file").get<std::string>()) + "</h2>\n";
+    h += "<section id=\"mutate\"><h2>Mutants of " + esc(r.at("image").at("file").get<std::string>()) +
+         "</h2>\n";
     char buf[512];
     std::snprintf(buf, sizeof buf,
-                  "<p>%llu mutants: %llu killed, %llu survived (%llu covered, %llu not covered), %llu argued equivalent. "
+                  "<p>%llu mutants: %llu killed, %llu survived (%llu covered, %llu not covered), %llu argued "
+                  "equivalent. "
                   "<b>Score %.1f%%</b> = killed / (total &minus; equivalent).</p>\n",
-                  (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"), (unsigned long long)n(t, "survived"),
-                  (unsigned long long)n(t, "survived_covered"), (unsigned long long)n(t, "not_covered"),
-                  (unsigned long long)n(t, "equivalent"), 100.0 * t.value("score", 0.0));
+                  (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"),
+                  (unsigned long long)n(t, "survived"), (unsigned long long)n(t, "survived_covered"),
+                  (unsigned long long)n(t, "not_covered"), (unsigned long long)n(t, "equivalent"),
+                  100.0 * t.value("score", 0.0));
     h += buf;
-    h += "<table><tr><th>routine</th><th>mutants</th><th>killed</th><th>survived (covered)</th><th>not covered</th>"
+    h += "<table><tr><th>routine</th><th>mutants</th><th>killed</th><th>survived (covered)</th><th>not "
+         "covered</th>"
          "<th>equivalent</th><th>score</th></tr>\n";
     for (const auto& [name, v] : r.at("routines").items()) {
-        std::snprintf(buf, sizeof buf, "<td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%.1f%%</td>",
+        std::snprintf(buf, sizeof buf,
+                      "<td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%.1f%%</td>",
                       (unsigned long long)n(v, "mutants"), (unsigned long long)n(v, "killed"),
                       (unsigned long long)n(v, "survived_covered"), (unsigned long long)n(v, "not_covered"),
                       (unsigned long long)n(v, "equivalent"), 100.0 * v.value("score", 0.0));
@@ -99,15 +113,19 @@ std::string mutate_html(const ojson& r) {
     for (const auto& m : r.at("mutants")) {
         const std::string s = m.at("status").get<std::string>();
         if (s != "survived" && s != "not_covered") continue;
-        h += "<tr><td><code>" + esc(m.at("id").get<std::string>()) + "</code></td><td>" + (m.at("covered").get<bool>() ? "yes" : "no") +
-             "</td><td>" + std::to_string(n(m, "inputs_run")) + "</td></tr>\n";
+        h += "<tr><td><code>" + esc(m.at("id").get<std::string>()) + "</code></td><td>" +
+             (m.at("covered").get<bool>() ? "yes" : "no") + "</td><td>" + std::to_string(n(m, "inputs_run")) +
+             "</td></tr>\n";
     }
-    h += "</table>\n<details><summary>Killed mutants</summary><table><tr><th>mutant</th><th>case</th><th>input</th><th>how</th><th>detail</th></tr>\n";
+    h += "</table>\n<details><summary>Killed "
+         "mutants</summary><table><tr><th>mutant</th><th>case</th><th>input</th><th>how</th><th>detail</th></"
+         "tr>\n";
     for (const auto& m : r.at("mutants")) {
         if (m.at("status") != "killed") continue;
         const ojson& k = m.at("killed_by");
-        h += "<tr><td><code>" + esc(m.at("id").get<std::string>()) + "</code></td><td>" + esc(k.value("case", std::string())) +
-             "</td><td>" + esc(k.value("input", std::string())) + "</td><td>" + esc(k.value("how", std::string())) + "</td><td>" +
+        h += "<tr><td><code>" + esc(m.at("id").get<std::string>()) + "</code></td><td>" +
+             esc(k.value("case", std::string())) + "</td><td>" + esc(k.value("input", std::string())) +
+             "</td><td>" + esc(k.value("how", std::string())) + "</td><td>" +
              esc(k.value("detail", std::string())) + "</td></tr>\n";
     }
     h += "</table></details>\n";
@@ -115,12 +133,14 @@ std::string mutate_html(const ojson& r) {
     if (!stale.empty()) {
         h += "<h3>Stale equivalence arguments</h3><ul>\n";
         for (const auto& e : stale)
-            h += "<li>" + esc(e.at("reason").get<std::string>()) + ": <code>" + esc(e.at("routine").get<std::string>() + " " +
-                 e.at("operator").get<std::string>() + ": " + e.at("instruction").get<std::string>()) + "</code></li>\n";
+            h += "<li>" + esc(e.at("reason").get<std::string>()) + ": <code>" +
+                 esc(e.at("routine").get<std::string>() + " " + e.at("operator").get<std::string>() + ": " +
+                     e.at("instruction").get<std::string>()) +
+                 "</code></li>\n";
         h += "</ul>\n";
     }
     h += "</section>\n";
     return h;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

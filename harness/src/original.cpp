@@ -72,7 +72,8 @@ std::uint32_t Original::resolve(const std::string& where) const {
     } else {
         address = profile_.address_of(base);
     }
-    if (plus != std::string::npos) address += static_cast<std::uint32_t>(std::stoul(where.substr(plus + 1), nullptr, 0));
+    if (plus != std::string::npos)
+        address += static_cast<std::uint32_t>(std::stoul(where.substr(plus + 1), nullptr, 0));
     return address;
 }
 
@@ -81,7 +82,8 @@ AppliedPatch Original::patch(const Patch& p) {
     applied.replaced = machine_->read_bytes(applied.address, p.bytes.size());
     if (!p.expected.empty() && applied.replaced != p.expected)
         throw PatchMismatch("patch " + p.text() + ": expected " + hex_string(p.expected) + " at " +
-                            emu::hex(applied.address) + " (" + p.where + "), found " + hex_string(applied.replaced));
+                            emu::hex(applied.address) + " (" + p.where + "), found " +
+                            hex_string(applied.replaced));
     machine_->write(applied.address, p.bytes);
     return applied;
 }
@@ -95,8 +97,9 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
         limits.instruction_budget = b->second;
     else
         limits.instruction_budget = fallback_budget_;
-    emu::CallResult result = machine_->call(profile_.address_of(routine), parse_convention(r.convention),
-                                            std::span<const std::uint32_t>(args.begin(), args.size()), limits);
+    emu::CallResult result =
+        machine_->call(profile_.address_of(routine), parse_convention(r.convention),
+                       std::span<const std::uint32_t>(args.begin(), args.size()), limits);
     if (result.instructions) {
         std::uint64_t& most = needed_[routine];
         most = std::max(most, *result.instructions);
@@ -122,8 +125,8 @@ std::uint32_t Original::scratch(std::uint32_t size) {
 
 emu::HookId Original::replace(const std::string& routine, unsigned nargs, emu::ReplaceFn fn) {
     replaced_.push_back(routine);
-    return machine_->replace(profile_.address_of(routine), parse_convention(profile_.routine(routine).convention),
-                             nargs, std::move(fn));
+    return machine_->replace(profile_.address_of(routine),
+                             parse_convention(profile_.routine(routine).convention), nargs, std::move(fn));
 }
 
 emu::HookId Original::tap(const std::string& routine, emu::TapFn fn) {
@@ -135,7 +138,8 @@ void Original::on_return(const std::string& callee, emu::TapFn fn) {
     const ProfileRoutine& r = profile_.routine(callee);
     const emu::Convention convention = parse_convention(r.convention);
     const auto nargs = static_cast<unsigned>(r.args.size());
-    const std::uint32_t popped = 4 * emu::stack_arg_count(convention, nargs) - emu::caller_pops(convention, nargs);
+    const std::uint32_t popped =
+        4 * emu::stack_arg_count(convention, nargs) - emu::caller_pops(convention, nargs);
     const std::size_t watcher = return_watchers_.size();
     return_watchers_.push_back(std::move(fn));
     machine_->tap(profile_.address_of(callee), [this, popped, watcher](emu::Machine& m) {
@@ -175,9 +179,13 @@ ojson Original::files_json() const {
     const emu::DataRoot* root = const_cast<emu::Machine&>(*machine_).data_root();
     if (!root) return out;
     for (const auto& a : root->accesses())
-        out.push_back({{"path", a.guest_path}, {"resolved", a.resolved}, {"mode", a.mode}, {"routine", a.routine},
-                       {"bytes_read", a.bytes_read}, {"refused", a.refused}});
+        out.push_back({{"path", a.guest_path},
+                       {"resolved", a.resolved},
+                       {"mode", a.mode},
+                       {"routine", a.routine},
+                       {"bytes_read", a.bytes_read},
+                       {"refused", a.refused}});
     return out;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

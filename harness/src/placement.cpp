@@ -11,7 +11,7 @@ std::int32_t fixed(double v, double one) {
     const double x = std::nearbyint(v * one);
     return static_cast<std::int32_t>(std::clamp(x, -2147483647.0, 2147483647.0));
 }
-}  // namespace
+} // namespace
 
 std::array<std::int32_t, 9> rotation(double yaw, double pitch, double roll, double one) {
     const double y = yaw * kPi / 180, p = pitch * kPi / 180, r = roll * kPi / 180;
@@ -23,7 +23,8 @@ std::array<std::int32_t, 9> rotation(double yaw, double pitch, double roll, doub
     const double rz[9] = {cr, -sr, 0, sr, cr, 0, 0, 0, 1};
     auto mul = [](const double* a, const double* b, double* out) {
         for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) out[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j];
+            for (int j = 0; j < 3; ++j)
+                out[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j];
     };
     double t[9], m[9];
     mul(rx, ry, t);
@@ -44,7 +45,8 @@ reimpl::Camera camera_for(const reimpl::ModelRecord& record, const View& view) {
     const auto& h = record.header;
     // Bounds are min x, max x, min y, max y, min z, max z in decoded local units (hdr.bounds.units).
     const double scale = 1.0;
-    const double centre[3] = {(double(h.bounds[0]) + h.bounds[1]) / 2 * scale, (double(h.bounds[2]) + h.bounds[3]) / 2 * scale,
+    const double centre[3] = {(double(h.bounds[0]) + h.bounds[1]) / 2 * scale,
+                              (double(h.bounds[2]) + h.bounds[3]) / 2 * scale,
                               (double(h.bounds[4]) + h.bounds[5]) / 2 * scale};
     double extent = 0;
     for (int i = 0; i < 3; ++i)
@@ -63,7 +65,8 @@ reimpl::Camera camera_for(const reimpl::ModelRecord& record, const View& view) {
 std::vector<std::uint8_t> pack_words(std::span<const std::int32_t> words) {
     std::vector<std::uint8_t> out;
     for (std::int32_t w : words)
-        for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(static_cast<std::uint32_t>(w) >> (8 * i)));
+        for (int i = 0; i < 4; ++i)
+            out.push_back(static_cast<std::uint8_t>(static_cast<std::uint32_t>(w) >> (8 * i)));
     return out;
 }
 
@@ -75,4 +78,4 @@ std::vector<std::uint8_t> pack(const reimpl::Camera& c) {
 
 std::vector<std::uint8_t> pack(const reimpl::Light& l) { return pack_words(l.direction); }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

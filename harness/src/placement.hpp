@@ -26,4 +26,4 @@ std::vector<std::uint8_t> pack(const reimpl::Camera& c);
 std::vector<std::uint8_t> pack(const reimpl::Light& l);
 std::vector<std::uint8_t> pack_words(std::span<const std::int32_t> words);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

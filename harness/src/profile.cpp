@@ -33,7 +33,7 @@ std::optional<std::uint32_t> parse_address(const json& j, const std::filesystem:
     }
 }
 
-}  // namespace
+} // namespace
 
 const ProfileRoutine& Profile::routine(const std::string& name) const {
     auto it = routines.find(name);
@@ -42,8 +42,7 @@ const ProfileRoutine& Profile::routine(const std::string& name) const {
 }
 
 std::uint32_t Profile::address_of(const std::string& name) const {
-    if (auto it = routines.find(name); it != routines.end() && it->second.address)
-        return *it->second.address;
+    if (auto it = routines.find(name); it != routines.end() && it->second.address) return *it->second.address;
     if (auto it = data.find(name); it != data.end() && it->second.address) return *it->second.address;
     fail(file, "no address for \"" + name + "\"");
 }
@@ -71,8 +70,8 @@ std::string profile_image_mismatch(const Profile& profile, const std::filesystem
                                    const std::filesystem::path& image, const std::string& image_sha256) {
     if (profile.image_sha256.empty() || profile.image_sha256 == image_sha256) return {};
     return "profile " + profile_shown.string() + " belongs to another image: it is the profile of " +
-           (profile.image.empty() ? std::string("the image") : profile.image) + " with SHA-256 " + profile.image_sha256 +
-           ", but " + image.string() + " has SHA-256 " + image_sha256 +
+           (profile.image.empty() ? std::string("the image") : profile.image) + " with SHA-256 " +
+           profile.image_sha256 + ", but " + image.string() + " has SHA-256 " + image_sha256 +
            " (regenerate the profile for this image, or run the image it was made for)";
 }
 
@@ -85,14 +84,16 @@ Profile load_profile(const std::filesystem::path& file) {
     } catch (const json::exception& e) {
         fail(file, std::string("not valid JSON: ") + e.what());
     }
-    if (j.value("schema", "") != "refcheck-profile/1") fail(file, "\"schema\" must be \"refcheck-profile/1\"");
+    if (j.value("schema", "") != "refcheck-profile/1")
+        fail(file, "\"schema\" must be \"refcheck-profile/1\"");
     Profile p;
     p.file = file;
     p.image = j.value("image", "");
     p.image_sha256 = j.value("image_sha256", "");
     for (char& ch : p.image_sha256) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (!p.image_sha256.empty() && (p.image_sha256.size() != 64 ||
-                                    p.image_sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
+    if (!p.image_sha256.empty() &&
+        (p.image_sha256.size() != 64 ||
+         p.image_sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
         fail(file, "\"image_sha256\" must be 64 hex digits (or empty)");
     if (auto base = parse_address(json{{"address", j.value("image_base", json())}}, file, "image_base"))
         p.image_base = *base;
@@ -129,4 +130,4 @@ Profile load_profile(const std::filesystem::path& file) {
     return p;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

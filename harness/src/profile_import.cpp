@@ -33,7 +33,8 @@ std::string trim(std::string s) {
 // "_name" -> "name", "name@8" -> "name", "_name@8" -> "name".
 std::string undecorated(std::string s) {
     if (const auto at = s.rfind('@'); at != std::string::npos && at > 0 &&
-                                      s.find_first_not_of("0123456789", at + 1) == std::string::npos && at + 1 < s.size())
+                                      s.find_first_not_of("0123456789", at + 1) == std::string::npos &&
+                                      at + 1 < s.size())
         s.resize(at);
     if (s.size() > 1 && s[0] == '_') s.erase(0, 1);
     return s;
@@ -61,7 +62,8 @@ PeFacts read_pe(const fs::path& image) {
         for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(head[at + i]);
         return v;
     };
-    if (n < 0x40 || head[0] != 'M' || head[1] != 'Z') throw ProfileImportError(image.string() + " is not a PE image");
+    if (n < 0x40 || head[0] != 'M' || head[1] != 'Z')
+        throw ProfileImportError(image.string() + " is not a PE image");
     const std::uint32_t pe = u32(0x3c);
     if (u32(pe) != 0x00004550) throw ProfileImportError(image.string() + " is not a PE image");
     const std::size_t opt = pe + 24;
@@ -69,7 +71,7 @@ PeFacts read_pe(const fs::path& image) {
     return {u32(opt + 28), u32(opt + 56)};
 }
 
-}  // namespace
+} // namespace
 
 std::map<std::string, std::uint32_t> read_ld_map(const fs::path& file) {
     std::ifstream in(file);
@@ -82,10 +84,10 @@ std::map<std::string, std::uint32_t> read_ld_map(const fs::path& file) {
         std::string address, name, extra;
         if (!(words >> address >> name) || (words >> extra)) continue;
         const auto a = address.rfind("0x", 0) == 0 ? parse_hex(address) : std::nullopt;
-        if (!a || name.find('=') != std::string::npos || name.find('(') != std::string::npos || name[0] == '.' ||
-            name[0] == '*')
+        if (!a || name.find('=') != std::string::npos || name.find('(') != std::string::npos ||
+            name[0] == '.' || name[0] == '*')
             continue;
-        out.emplace(name, *a);  // the first definition wins
+        out.emplace(name, *a); // the first definition wins
     }
     return out;
 }
@@ -106,11 +108,12 @@ std::map<std::string, std::uint32_t> read_symbol_csv(const fs::path& file) {
         if (const auto next = rest.find(','); next != std::string::npos) rest.resize(next);
         const auto a = parse_hex(trim(rest));
         if (!a) {
-            if (number == 1) continue;  // a header
+            if (number == 1) continue; // a header
             throw ProfileImportError(file.string() + ":" + std::to_string(number) + ": \"" + trim(rest) +
                                      "\" is not a hex address");
         }
-        if (name.empty()) throw ProfileImportError(file.string() + ":" + std::to_string(number) + ": no name");
+        if (name.empty())
+            throw ProfileImportError(file.string() + ":" + std::to_string(number) + ": no name");
         out[name] = *a;
     }
     return out;
@@ -127,13 +130,14 @@ ProfileImport import_profile(const ProfileImportRequest& request) {
         throw ProfileImportError(request.template_file.string() + ": not valid JSON: " + e.what());
     }
     if (out.profile.value("schema", "") != "refcheck-profile/1")
-        throw ProfileImportError(request.template_file.string() + ": \"schema\" must be \"refcheck-profile/1\"");
+        throw ProfileImportError(request.template_file.string() +
+                                 ": \"schema\" must be \"refcheck-profile/1\"");
     const PeFacts pe = read_pe(request.image);
 
     // Every symbol, by its name and by its undecorated name; the CSV's replace the map's.
     struct Source {
         std::uint32_t address;
-        std::string from;  // "map" or "CSV"
+        std::string from; // "map" or "CSV"
     };
     std::map<std::string, Source> exact, loose;
     auto add = [&](const std::map<std::string, std::uint32_t>& symbols, const std::string& from) {
@@ -141,7 +145,8 @@ ProfileImport import_profile(const ProfileImportRequest& request) {
             for (auto* table : {&exact, &loose}) {
                 const std::string key = table == &exact ? name : undecorated(name);
                 auto it = table->find(key);
-                if (it != table->end() && it->second.from != from && it->second.address != address && table == &exact)
+                if (it != table->end() && it->second.from != from && it->second.address != address &&
+                    table == &exact)
                     out.notes.push_back(key + ": the " + from + "'s " + hex32(address) + " replaces the " +
                                         it->second.from + "'s " + hex32(it->second.address));
                 if (it == table->end() || it->second.from != from) (*table)[key] = {address, from};
@@ -169,9 +174,9 @@ ProfileImport import_profile(const ProfileImportRequest& request) {
             }
             const std::uint32_t a = src->address;
             if (a < pe.base || a - pe.base >= pe.size)
-                throw ProfileImportError(name + ": the " + src->from + "'s address " + hex32(a) + " is outside " +
-                                         request.image.filename().string() + " (" + hex32(pe.base) + " + " +
-                                         hex32(pe.size) + ")");
+                throw ProfileImportError(name + ": the " + src->from + "'s address " + hex32(a) +
+                                         " is outside " + request.image.filename().string() + " (" +
+                                         hex32(pe.base) + " + " + hex32(pe.size) + ")");
             entry["address"] = hex32(a);
             out.filled.push_back(name);
         }
@@ -182,4 +187,4 @@ ProfileImport import_profile(const ProfileImportRequest& request) {
     return out;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -46,4 +46,4 @@ std::string to_string(const EventRecord& e) {
     return out;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

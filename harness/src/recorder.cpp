@@ -8,13 +8,17 @@ namespace refcheck::harness {
 
 namespace {
 
-constexpr std::uint32_t kHeaderProgram = 0x3c;  // hdr.program (relocated by the loader)
+constexpr std::uint32_t kHeaderProgram = 0x3c; // hdr.program (relocated by the loader)
 
 EventRecord control_event(std::int64_t record, std::vector<std::int64_t> path, std::int64_t offset,
                           std::int64_t opcode, std::int64_t next) {
     EventRecord e;
     e.kind = "control_flow";
-    e.fields = {{"record", record}, {"path", std::move(path)}, {"offset", offset}, {"opcode", opcode}, {"next", next}};
+    e.fields = {{"record", record},
+                {"path", std::move(path)},
+                {"offset", offset},
+                {"opcode", opcode},
+                {"next", next}};
     e.key_fields = 3;
     return e;
 }
@@ -27,7 +31,7 @@ EventRecord winding_event(std::int64_t record, std::vector<std::int64_t> path, s
     return e;
 }
 
-}  // namespace
+} // namespace
 
 namespace {
 std::vector<std::string> running_faces(const std::vector<std::string>& run) {
@@ -36,9 +40,10 @@ std::vector<std::string> running_faces(const std::vector<std::string>& run) {
         if (std::find(run.begin(), run.end(), f.name) != run.end()) out.emplace_back(f.name);
     return out;
 }
-}  // namespace
+} // namespace
 
-Recorder::Recorder(Original& o, const std::vector<std::string>& run) : o_(o), witness_(o, running_faces(run)) {
+Recorder::Recorder(Original& o, const std::vector<std::string>& run)
+    : o_(o), witness_(o, running_faces(run)) {
     const Profile& p = o.profile();
     off_fv_sx_ = p.offset_of("face_vertex", "sx");
     off_fv_sy_ = p.offset_of("face_vertex", "sy");
@@ -60,7 +65,7 @@ Recorder::Recorder(Original& o, const std::vector<std::string>& run) : o_(o), wi
         const bool clipped = f.clipped;
         if (std::find(run.begin(), run.end(), f.name) != run.end()) {
             o.tap(f.name, [this, clipped, c = convention(f.name)](emu::Machine& m) {
-                const emu::Args a(m, c, 4);  // packet, face vertices, level, flags (abi.face)
+                const emu::Args a(m, c, 4); // packet, face vertices, level, flags (abi.face)
                 face(a.u32(0), a.u32(1), a.i32(2), a.u32(3), clipped);
             });
             o.note_ran(f.name);
@@ -71,10 +76,11 @@ Recorder::Recorder(Original& o, const std::vector<std::string>& run) : o_(o), wi
             });
         }
     }
-    o.on_return("polygon_winding_", [this](emu::Machine& m) { winding(static_cast<std::int32_t>(m.reg(emu::Reg::eax))); });
+    o.on_return("polygon_winding_",
+                [this](emu::Machine& m) { winding(static_cast<std::int32_t>(m.reg(emu::Reg::eax))); });
     o.note_ran("polygon_winding_");
     o.tap("draw_attached_object_", [this, c = convention("draw_attached_object_")](emu::Machine& m) {
-        const emu::Args a(m, c, 2);  // parent instance, slot (abi.attach)
+        const emu::Args a(m, c, 2); // parent instance, slot (abi.attach)
         attach_enter(a.u32(0), a.u32(1));
     });
     o.on_return("draw_attached_object_", [this](emu::Machine&) { attach_leave(); });
@@ -82,7 +88,7 @@ Recorder::Recorder(Original& o, const std::vector<std::string>& run) : o_(o), wi
     // the walk goes next from the returned pointer (op.ifmask, op.choose, op.select).
     for (const char* routine : {"op_ifmask", "op_choose", "op_select"}) {
         o.tap(routine, [this, c = convention(routine)](emu::Machine& m) {
-            const emu::Args a(m, c, 2);  // the program state, the instruction
+            const emu::Args a(m, c, 2); // the program state, the instruction
             switches_.push_back(a.u32(1));
         });
         o.on_return(routine, [this](emu::Machine& m) { control(m.reg(emu::Reg::eax)); });
@@ -109,7 +115,8 @@ void Recorder::push(EventRecord e) {
     events_.push_back(std::move(e));
 }
 
-void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_level, std::uint32_t flags, bool clipped) {
+void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_level, std::uint32_t flags,
+                    bool clipped) {
     emu::Machine& m = o_.machine();
     const Frame& top = frames_.back();
     const bool secondary = flags & 1;
@@ -137,7 +144,8 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
     const auto fvs = m.read_bytes(fv, std::size_t{count} * fv_size_);
     auto word = [&](std::size_t i, std::uint32_t off) {
         const std::uint8_t* p = fvs.data() + i * fv_size_ + off;
-        return static_cast<std::int32_t>(p[0] | p[1] << 8 | p[2] << 16 | static_cast<std::uint32_t>(p[3]) << 24);
+        return static_cast<std::int32_t>(p[0] | p[1] << 8 | p[2] << 16 |
+                                         static_cast<std::uint32_t>(p[3]) << 24);
     };
     for (std::size_t i = 0; i < count; ++i) {
         u.push_back(word(i, off_fv_u_));
@@ -194,14 +202,19 @@ void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
         return;
     }
     std::vector<std::int64_t> position, rotation;
-    for (int i = 0; i < 3; ++i) position.push_back(static_cast<std::int32_t>(m.read_u32(child + off_inst_position_ + 4 * i)));
-    for (int i = 0; i < 9; ++i) rotation.push_back(static_cast<std::int32_t>(m.read_u32(child + off_inst_rotation_ + 4 * i)));
+    for (int i = 0; i < 3; ++i)
+        position.push_back(static_cast<std::int32_t>(m.read_u32(child + off_inst_position_ + 4 * i)));
+    for (int i = 0; i < 9; ++i)
+        rotation.push_back(static_cast<std::int32_t>(m.read_u32(child + off_inst_rotation_ + 4 * i)));
     const std::uint32_t record = m.read_u32(child + off_inst_record_);
     EventRecord e;
     e.kind = "attached_draw";
-    e.fields = {{"record", std::int64_t{frames_.back().record}}, {"path", path()},
-                {"slot", std::int64_t{slot}},                     {"model", std::int64_t{record}},
-                {"position", std::move(position)},                {"rotation", std::move(rotation)}};
+    e.fields = {{"record", std::int64_t{frames_.back().record}},
+                {"path", path()},
+                {"slot", std::int64_t{slot}},
+                {"model", std::int64_t{record}},
+                {"position", std::move(position)},
+                {"rotation", std::move(rotation)}};
     e.key_fields = 3;
     push(std::move(e));
     frames_.push_back({record, child, true});
@@ -209,7 +222,7 @@ void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
 }
 
 void Recorder::attach_leave() {
-    if (frames_.size() <= 1) return;  // a return with no matching entry: never pop the root
+    if (frames_.size() <= 1) return; // a return with no matching entry: never pop the root
     if (frames_.back().pushed_slot) slots_.pop_back();
     frames_.pop_back();
 }
@@ -236,14 +249,20 @@ void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecor
         if (const auto* f = std::get_if<events::FaceDraw>(&ev)) {
             e.flags = f->flags.bits();
             if (f->flags.has(events::FaceFlag::GridRounding))
-                for (std::string_view s : {"screen_x", "screen_y", "screen_z"}) e.excuses.push_back({kGridModel, s, -1});
-            if (!f->missing_levels.empty() && f->missing_levels[0]) e.excuses.push_back({kMissingNormal, "face_level", -1});
+                for (std::string_view s : {"screen_x", "screen_y", "screen_z"})
+                    e.excuses.push_back({kGridModel, s, -1});
+            if (!f->missing_levels.empty() && f->missing_levels[0])
+                e.excuses.push_back({kMissingNormal, "face_level", -1});
             for (std::size_t k = 1; k < f->missing_levels.size(); ++k)
-                if (f->missing_levels[k]) e.excuses.push_back({kMissingNormal, "vertex_levels", static_cast<std::int32_t>(k - 1)});
+                if (f->missing_levels[k])
+                    e.excuses.push_back({kMissingNormal, "vertex_levels", static_cast<std::int32_t>(k - 1)});
         }
-        e.key_fields = std::holds_alternative<events::FaceDraw>(ev) || std::holds_alternative<events::AttachedDraw>(ev) ? 3 : 2;
+        e.key_fields =
+            std::holds_alternative<events::FaceDraw>(ev) || std::holds_alternative<events::AttachedDraw>(ev)
+                ? 3
+                : 2;
         out.push_back(std::move(e));
     }
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -46,7 +46,8 @@ private:
         std::uint32_t instance;
         bool pushed_slot;
     };
-    void face(std::uint32_t packet, std::uint32_t vertices, std::int32_t face_level, std::uint32_t flags, bool clipped);
+    void face(std::uint32_t packet, std::uint32_t vertices, std::int32_t face_level, std::uint32_t flags,
+              bool clipped);
     void winding(std::int32_t w);
     void control(std::uint32_t next);
     void attach_enter(std::uint32_t parent, std::uint32_t slot);
@@ -60,7 +61,7 @@ private:
     std::uint32_t off_inst_record_, off_inst_model_, off_inst_position_, off_inst_rotation_, off_inst_child_;
     std::vector<Frame> frames_;
     std::vector<std::int64_t> slots_;
-    std::vector<std::uint32_t> switches_;  // state-switch instructions in progress (op_ifmask...)
+    std::vector<std::uint32_t> switches_; // state-switch instructions in progress (op_ifmask...)
     std::vector<EventRecord> events_;
     std::function<void(std::size_t)> observer_;
 };
@@ -73,4 +74,4 @@ private:
 void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecord>& out,
                     std::vector<const events::Event*>& control_flow);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

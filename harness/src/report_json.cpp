@@ -107,7 +107,7 @@ std::string_view kind_name(DivergenceKind k) {
     }
     return "?";
 }
-}  // namespace
+} // namespace
 
 ojson to_json(const Divergence& d) {
     ojson j;
@@ -119,7 +119,9 @@ ojson to_json(const Divergence& d) {
     j["reimpl"] = d.reimpl ? to_json(*d.reimpl) : ojson();
     ojson fields = ojson::array();
     for (const auto& f : d.fields)
-        fields.push_back({{"field", f.name}, {"original", f.original}, {"reimpl", f.reimpl},
+        fields.push_back({{"field", f.name},
+                          {"original", f.original},
+                          {"reimpl", f.reimpl},
                           {"diff", f.original + " -> " + f.reimpl}});
     j["fields"] = fields;
     if (!d.explained_by.empty()) j["explained_by"] = d.explained_by;
@@ -149,7 +151,9 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view b
     }
 }
 
-void write_json(const std::filesystem::path& file, const ojson& j) { write_file_atomically(file, j.dump(1) + '\n'); }
+void write_json(const std::filesystem::path& file, const ojson& j) {
+    write_file_atomically(file, j.dump(1) + '\n');
+}
 
 ojson read_json(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
@@ -161,9 +165,11 @@ std::string seeded_fault_summary(const ojson& seeded) {
     std::vector<std::string> parts;
     const std::size_t patches = member(seeded, "patches").size();
     if (seeded.value("original_modified", false))
-        parts.push_back("the original is modified (" + std::to_string(patches) + (patches == 1 ? " patch" : " patches") + ")");
+        parts.push_back("the original is modified (" + std::to_string(patches) +
+                        (patches == 1 ? " patch" : " patches") + ")");
     if (seeded.value("reimpl_input_modified", false))
-        parts.push_back("the reimplementation's input is modified (light " + seeded.value("reimpl_light", std::string("changed")) + ")");
+        parts.push_back("the reimplementation's input is modified (light " +
+                        seeded.value("reimpl_light", std::string("changed")) + ")");
     std::string out;
     for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
     return out.empty() ? "seeded faults" : out;
@@ -172,7 +178,7 @@ std::string seeded_fault_summary(const ojson& seeded) {
 ojson make_run_index(const std::vector<ojson>& reports, const ojson& seeded_faults) {
     ojson index;
     index["schema"] = kRunIndexSchema;
-    index["status"] = "error";  // set below; first, so that the seeded faults follow it
+    index["status"] = "error"; // set below; first, so that the seeded faults follow it
     if (!seeded_faults.is_null()) index["seeded_faults"] = seeded_faults;
     ojson cases = ojson::array();
     Counts total;
@@ -198,16 +204,18 @@ ojson make_run_index(const std::vector<ojson>& reports, const ojson& seeded_faul
         total.blank_frames += c.value("blank_frames", 0ull);
         for (const auto& [k, v] : member(c, "known_by_cause").items())
             total.known_by_cause[k] += v.get<std::uint64_t>();
-        for (const auto& [k, v] : member(c, "by_kind").items())
-            total.by_kind[k] += v.get<std::uint64_t>();
+        for (const auto& [k, v] : member(c, "by_kind").items()) total.by_kind[k] += v.get<std::uint64_t>();
     }
     index["status"] = errors ? "error" : divergent ? "divergent" : "equivalent";
     index["cases"] = cases;
-    index["totals"] = {{"cases", reports.size()}, {"equivalent", equivalent}, {"divergent", divergent},
-                       {"error", errors}, {"counts", to_json(total)}};
+    index["totals"] = {{"cases", reports.size()},
+                       {"equivalent", equivalent},
+                       {"divergent", divergent},
+                       {"error", errors},
+                       {"counts", to_json(total)}};
     if (ojson ledger = make_ledger(reports); !ledger.is_null()) index["ledger"] = std::move(ledger);
     if (ojson coverage = merge_coverage(reports); !coverage.empty()) index["coverage"] = std::move(coverage);
     return index;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -18,7 +18,7 @@ std::string first_divergence_text(const ojson& report) {
         text += "  " + f.value("field", std::string()) + ": " + f.value("diff", std::string()) + "\n";
     return text;
 }
-}  // namespace
+} // namespace
 
 void write_junit(const std::filesystem::path& file, const ojson& index, const std::vector<ojson>& reports) {
     std::ostringstream out;
@@ -31,13 +31,15 @@ void write_junit(const std::filesystem::path& file, const ojson& index, const st
     // A run with seeded faults says so where CI shows the suite: one property per modification.
     if (const ojson& seeded = member(index, "seeded_faults"); seeded.is_object()) {
         auto property = [&](const std::string& name, const std::string& value) {
-            out << "   <property name=\"" << escape_markup(name) << "\" value=\"" << escape_markup(value) << "\"/>\n";
+            out << "   <property name=\"" << escape_markup(name) << "\" value=\"" << escape_markup(value)
+                << "\"/>\n";
         };
         out << "  <properties>\n";
         property("refcheck.seeded_faults", seeded_fault_summary(seeded));
         std::size_t n = 0;
         for (const auto& p : member(seeded, "patches")) {
-            std::string value = p.at("where").get<std::string>() + " at " + p.at("address").get<std::string>() + " in " +
+            std::string value = p.at("where").get<std::string>() + " at " +
+                                p.at("address").get<std::string>() + " in " +
                                 p.at("image").get<std::string>() + ": " + p.at("bytes").get<std::string>() +
                                 " written over " + p.at("replaced").get<std::string>();
             if (p.contains("expected")) value += " (stated: " + p.at("expected").get<std::string>() + ")";
@@ -51,21 +53,22 @@ void write_junit(const std::filesystem::path& file, const ojson& index, const st
         const std::string name = r.at("case").get<std::string>();
         const std::string family = r.at("family").get<std::string>();
         const auto status = parse_status(r.at("status").get<std::string>());
-        out << "  <testcase classname=\"refcheck." << escape_markup(family) << "\" name=\"" << escape_markup(name)
-            << "\">\n";
+        out << "  <testcase classname=\"refcheck." << escape_markup(family) << "\" name=\""
+            << escape_markup(name) << "\">\n";
         if (status == Status::Divergent)
-            out << "   <failure message=\"unexplained divergence\">" << escape_markup(first_divergence_text(r))
-                << "</failure>\n";
+            out << "   <failure message=\"unexplained divergence\">"
+                << escape_markup(first_divergence_text(r)) << "</failure>\n";
         else if (status == Status::Error)
-            out << "   <error message=\"" << escape_markup(r.value("error", std::string("error"))) << "\"/>\n";
+            out << "   <error message=\"" << escape_markup(r.value("error", std::string("error")))
+                << "\"/>\n";
         const ojson c = r.value("counts", ojson::object());
-        out << "   <system-out>compared " << c.value("compared", 0ull) << ", matched " << c.value("matched", 0ull)
-            << ", known " << c.value("known", 0ull) << ", unexplained " << c.value("unexplained", 0ull)
-            << "</system-out>\n";
+        out << "   <system-out>compared " << c.value("compared", 0ull) << ", matched "
+            << c.value("matched", 0ull) << ", known " << c.value("known", 0ull) << ", unexplained "
+            << c.value("unexplained", 0ull) << "</system-out>\n";
         out << "  </testcase>\n";
     }
     out << " </testsuite>\n</testsuites>\n";
     write_file_atomically(file, out.str());
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

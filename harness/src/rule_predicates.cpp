@@ -14,25 +14,47 @@ namespace {
 
 constexpr FieldType I = FieldType::Int, B = FieldType::Bool, S = FieldType::String, L = FieldType::List;
 
-}  // namespace
+} // namespace
 
 // What the recorders (recorder.cpp, family_*.cpp, buffers.cpp) and Comparator::compare_frame put in
 // the events the Comparator matches. The reimplementation's events are converted to the same shape.
 const std::vector<EventKindFields>& event_kinds() {
     static const std::vector<EventKindFields> kinds = {
         {"face_draw",
-         {{"record", I}, {"path", L}, {"offset", I}, {"opcode", I}, {"secondary", B}, {"clipped", B}, {"type", I},
-          {"material", L}, {"vertices", L}, {"texture", I}, {"u", L}, {"v", L}, {"face_normal", I},
-          {"vertex_normals", L}, {"face_level", I}, {"vertex_levels", L}, {"screen_x", L}, {"screen_y", L},
+         {{"record", I},
+          {"path", L},
+          {"offset", I},
+          {"opcode", I},
+          {"secondary", B},
+          {"clipped", B},
+          {"type", I},
+          {"material", L},
+          {"vertices", L},
+          {"texture", I},
+          {"u", L},
+          {"v", L},
+          {"face_normal", I},
+          {"vertex_normals", L},
+          {"face_level", I},
+          {"vertex_levels", L},
+          {"screen_x", L},
+          {"screen_y", L},
           {"screen_z", L}}},
-        {"attached_draw", {{"record", I}, {"path", L}, {"slot", I}, {"model", I}, {"position", L}, {"rotation", L}}},
+        {"attached_draw",
+         {{"record", I}, {"path", L}, {"slot", I}, {"model", I}, {"position", L}, {"rotation", L}}},
         {"winding_decision", {{"record", I}, {"path", L}, {"winding", I}}},
         {"control_flow", {{"record", I}, {"path", L}, {"offset", I}, {"opcode", I}, {"next", I}}},
         {"archive", {{"name", S}, {"size", I}, {"sha256", S}}},
         {"table", {{"name", S}, {"size", I}, {"sha256", S}}},
         {"texture", {{"name", S}, {"size", I}, {"sha256", S}}},
         {"instance",
-         {{"root", I}, {"placement", I}, {"path", L}, {"record", I}, {"position", L}, {"rotation", L}, {"slots", I}}},
+         {{"root", I},
+          {"placement", I},
+          {"path", L},
+          {"record", I},
+          {"position", L},
+          {"rotation", L},
+          {"slots", I}}},
         {"queue_entry", {{"step", I}, {"index", I}, {"id", I}}},
         {"receiver_query", {{"query", I}, {"caster", I}, {"receiver", I}, {"height", I}}},
         {"terrain_sample", {{"x", I}, {"z", I}, {"height", I}}},
@@ -46,7 +68,8 @@ const std::vector<EventKindFields>& event_kinds() {
 }
 
 EventRecord matched_frame_event(const std::string& input, std::span<const std::uint8_t> pixels) {
-    const auto drawn = std::count_if(pixels.begin(), pixels.end(), [](std::uint8_t p) { return p != reimpl::kClearColour; });
+    const auto drawn =
+        std::count_if(pixels.begin(), pixels.end(), [](std::uint8_t p) { return p != reimpl::kClearColour; });
     return {"frame",
             {{"input", input},
              {"size", static_cast<std::int64_t>(pixels.size())},
@@ -132,7 +155,8 @@ const char* type_name(FieldType t) {
 }
 
 // One condition from words[i..] of an alternative of kind `kind`; advances i.
-PredicateCondition parse_condition(const EventKindFields& kind, const std::vector<std::string>& w, std::size_t& i) {
+PredicateCondition parse_condition(const EventKindFields& kind, const std::vector<std::string>& w,
+                                   std::size_t& i) {
     PredicateCondition c;
     auto next = [&](const char* what) -> const std::string& {
         if (i >= w.size()) throw PredicateError(std::string("expected ") + what + " at the end");
@@ -150,30 +174,36 @@ PredicateCondition parse_condition(const EventKindFields& kind, const std::vecto
     }
     if (first == "any" || first == "len") c.scope = first == "any" ? Scope::Any : Scope::Len;
     c.field = c.scope == Scope::Value ? first : next("a field name");
-    const auto f = std::find_if(kind.fields.begin(), kind.fields.end(), [&](const auto& p) { return p.first == c.field; });
-    if (f == kind.fields.end()) throw PredicateError("event " + std::string(kind.kind) + " has no field \"" + c.field + "\"");
+    const auto f = std::find_if(kind.fields.begin(), kind.fields.end(),
+                                [&](const auto& p) { return p.first == c.field; });
+    if (f == kind.fields.end())
+        throw PredicateError("event " + std::string(kind.kind) + " has no field \"" + c.field + "\"");
     c.type = f->second;
     c.slot = static_cast<std::size_t>(f - kind.fields.begin());
     if (c.scope != Scope::Value && c.type != FieldType::List)
-        throw PredicateError("\"" + first + " " + c.field + "\": " + c.field + " is " + type_name(c.type) + ", not a list");
+        throw PredicateError("\"" + first + " " + c.field + "\": " + c.field + " is " + type_name(c.type) +
+                             ", not a list");
     const std::string op = next("an operator");
     if (op == "nonempty" || op == "empty") {
         if (c.scope != Scope::Value || (c.type != FieldType::List && c.type != FieldType::String))
-            throw PredicateError("\"" + op + "\" needs a list or string field, " + c.field + " is " + type_name(c.type));
+            throw PredicateError("\"" + op + "\" needs a list or string field, " + c.field + " is " +
+                                 type_name(c.type));
         c.op = op == "empty" ? Op::Empty : Op::NonEmpty;
         return c;
     }
     const FieldType compared = c.scope == Scope::Len || c.scope == Scope::Any ? FieldType::Int : c.type;
     const std::string& value = next("a value");
     if (op == "in") {
-        if (compared != FieldType::Int) throw PredicateError("\"in\" needs integers, " + c.field + " is " + type_name(c.type));
+        if (compared != FieldType::Int)
+            throw PredicateError("\"in\" needs integers, " + c.field + " is " + type_name(c.type));
         c.op = Op::In;
         c.ranges = parse_list(value);
         return c;
     }
     if (op == "starts" || op == "contains") {
         if (compared != FieldType::String)
-            throw PredicateError("\"" + op + "\" needs a string field, " + c.field + " is " + type_name(c.type));
+            throw PredicateError("\"" + op + "\" needs a string field, " + c.field + " is " +
+                                 type_name(c.type));
         c.op = op == "starts" ? Op::Starts : Op::Contains;
         c.word = value;
         return c;
@@ -183,12 +213,17 @@ PredicateCondition parse_condition(const EventKindFields& kind, const std::vecto
     c.op = *cmp;
     switch (compared) {
         case FieldType::Int:
-            if (const auto n = integer(value)) c.number = *n;
-            else throw PredicateError("\"" + value + "\" is not an integer (" + c.field + " is " + type_name(compared) + ")");
+            if (const auto n = integer(value))
+                c.number = *n;
+            else
+                throw PredicateError("\"" + value + "\" is not an integer (" + c.field + " is " +
+                                     type_name(compared) + ")");
             break;
         case FieldType::Bool:
-            if (value != "true" && value != "false") throw PredicateError(c.field + " is a bool: compare it with true or false");
-            if (c.op != Op::Eq && c.op != Op::Ne) throw PredicateError(c.field + " is a bool: only = and != apply");
+            if (value != "true" && value != "false")
+                throw PredicateError(c.field + " is a bool: compare it with true or false");
+            if (c.op != Op::Eq && c.op != Op::Ne)
+                throw PredicateError(c.field + " is a bool: only = and != apply");
             c.number = value == "true";
             break;
         case FieldType::String:
@@ -210,7 +245,8 @@ bool compare_int(const PredicateCondition& c, std::int64_t x) {
         case Op::Gt: return x > c.number;
         case Op::Ge: return x >= c.number;
         case Op::In:
-            return std::any_of(c.ranges.begin(), c.ranges.end(), [&](const auto& r) { return r.first <= x && x <= r.second; });
+            return std::any_of(c.ranges.begin(), c.ranges.end(),
+                               [&](const auto& r) { return r.first <= x && x <= r.second; });
         default: return false;
     }
 }
@@ -234,7 +270,8 @@ bool holds(const PredicateCondition& c, const EventRecord& a, const EventRecord&
         if (c.op == Op::Empty) return list->empty();
         if (c.op == Op::NonEmpty) return !list->empty();
         if (c.scope == Scope::Len) return compare_int(c, static_cast<std::int64_t>(list->size()));
-        if (c.scope == Scope::Any) return std::any_of(list->begin(), list->end(), [&](std::int64_t x) { return compare_int(c, x); });
+        if (c.scope == Scope::Any)
+            return std::any_of(list->begin(), list->end(), [&](std::int64_t x) { return compare_int(c, x); });
         return false;
     }
     if (c.scope != Scope::Value) return false;
@@ -254,7 +291,7 @@ bool holds(const PredicateCondition& c, const EventRecord& a, const EventRecord&
     return false;
 }
 
-}  // namespace
+} // namespace
 
 RulePredicate parse_predicate(std::string_view text) {
     RulePredicate p;
@@ -264,8 +301,10 @@ RulePredicate parse_predicate(std::string_view text) {
     if (w[0] == "none" || w[0] == "none:") {
         p.none = true;
         for (std::size_t i = 1; i < w.size(); ++i) p.reason += (p.reason.empty() ? "" : " ") + w[i];
-        if (!p.reason.empty() && p.reason.front() == ':') p.reason = p.reason.substr(p.reason.find_first_not_of(": "));
-        if (p.reason.empty()) throw PredicateError("\"none\" needs a reason: why no event or coverage can witness the rule");
+        if (!p.reason.empty() && p.reason.front() == ':')
+            p.reason = p.reason.substr(p.reason.find_first_not_of(": "));
+        if (p.reason.empty())
+            throw PredicateError("\"none\" needs a reason: why no event or coverage can witness the rule");
         return p;
     }
     std::size_t i = 0;
@@ -273,33 +312,40 @@ RulePredicate parse_predicate(std::string_view text) {
         if (i >= w.size()) throw PredicateError("expected \"event KIND\" or \"routine NAME\" at the end");
         const std::string& head = w[i++];
         if (head != "event" && head != "routine" && head != "known")
-            throw PredicateError("expected \"event\", \"routine\", \"known\" or \"none\", got \"" + head + "\"");
+            throw PredicateError("expected \"event\", \"routine\", \"known\" or \"none\", got \"" + head +
+                                 "\"");
         if (i >= w.size()) throw PredicateError("\"" + head + "\" needs a name");
         PredicateAlternative a;
-        a.source = head == "event" ? PredicateAlternative::Source::Event
+        a.source = head == "event"     ? PredicateAlternative::Source::Event
                    : head == "routine" ? PredicateAlternative::Source::Routine
                                        : PredicateAlternative::Source::Known;
         a.name = w[i++];
         if (a.source == PredicateAlternative::Source::Known) {
             const auto& known = known_divergences();
-            if (std::none_of(known.begin(), known.end(), [&](const KnownDivergence& k) { return k.id == a.name; }))
+            if (std::none_of(known.begin(), known.end(),
+                             [&](const KnownDivergence& k) { return k.id == a.name; }))
                 throw PredicateError("unknown known-divergence id \"" + a.name + "\"");
         }
         if (a.source == PredicateAlternative::Source::Event) {
             const auto& kinds = event_kinds();
-            const auto k = std::find_if(kinds.begin(), kinds.end(), [&](const auto& e) { return e.kind == a.name; });
+            const auto k =
+                std::find_if(kinds.begin(), kinds.end(), [&](const auto& e) { return e.kind == a.name; });
             if (k == kinds.end()) throw PredicateError("unknown event kind \"" + a.name + "\"");
             bool first = true;
             while (i < w.size() && w[i] != "or") {
-                if (!first && w[i++] != "and") throw PredicateError("conditions are joined by \"and\", got \"" + w[i - 1] + "\"");
+                if (!first && w[i++] != "and")
+                    throw PredicateError("conditions are joined by \"and\", got \"" + w[i - 1] + "\"");
                 first = false;
                 a.conditions.push_back(parse_condition(*k, w, i));
             }
         }
         p.alternatives.push_back(std::move(a));
         if (i >= w.size()) break;
-        if (w[i] == "or") ++i;
-        else throw PredicateError("unexpected \"" + w[i] + "\" after " + head + " " + p.alternatives.back().name);
+        if (w[i] == "or")
+            ++i;
+        else
+            throw PredicateError("unexpected \"" + w[i] + "\" after " + head + " " +
+                                 p.alternatives.back().name);
     }
     return p;
 }
@@ -326,7 +372,7 @@ void ExerciseCounter::observe(const EventRecord& original, const EventRecord& re
             if (type >= 0 && type < 64) face_types_ |= std::uint64_t{1} << type;
         }
     } else if (original.kind == "frame") {
-        EventRecord frame = original;  // with the types of the faces compared since the last frame
+        EventRecord frame = original; // with the types of the faces compared since the last frame
         for (auto& f : frame.fields)
             if (f.name == "types") {
                 std::vector<std::int64_t> types;
@@ -373,4 +419,4 @@ ojson ExerciseCounter::json(const ojson& report) const {
     return out;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -31,22 +31,25 @@ fs::path pick(const std::optional<fs::path>& override_path, const std::string& c
     }
     return fallback;
 }
-}  // namespace
+} // namespace
 
 Environment resolve_environment(const Case& c, const RunOptions& o) {
-    return {pick(o.image, c.image, c.file, o.defaults.image), pick(o.profile, c.profile, c.file, o.defaults.profile),
+    return {pick(o.image, c.image, c.file, o.defaults.image),
+            pick(o.profile, c.profile, c.file, o.defaults.profile),
             pick(o.data, c.data, c.file, o.defaults.data), o.coverage_reasons, nullptr};
 }
 
 namespace {
 std::vector<std::uint8_t> parse_hex(const std::string& hex, const std::string& text) {
     if (hex.empty() || hex.size() % 2 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-        throw std::invalid_argument("patch bytes must be pairs of hex digits, got \"" + hex + "\" in \"" + text + "\"");
+        throw std::invalid_argument("patch bytes must be pairs of hex digits, got \"" + hex + "\" in \"" +
+                                    text + "\"");
     std::vector<std::uint8_t> out;
-    for (std::size_t i = 0; i < hex.size(); i += 2) out.push_back(static_cast<std::uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
+    for (std::size_t i = 0; i < hex.size(); i += 2)
+        out.push_back(static_cast<std::uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
     return out;
 }
-}  // namespace
+} // namespace
 
 std::string hex_string(std::span<const std::uint8_t> bytes) {
     static const char* digits = "0123456789abcdef";
@@ -62,7 +65,8 @@ std::string Patch::text() const {
 Patch parse_patch(const std::string& text) {
     const auto colon = text.rfind(':');
     if (colon == std::string::npos || colon == 0)
-        throw std::invalid_argument("a patch is WHERE:HEXBYTES or WHERE:OLDHEX->NEWHEX, got \"" + text + "\"");
+        throw std::invalid_argument("a patch is WHERE:HEXBYTES or WHERE:OLDHEX->NEWHEX, got \"" + text +
+                                    "\"");
     Patch p;
     p.where = text.substr(0, colon);
     const std::string value = text.substr(colon + 1);
@@ -70,8 +74,9 @@ Patch parse_patch(const std::string& text) {
         p.expected = parse_hex(value.substr(0, arrow), text);
         p.bytes = parse_hex(value.substr(arrow + 2), text);
         if (p.expected.size() != p.bytes.size())
-            throw std::invalid_argument("a patch replaces as many bytes as it states: " + std::to_string(p.expected.size()) +
-                                        " old and " + std::to_string(p.bytes.size()) + " new in \"" + text + "\"");
+            throw std::invalid_argument(
+                "a patch replaces as many bytes as it states: " + std::to_string(p.expected.size()) +
+                " old and " + std::to_string(p.bytes.size()) + " new in \"" + text + "\"");
     } else {
         p.bytes = parse_hex(value, text);
     }
@@ -81,10 +86,11 @@ Patch parse_patch(const std::string& text) {
 std::vector<std::string> seeded_fault_banner(const Injection& injection) {
     std::vector<std::string> lines;
     if (injection.empty()) return lines;
-    lines.push_back("refcheck: SEEDED FAULTS — this run does not test the unmodified original and reimplementation:");
+    lines.push_back(
+        "refcheck: SEEDED FAULTS — this run does not test the unmodified original and reimplementation:");
     for (const Patch& p : injection.patches)
-        lines.push_back("  the original is modified: " + std::to_string(p.bytes.size()) + " byte(s) at " + p.where +
-                        " overwritten with " + hex_string(p.bytes) +
+        lines.push_back("  the original is modified: " + std::to_string(p.bytes.size()) + " byte(s) at " +
+                        p.where + " overwritten with " + hex_string(p.bytes) +
                         (p.expected.empty() ? " (the bytes it replaces are not stated)"
                                             : " (stated to replace " + hex_string(p.expected) + ")"));
     if (injection.reimpl_light_swapped)
@@ -98,8 +104,11 @@ ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite
     ojson patches = ojson::array();
     for (const PatchSite& s : sites) {
         const AppliedPatch& a = s.applied;
-        ojson entry = {{"where", a.patch.where}, {"image", s.image}, {"address", emu::hex(a.address)},
-                       {"bytes", hex_string(a.patch.bytes)}, {"replaced", hex_string(a.replaced)}};
+        ojson entry = {{"where", a.patch.where},
+                       {"image", s.image},
+                       {"address", emu::hex(a.address)},
+                       {"bytes", hex_string(a.patch.bytes)},
+                       {"replaced", hex_string(a.replaced)}};
         if (!a.patch.expected.empty()) entry["expected"] = hex_string(a.patch.expected);
         patches.push_back(entry);
     }
@@ -131,7 +140,7 @@ ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, 
 // Every patch resolved on every image the cases run on, in the order of the cases' images.
 static void resolve_patches(const std::vector<Case>& cases, const RunOptions& options,
                             std::vector<std::string>& problems, std::vector<PatchSite>* sites) {
-    std::set<std::pair<fs::path, fs::path>> seen;  // image, profile
+    std::set<std::pair<fs::path, fs::path>> seen; // image, profile
     for (const Case& c : cases) {
         const Environment env = resolve_environment(c, options);
         if (!seen.insert({env.image, env.profile}).second) continue;
@@ -155,8 +164,8 @@ static void resolve_patches(const std::vector<Case>& cases, const RunOptions& op
 std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOptions& options,
                                    std::vector<PatchSite>* sites) {
     std::vector<std::string> problems;
-    std::map<fs::path, std::set<std::string>> needed;  // profile -> names its cases need
-    std::set<std::pair<fs::path, fs::path>> pairs;     // (image, profile) the cases run
+    std::map<fs::path, std::set<std::string>> needed; // profile -> names its cases need
+    std::set<std::pair<fs::path, fs::path>> pairs;    // (image, profile) the cases run
     std::set<fs::path> seen;
     for (const Case& c : cases) {
         const Environment env = resolve_environment(c, options);
@@ -169,9 +178,10 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
     }
     // A profile tied to an image (its "image_sha256") is used with that image only.
     for (const auto& [image, profile] : pairs) {
-        if (!fs::is_regular_file(image) || !fs::is_regular_file(profile)) continue;  // said above or below
+        if (!fs::is_regular_file(image) || !fs::is_regular_file(profile)) continue; // said above or below
         try {
-            const std::string mismatch = profile_image_mismatch(load_profile(profile), profile, image, sha256_file(image));
+            const std::string mismatch =
+                profile_image_mismatch(load_profile(profile), profile, image, sha256_file(image));
             if (!mismatch.empty()) problems.push_back(mismatch);
         } catch (const std::exception&) {
             // a bad profile is reported once, with the checks below
@@ -207,7 +217,8 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
         }
     }
     // The patches need the images and profiles the checks above are about.
-    if (problems.empty() && !options.injection.patches.empty()) resolve_patches(cases, options, problems, sites);
+    if (problems.empty() && !options.injection.patches.empty())
+        resolve_patches(cases, options, problems, sites);
     return problems;
 }
 
@@ -223,8 +234,9 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     summary.problems = preflight(cases, options, &sites);
     if (!summary.problems.empty()) return summary;
 
-    std::shared_ptr<const RuleIndex> rules;  // parsed by preflight already: it cannot fail here
-    if (options.rules_document) rules = std::make_shared<const RuleIndex>(load_rule_index(*options.rules_document));
+    std::shared_ptr<const RuleIndex> rules; // parsed by preflight already: it cannot fail here
+    if (options.rules_document)
+        rules = std::make_shared<const RuleIndex>(load_rule_index(*options.rules_document));
     // Each case runs in a worker process (workers.hpp): a crash inside the emulator is that case's error.
     WorkerCallbacks callbacks;
     callbacks.name = [&](std::size_t i) { return cases[i].name; };
@@ -249,8 +261,8 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         for (std::size_t i : e.unfinished) names += (names.empty() ? "" : ", ") + cases[i].name;
         summary.interrupted = std::string(e.signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
                               std::to_string(cases.size() - e.unfinished.size()) + " of " +
-                              std::to_string(cases.size()) + " cases; not finished: " + names + "; nothing was written, " +
-                              options.out.string() + " keeps what it held before";
+                              std::to_string(cases.size()) + " cases; not finished: " + names +
+                              "; nothing was written, " + options.out.string() + " keeps what it held before";
         summary.exit_code = 128 + e.signal;
         return summary;
     }
@@ -263,16 +275,18 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     // The earlier run's index goes first: until the new one is written last, the folder holds no
     // complete run. Every file is written whole (write_file_atomically).
     fs::remove(options.out / "run.json");
-    for (const auto& r : summary.results) fs::remove_all(options.out / r.name);  // pictures of an earlier run
+    for (const auto& r : summary.results) fs::remove_all(options.out / r.name); // pictures of an earlier run
     for (const auto& r : summary.results) {
         write_json(options.out / (r.name + ".json"), r.report);
         for (const auto& [rel, bytes] : r.files)
-            write_file_atomically(options.out / rel,
-                                  std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+            write_file_atomically(
+                options.out / rel,
+                std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
         reports.push_back(r.report);
         summary.events += r.events;
     }
-    summary.index = write_run_outputs(options.out, reports, options.shard, seeded_faults_json(options.injection, sites));
+    summary.index =
+        write_run_outputs(options.out, reports, options.shard, seeded_faults_json(options.injection, sites));
     summary.html = options.out / "index.html";
     const std::string status = summary.index.at("status").get<std::string>();
     summary.exit_code = status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
@@ -281,7 +295,8 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
 }
 
 // Every shard of one split, each once: the shards' run.json say which of how many they are.
-static void check_shards_complete(const std::vector<fs::path>& shard_dirs, const std::vector<ojson>& indexes) {
+static void check_shards_complete(const std::vector<fs::path>& shard_dirs,
+                                  const std::vector<ojson>& indexes) {
     std::optional<unsigned> count;
     std::map<unsigned, fs::path> seen;
     for (std::size_t i = 0; i < indexes.size(); ++i) {
@@ -289,16 +304,18 @@ static void check_shards_complete(const std::vector<fs::path>& shard_dirs, const
         const unsigned n = shard.is_object() ? shard.at("count").get<unsigned>() : 1;
         const unsigned k = shard.is_object() ? shard.at("index").get<unsigned>() : 0;
         if (count && *count != n)
-            throw std::runtime_error(shard_dirs[i].string() + " is shard " + std::to_string(k) + "/" + std::to_string(n) +
-                                     ", but an earlier folder is a shard of " + std::to_string(*count));
+            throw std::runtime_error(shard_dirs[i].string() + " is shard " + std::to_string(k) + "/" +
+                                     std::to_string(n) + ", but an earlier folder is a shard of " +
+                                     std::to_string(*count));
         count = n;
         if (const auto [it, fresh] = seen.emplace(k, shard_dirs[i]); !fresh)
-            throw std::runtime_error(shard_dirs[i].string() + " and " + it->second.string() + " are both shard " +
-                                     std::to_string(k) + "/" + std::to_string(n));
+            throw std::runtime_error(shard_dirs[i].string() + " and " + it->second.string() +
+                                     " are both shard " + std::to_string(k) + "/" + std::to_string(n));
     }
     std::string missing;
     for (unsigned k = 0; count && k < *count; ++k)
-        if (!seen.count(k)) missing += (missing.empty() ? "" : ", ") + std::to_string(k) + "/" + std::to_string(*count);
+        if (!seen.count(k))
+            missing += (missing.empty() ? "" : ", ") + std::to_string(k) + "/" + std::to_string(*count);
     if (!missing.empty()) throw std::runtime_error("shard output missing: " + missing);
 }
 
@@ -319,7 +336,7 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
         for (const auto& row : index.at("cases")) {
             const std::string file = row.at("report").get<std::string>();
             ojson report = read_json(dir / file);
-            std::vector<fs::path> beside;  // files next to the report: frame pictures, the drcov file
+            std::vector<fs::path> beside; // files next to the report: frame pictures, the drcov file
             for (const auto& f : report.value("frames", ojson::array()))
                 for (const char* k : {"original_png", "reimpl_png", "diff_png"})
                     if (f.contains(k)) beside.emplace_back(f.at(k).get<std::string>());
@@ -347,4 +364,4 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
     return status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

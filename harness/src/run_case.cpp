@@ -20,13 +20,14 @@ namespace refcheck::harness {
 namespace fs = std::filesystem;
 
 std::vector<std::string> needed_symbols(Family f) {
-    std::vector<std::string> n = {"initialise_3d_objects_", "object_table", "object_count", "object_archive",
-                                  "object_archive_size", "texture_table", "texture_count"};
+    std::vector<std::string> n = {"initialise_3d_objects_", "object_table",  "object_count", "object_archive",
+                                  "object_archive_size",    "texture_table", "texture_count"};
     auto add = [&](std::initializer_list<const char*> more) { n.insert(n.end(), more.begin(), more.end()); };
     switch (f) {
         case Family::Loader: break;
         case Family::Palette:
-            add({"initialise_3d_palette_", "palette_rgb", "intensity_table", "ramp_table", "glass_table", "haze_table"});
+            add({"initialise_3d_palette_", "palette_rgb", "intensity_table", "ramp_table", "glass_table",
+                 "haze_table"});
             break;
         case Family::Construct: add({"construct_3d_object_"}); break;
         case Family::Program:
@@ -37,8 +38,8 @@ std::vector<std::string> needed_symbols(Family f) {
                  "packet_kinds", "gouraud_enabled"});
             break;
         case Family::Shadow:
-            add({"initialise_3d_palette_", "construct_3d_object_", "draw_3d_object_shadow_", "draw_shadow_face_",
-                 "polygon_winding_", "palette_rgb", "framebuffer"});
+            add({"initialise_3d_palette_", "construct_3d_object_", "draw_3d_object_shadow_",
+                 "draw_shadow_face_", "polygon_winding_", "palette_rgb", "framebuffer"});
             break;
         case Family::Mobile:
             add({"reset_mobiles_", "add_mobile_", "move_mobile_", "remove_mobile_", "build_mobile_queue_"});
@@ -47,10 +48,26 @@ std::vector<std::string> needed_symbols(Family f) {
             add({"reset_mobiles_", "add_mobile_", "move_mobile_", "shadow_plane_height_", "last_receiver"});
             break;
         case Family::Scene:
-            add({"initialise_3d_palette_", "construct_3d_object_", "draw_scene_", "sample_terrain_height_",
-                 "build_mobile_queue_", "shadow_plane_height_", "draw_3d_object_", "draw_3d_object_shadow_",
-                 "reset_mobiles_", "add_mobile_", "move_mobile_", "last_receiver", "palette_rgb", "framebuffer",
-                 "run_program", "packet_kinds", "gouraud_enabled", "op_ifmask", "op_choose", "op_select"});
+            add({"initialise_3d_palette_",
+                 "construct_3d_object_",
+                 "draw_scene_",
+                 "sample_terrain_height_",
+                 "build_mobile_queue_",
+                 "shadow_plane_height_",
+                 "draw_3d_object_",
+                 "draw_3d_object_shadow_",
+                 "reset_mobiles_",
+                 "add_mobile_",
+                 "move_mobile_",
+                 "last_receiver",
+                 "palette_rgb",
+                 "framebuffer",
+                 "run_program",
+                 "packet_kinds",
+                 "gouraud_enabled",
+                 "op_ifmask",
+                 "op_choose",
+                 "op_select"});
             break;
     }
     return n;
@@ -84,15 +101,17 @@ ojson selection_json(const Case& c) {
     return s;
 }
 
-}  // namespace
+} // namespace
 
 namespace {
 ojson apply_injection(Original& o, const Injection& injection) {
     ojson j = ojson::object();
     ojson patches = ojson::array();
     for (const auto& p : injection.patches) {
-        const AppliedPatch applied = o.patch(p);  // PatchMismatch: the case is an error, nothing runs
-        ojson entry = {{"where", p.where}, {"address", emu::hex(applied.address)}, {"bytes", hex_string(p.bytes)},
+        const AppliedPatch applied = o.patch(p); // PatchMismatch: the case is an error, nothing runs
+        ojson entry = {{"where", p.where},
+                       {"address", emu::hex(applied.address)},
+                       {"bytes", hex_string(p.bytes)},
                        {"replaced", hex_string(applied.replaced)}};
         if (!p.expected.empty()) entry["expected"] = hex_string(p.expected);
         patches.push_back(entry);
@@ -101,7 +120,7 @@ ojson apply_injection(Original& o, const Injection& injection) {
     if (injection.reimpl_light_swapped) j["reimpl_light"] = "x and z swapped";
     return j;
 }
-}  // namespace
+} // namespace
 
 void require_success(CaseContext& ctx, const emu::CallResult& r, const std::string& call, Expect expect) {
     if (!r.ok()) throw OriginalFailed(call + " faulted: " + r.fault->message);
@@ -110,8 +129,9 @@ void require_success(CaseContext& ctx, const emu::CallResult& r, const std::stri
     e.kind = "fault";
     e.fields = {{"routine", call},
                 {"fault", std::string("returned_failure")},
-                {"message", call + " returned " + std::to_string(r.eax) +
-                                (expect == Expect::Zero ? ", the case needs 0" : ", the case needs a nonzero result")}};
+                {"message",
+                 call + " returned " + std::to_string(r.eax) +
+                     (expect == Expect::Zero ? ", the case needs 0" : ", the case needs a nonzero result")}};
     e.key_fields = 1;
     ctx.comparator.fault(std::move(e), ctx.inputs_started ? std::string() : "boot");
     throw OriginalFailed(call + " returned " + std::to_string(r.eax));
@@ -130,7 +150,7 @@ std::string reimpl_rejection(const CaseContext& ctx) {
         return e.what();
     }
 }
-}  // namespace
+} // namespace
 
 namespace {
 std::string describe_selection(const Case& c) {
@@ -144,29 +164,31 @@ std::string describe_selection(const Case& c) {
     if (c.records.stride > 1) s += " stride " + std::to_string(c.records.stride);
     return s;
 }
-}  // namespace
+} // namespace
 
 // An equivalent verdict must rest on something compared: an input selected, events compared, and
 // every event kind the case exists to compare compared at least once.
 void require_compared(const Case& c, const Counts& counts) {
     if (counts.inputs == 0)
-        throw std::runtime_error("nothing compared: the case's selection selects no input on this data root (" +
-                                 describe_selection(c) + (c.only.empty() ? "" : ", narrowed to \"" + c.only + "\"") + ")");
+        throw std::runtime_error(
+            "nothing compared: the case's selection selects no input on this data root (" +
+            describe_selection(c) + (c.only.empty() ? "" : ", narrowed to \"" + c.only + "\"") + ")");
     if (counts.compared == 0)
         throw std::runtime_error("nothing compared: " + std::to_string(counts.inputs) +
                                  " input(s) ran, and neither side produced an event" +
-                                 (counts.blank_frames ? " (" + std::to_string(counts.blank_frames) +
-                                                            " blank frame(s) on both sides, which this case does not count)"
-                                                      : std::string()));
-    if (c.narrowed()) return;  // one input need not show every kind
+                                 (counts.blank_frames
+                                      ? " (" + std::to_string(counts.blank_frames) +
+                                            " blank frame(s) on both sides, which this case does not count)"
+                                      : std::string()));
+    if (c.narrowed()) return; // one input need not show every kind
     std::string never;
     for (const auto& k : c.compares) {
         const auto it = counts.by_kind.find(k);
         if (it == counts.by_kind.end() || it->second == 0) never += (never.empty() ? "" : ", ") + k;
     }
     if (!never.empty())
-        throw std::runtime_error("nothing compared of the event kind(s) the case exists to compare: " + never +
-                                 " (\"compares\" in " + c.file.filename().string() + ")");
+        throw std::runtime_error("nothing compared of the event kind(s) the case exists to compare: " +
+                                 never + " (\"compares\" in " + c.file.filename().string() + ")");
 }
 
 CaseResult run_case(const Case& c, const Environment& env, const Injection& injection) {
@@ -187,7 +209,8 @@ ojson case_report_head(const Case& c) {
     return r;
 }
 
-CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection, InputProbe* probe) {
+CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection,
+                         InputProbe* probe) {
     CaseResult result;
     result.name = c.name;
     ojson& r = result.report;
@@ -195,20 +218,21 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     CompareOptions options;
     options.allowed = c.allow;
     options.tolerance = c.tolerance;
-    options.clear_colour = reimpl::kClearColour;  // what the families clear both framebuffers to
+    options.clear_colour = reimpl::kClearColour; // what the families clear both framebuffers to
     options.blank_frames_count = c.blank_frames;
     Comparator comparator(options);
     comparator.only(c.only);
     comparator.only_set(c.only_inputs);
-    std::optional<ExerciseCounter> exercised;  // the claimed rules' predicates, over matched events
+    std::optional<ExerciseCounter> exercised; // the claimed rules' predicates, over matched events
     if (env.rules) {
         exercised.emplace(exercise_counter(c, *env.rules));
-        comparator.observe_matches([&](const EventRecord& a, const EventRecord& b) { exercised->observe(a, b); });
+        comparator.observe_matches(
+            [&](const EventRecord& a, const EventRecord& b) { exercised->observe(a, b); });
     }
     std::unique_ptr<Original> original;
-    std::vector<RoutineBlocks> covered;  // the profile's routines and those they call
-    std::optional<CoverageReasons> reasons;  // for this image, when the run has them
-    std::vector<KeyedBlock> keyed;           // the blocks of the reasons' groups
+    std::vector<RoutineBlocks> covered;     // the profile's routines and those they call
+    std::optional<CoverageReasons> reasons; // for this image, when the run has them
+    std::vector<KeyedBlock> keyed;          // the blocks of the reasons' groups
     try {
         const Profile profile = load_profile(env.profile);
         const auto missing = profile.missing(needed_symbols(c.family));
@@ -218,17 +242,25 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
             throw ProfileError(env.profile.filename().string() + " lacks an address for: " + list);
         }
         const std::string image_sha256 = sha256_file(env.image);
-        if (const std::string mismatch = profile_image_mismatch(profile, env.profile.filename(), env.image.filename(), image_sha256); !mismatch.empty())
+        if (const std::string mismatch =
+                profile_image_mismatch(profile, env.profile.filename(), env.image.filename(), image_sha256);
+            !mismatch.empty())
             throw ProfileError(mismatch);
-        r["inputs"] = {{"image", {{"file", env.image.filename().string()}, {"sha256", image_sha256}}},
-                       {"profile", {{"file", env.profile.filename().string()}, {"sha256", sha256_file(env.profile)}}}};
-        CaseContext ctx{c, env, *(original = std::make_unique<Original>(env, profile)),
-                        read_file(env.data / "3DDATA" / "3DOBJS.BIN"), read_file(env.data / "3DDATA" / "OBJTEXT.BIN"),
-                        read_file(env.data / "3DPAL.RGB"), comparator, r};
+        r["inputs"] = {
+            {"image", {{"file", env.image.filename().string()}, {"sha256", image_sha256}}},
+            {"profile", {{"file", env.profile.filename().string()}, {"sha256", sha256_file(env.profile)}}}};
+        CaseContext ctx{c,
+                        env,
+                        *(original = std::make_unique<Original>(env, profile)),
+                        read_file(env.data / "3DDATA" / "3DOBJS.BIN"),
+                        read_file(env.data / "3DDATA" / "OBJTEXT.BIN"),
+                        read_file(env.data / "3DPAL.RGB"),
+                        comparator,
+                        r};
         original->on_fault([&comparator, &ctx](const std::string& routine, const emu::Fault& f) {
             comparator.fault(fault_event(routine, f), ctx.inputs_started ? std::string() : "boot");
         });
-        covered = discover_routines(original->machine(), profile_entries(profile));  // before any patch
+        covered = discover_routines(original->machine(), profile_entries(profile)); // before any patch
         enable_coverage(original->machine(), covered);
         if (CaseObserver* observer = case_observer()) observer->booted(*original, comparator);
         if (env.coverage_reasons) {
@@ -273,7 +305,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
             }
         } catch (const OriginalFailed& e) {
             stopped = true;
-            r["stopped"] = std::string("the original failed where the case needs it to succeed, so the case stopped: ") + e.what();
+            r["stopped"] =
+                std::string("the original failed where the case needs it to succeed, so the case stopped: ") +
+                e.what();
         }
         if (!stopped && !c.only.empty() && !comparator.saw_only())
             throw std::runtime_error("--only: the case has no input named \"" + c.only + "\"");
@@ -283,7 +317,8 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         if (result.status == Status::Equivalent) require_compared(c, counts);
         r["status"] = std::string(status_name(result.status));
     } catch (const PreconditionError& e) {
-        r["error"] = std::string("precondition: ") + e.what() + " (the data root may be valid; this case cannot run on it)";
+        r["error"] = std::string("precondition: ") + e.what() +
+                     " (the data root may be valid; this case cannot run on it)";
         r["precondition"] = e.what();
     } catch (const reimpl::FormatError& e) {
         r["error"] = std::string("reimplementation: ") + e.what();
@@ -308,4 +343,4 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     return result;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -17,13 +17,14 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kQ31 = 2147483647.0;
 constexpr std::int32_t kSector = 1 << 16;
-constexpr std::int32_t kCentre = 32 * kSector + kSector / 2;  // the middle of the sector map
+constexpr std::int32_t kCentre = 32 * kSector + kSector / 2; // the middle of the sector map
 
 // The models of the scripts by short name (hdr.name), each with a stand-in of the small archives
 // after it: in the reference's roster (and the default synthetic archives) "tarawa" is record 130
 // and the Apaches "ah64a" and "ah64d" are 0x4ba and 0x4bb, whose shadows are those of 0x40a.
 using Names = std::vector<std::string_view>;
-const Names kCarrier{"tarawa"}, kApacheA{"ah64a"}, kApacheD{"ah64d"}, kA10{"a10"}, kHarrier{"av8b"}, kCh46{"ch46"};
+const Names kCarrier{"tarawa"}, kApacheA{"ah64a"}, kApacheD{"ah64d"}, kA10{"a10"}, kHarrier{"av8b"},
+    kCh46{"ch46"};
 const Names kF16{"f16c", "a10"}, kF15{"f15e", "av8b"}, kTornado{"tornado", "a10"}, kMig29{"mig29", "av8b"};
 const Names kSu25{"su25", "a10"}, kC130{"c130", "a10"}, kMi24{"mi24", "ch46"}, kUh60{"uh60", "ch46"};
 const Names kKa50{"ka50", "ah64d"}, kOh58{"oh58", "ch46"};
@@ -32,7 +33,8 @@ bool same_name(const char (&field)[16], std::string_view name) {
     const std::string_view stored(field, strnlen(field, sizeof field));
     return stored.size() == name.size() &&
            std::equal(stored.begin(), stored.end(), name.begin(), [](char a, char b) {
-               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+               return std::tolower(static_cast<unsigned char>(a)) ==
+                      std::tolower(static_cast<unsigned char>(b));
            });
 }
 
@@ -45,7 +47,9 @@ std::uint32_t model_named(const reimpl::ModelArchive& models, const Names& names
                             ", which the data root's 3DOBJS.BIN lacks");
 }
 
-reimpl::Vec3 add(const reimpl::Vec3& a, const reimpl::Vec3& b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
+reimpl::Vec3 add(const reimpl::Vec3& a, const reimpl::Vec3& b) {
+    return {a[0] + b[0], a[1] + b[1], a[2] + b[2]};
+}
 
 // A model turned to fly along (dx, dz): its local +z (the nose) along that heading.
 reimpl::Mat3 heading(double dx, double dz) { return rotation(std::atan2(-dx, dz) * 180 / kPi, 0, 0, kQ31); }
@@ -60,14 +64,17 @@ reimpl::Vec3 over(const reimpl::Vec3& target, std::int32_t altitude, const reimp
 struct Cast {
     const reimpl::ModelArchive& models;
     std::vector<Actor> actors;
-    void add(const Names& model, const reimpl::Vec3& start, const reimpl::Vec3& step, const reimpl::Mat3& rot) {
-        actors.push_back({static_cast<std::uint32_t>(actors.size() + 1), model_named(models, model), start, step, rot});
+    void add(const Names& model, const reimpl::Vec3& start, const reimpl::Vec3& step,
+             const reimpl::Mat3& rot) {
+        actors.push_back(
+            {static_cast<std::uint32_t>(actors.size() + 1), model_named(models, model), start, step, rot});
     }
 };
 
 const Island& first_island(const Case& c, const std::string& script) {
     if (c.scene.islands.empty())
-        throw CaseError(c.file.string() + ": scene script \"" + script + "\" needs an island in selection.scene.islands");
+        throw CaseError(c.file.string() + ": scene script \"" + script +
+                        "\" needs an island in selection.scene.islands");
     return c.scene.islands.front();
 }
 
@@ -119,10 +126,13 @@ ScenePlan clouds(const reimpl::ModelArchive& models, const Island& isle, std::in
     cast.add(kMig29, add(c, {0, cloud + 6000, -15000}), cruise, h);
     cast.add(kApacheD, add(c, {-20000, cloud + 3000, 10000}), {800, 0, 200}, heading(4, 1));
     cast.add(kC130, add(c, {0, cloud / 2, 0}), {1500, 0, 0}, heading(1, 0));
-    return {"clouds", Surface::Clouds, cast.actors, {add(c, {0, cloud + 2000, 0}), cruise, 55000, 26000, 200, 60}};
+    return {"clouds",
+            Surface::Clouds,
+            cast.actors,
+            {add(c, {0, cloud + 2000, 0}), cruise, 55000, 26000, 200, 60}};
 }
 
-}  // namespace
+} // namespace
 
 std::int32_t island_terrain(const std::vector<Island>& islands, std::int32_t x, std::int32_t z) {
     std::int32_t h = 0;
@@ -130,7 +140,7 @@ std::int32_t island_terrain(const std::vector<Island>& islands, std::int32_t x, 
         const std::int64_t dx = std::int64_t{x} - i.x, dz = std::int64_t{z} - i.z;
         if (dx <= -i.radius || dx >= i.radius || dz <= -i.radius || dz >= i.radius) continue;
         const std::int64_t d2 = dx * dx + dz * dz, r2 = std::int64_t{i.radius} * i.radius;  // < 2^41
-        if (d2 < r2) h = std::max(h, static_cast<std::int32_t>(i.height * (r2 - d2) / r2));  // < 2^61
+        if (d2 < r2) h = std::max(h, static_cast<std::int32_t>(i.height * (r2 - d2) / r2)); // < 2^61
     }
     return h;
 }
@@ -142,14 +152,16 @@ reimpl::Vec3 Actor::at(std::uint32_t frame) const {
 
 reimpl::Camera CameraPath::at(std::uint32_t frame, std::uint32_t frames) const {
     const auto f = static_cast<std::int32_t>(frame);
-    const reimpl::Vec3 t{target[0] + f * target_step[0], target[1] + f * target_step[1], target[2] + f * target_step[2]};
+    const reimpl::Vec3 t{target[0] + f * target_step[0], target[1] + f * target_step[1],
+                         target[2] + f * target_step[2]};
     const double a = (angle + sweep * frame / std::max(1u, frames - 1)) * kPi / 180;
     reimpl::Camera cam;
     cam.position = {static_cast<std::int32_t>(std::lround(t[0] + radius * std::sin(a))),
                     static_cast<std::int32_t>(std::lround(t[1] + height)),
                     static_cast<std::int32_t>(std::lround(t[2] + radius * std::cos(a)))};
     const double dx = t[0] - cam.position[0], dy = t[1] - cam.position[1], dz = t[2] - cam.position[2];
-    cam.rotation = rotation(std::atan2(dx, dz) * 180 / kPi, std::atan2(dy, std::hypot(dx, dz)) * 180 / kPi, 0, 16384.0);
+    cam.rotation =
+        rotation(std::atan2(dx, dz) * 180 / kPi, std::atan2(dy, std::hypot(dx, dz)) * 180 / kPi, 0, 16384.0);
     return cam;
 }
 
@@ -174,4 +186,4 @@ ScenePlan scene_script(const Case& c, const reimpl::ModelArchive& models, const 
     throw CaseError(c.file.string() + ": unknown scene script \"" + name + "\" (deck, sea, island, clouds)");
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

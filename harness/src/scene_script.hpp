@@ -62,4 +62,4 @@ ScenePlan scene_script(const Case& c, const reimpl::ModelArchive& models, const 
                        const reimpl::Vec3& light);
 std::vector<std::string> scene_script_names();
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -26,4 +26,4 @@ std::vector<std::uint32_t> select_records(const Case& c, const reimpl::ModelArch
     return out;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -12,4 +12,4 @@ namespace refcheck::harness {
 
 std::vector<std::uint32_t> select_records(const Case& c, const reimpl::ModelArchive& models);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -29,15 +29,15 @@ namespace {
 // One worker's breadcrumb, in memory shared with the parent (MAP_SHARED), written by the worker only.
 struct Breadcrumb {
     emu::CrashNote emu;
-    volatile std::int64_t case_index = -1;  // the case it runs (-1: between cases)
+    volatile std::int64_t case_index = -1; // the case it runs (-1: between cases)
     char case_name[128] = {};
     char input[256] = {};
 };
 
-Breadcrumb* g_crumb = nullptr;   // set in a worker process only
-volatile std::sig_atomic_t g_interrupt = 0;  // SIGINT/SIGTERM caught by the parent
+Breadcrumb* g_crumb = nullptr;              // set in a worker process only
+volatile std::sig_atomic_t g_interrupt = 0; // SIGINT/SIGTERM caught by the parent
 void on_interrupt(int s) { g_interrupt = s; }
-std::string g_crash_case, g_crash_how;  // REFCHECK_TEST_WORKER_CRASH, read by a worker
+std::string g_crash_case, g_crash_how; // REFCHECK_TEST_WORKER_CRASH, read by a worker
 
 void copy_cut(char* to, std::size_t size, std::string_view from) {
     const std::size_t n = std::min(from.size(), size - 1);
@@ -169,7 +169,7 @@ constexpr std::uint64_t kQuit = ~std::uint64_t{0};
         {
             CaseResult r = cb.run(index);
             msg = encode(index, r);
-        }  // the case's machine and everything else of it are gone before the result is sent
+        } // the case's machine and everything else of it are gone before the result is sent
         crumb->case_index = -1;
         if (!write_all(results, msg)) {
             code = 1;
@@ -178,22 +178,22 @@ constexpr std::uint64_t kQuit = ~std::uint64_t{0};
     }
     std::fflush(stdout);
     std::fflush(stderr);
-    _exit(code);  // no atexit handlers or static destructors of the parent's copy
+    _exit(code); // no atexit handlers or static destructors of the parent's copy
 }
 
 // ---- the parent -----------------------------------------------------------------------------------
 
 struct Worker {
     pid_t pid = -1;
-    int tasks = -1;    // write end
-    int results = -1;  // read end
+    int tasks = -1;   // write end
+    int results = -1; // read end
     std::string buffer;
-    std::optional<std::size_t> running;  // the case handed to it
+    std::optional<std::size_t> running; // the case handed to it
     std::chrono::steady_clock::time_point since;
     Breadcrumb* crumb = nullptr;
 };
 
-}  // namespace
+} // namespace
 
 void note_input(std::string_view input) {
     if (CaseObserver* observer = case_observer()) observer->input(input);
@@ -202,7 +202,7 @@ void note_input(std::string_view input) {
     if (!g_crash_case.empty() && g_crash_case == g_crumb->case_name) {
         std::fflush(stdout);
         std::fflush(stderr);
-        if (g_crash_how == "term-parent") {  // then wait to be killed: the case never finishes
+        if (g_crash_how == "term-parent") { // then wait to be killed: the case never finishes
             ::kill(getppid(), SIGTERM);
             for (;;) ::pause();
         }
@@ -220,7 +220,7 @@ std::string WorkerDeath::what() const {
 CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDeath& d) {
     // The whole case, in one process: a crash may need the case's earlier inputs (heap, globals).
     auto reproduce = [&](bool host_paths) {
-        std::string cmd = reproduce_command(c, options, "", host_paths);  // names no host path when false
+        std::string cmd = reproduce_command(c, options, "", host_paths); // names no host path when false
         const std::string tail = " --out out/bisect";
         if (cmd.size() >= tail.size() && cmd.compare(cmd.size() - tail.size(), tail.size(), tail) == 0)
             cmd.resize(cmd.size() - tail.size());
@@ -236,7 +236,8 @@ CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDe
     if (!d.routine.empty())
         where += std::string(d.in_call ? " while the original ran " : " after the original ran ") + d.routine;
     if (d.eip) where += " (last guest EIP known " + emu::hex(*d.eip) + ")";
-    r["error"] = "crash: the worker process running this case " + d.what() + where + "; reproduce: " + reproduce(false);
+    r["error"] = "crash: the worker process running this case " + d.what() + where +
+                 "; reproduce: " + reproduce(false);
     ojson crash;
     if (d.signal) {
         crash["signal"] = d.signal;
@@ -261,16 +262,20 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
     std::vector<CaseResult> results(n);
     if (n == 0) return results;
     const std::size_t count = std::max<std::size_t>(1, std::min<std::size_t>(jobs, n));
-    void* shared = mmap(nullptr, count * sizeof(Breadcrumb), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (shared == MAP_FAILED) throw std::runtime_error(std::string("cannot map worker breadcrumbs: ") + std::strerror(errno));
+    void* shared =
+        mmap(nullptr, count * sizeof(Breadcrumb), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED)
+        throw std::runtime_error(std::string("cannot map worker breadcrumbs: ") + std::strerror(errno));
     auto* crumbs = static_cast<Breadcrumb*>(shared);
     // A worker that died leaves its pipe closed: writing to it must fail, not kill the parent.
-    struct sigaction ignore {}, old_pipe {};
+    struct sigaction ignore {
+    }, old_pipe{};
     ignore.sa_handler = SIG_IGN;
     sigemptyset(&ignore.sa_mask);
     sigaction(SIGPIPE, &ignore, &old_pipe);
     // SIGINT/SIGTERM: stop cleanly (below); a worker keeps the default (the signal ends it).
-    struct sigaction interrupt {}, old_int {}, old_term {};
+    struct sigaction interrupt {
+    }, old_int{}, old_term{};
     interrupt.sa_handler = on_interrupt;
     sigemptyset(&interrupt.sa_mask);
     g_interrupt = 0;
@@ -289,14 +294,15 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
     };
     auto start = [&](std::size_t w) {
         int t[2], r[2];
-        if (pipe(t) != 0 || pipe(r) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+        if (pipe(t) != 0 || pipe(r) != 0)
+            throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
         std::fflush(stdout);
         std::fflush(stderr);
         new (&crumbs[w]) Breadcrumb{};
         const pid_t pid = fork();
         if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
         if (pid == 0) {
-            for (Worker& other : workers) {  // another worker's pipes would hide its death from the parent
+            for (Worker& other : workers) { // another worker's pipes would hide its death from the parent
                 if (other.tasks >= 0) ::close(other.tasks);
                 if (other.results >= 0) ::close(other.results);
             }
@@ -358,8 +364,7 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
             for (Worker& wk : workers) {
                 if (wk.pid > 0) {
                     ::kill(wk.pid, SIGKILL);
-                    while (waitpid(wk.pid, nullptr, 0) < 0 && errno == EINTR) {
-                    }
+                    while (waitpid(wk.pid, nullptr, 0) < 0 && errno == EINTR) {}
                 }
                 close_fd(wk.tasks);
                 close_fd(wk.results);
@@ -398,26 +403,28 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
             close_fd(wk.results);
             close_fd(wk.tasks);
             int status = 0;
-            while (waitpid(wk.pid, &status, 0) < 0 && errno == EINTR) {
-            }
+            while (waitpid(wk.pid, &status, 0) < 0 && errno == EINTR) {}
             wk.pid = -1;
-            if (!wk.running) continue;  // it quit, or died between cases with nothing in hand
+            if (!wk.running) continue; // it quit, or died between cases with nothing in hand
             const std::size_t index = *wk.running;
             wk.running.reset();
             const bool started = wk.crumb->case_index == static_cast<std::int64_t>(index);
             if (!started && handed[index] < 2) {
-                queue.push_front(index);  // it died before it began the case: another worker runs it
+                queue.push_front(index); // it died before it began the case: another worker runs it
             } else {
                 WorkerDeath d;
-                if (WIFSIGNALED(status)) d.signal = WTERMSIG(status);
-                else if (WIFEXITED(status)) d.exit_code = WEXITSTATUS(status);
+                if (WIFSIGNALED(status))
+                    d.signal = WTERMSIG(status);
+                else if (WIFEXITED(status))
+                    d.exit_code = WEXITSTATUS(status);
                 if (started) {
                     d.input = wk.crumb->input;
                     d.routine = wk.crumb->emu.routine;
                     d.in_call = wk.crumb->emu.in_call != 0;
                     if (wk.crumb->emu.known) d.eip = wk.crumb->emu.eip;
                 }
-                d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wk.since).count();
+                d.seconds =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - wk.since).count();
                 results[index] = cb.died(index, d);
                 ++finished;
                 if (cb.done) cb.done(index);
@@ -428,16 +435,15 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
             }
         }
     }
-    for (Worker& wk : workers) {  // everything is in: the workers were told to quit
+    for (Worker& wk : workers) { // everything is in: the workers were told to quit
         close_fd(wk.tasks);
         close_fd(wk.results);
         if (wk.pid > 0)
-            while (waitpid(wk.pid, nullptr, 0) < 0 && errno == EINTR) {
-            }
+            while (waitpid(wk.pid, nullptr, 0) < 0 && errno == EINTR) {}
     }
     restore();
     munmap(shared, count * sizeof(Breadcrumb));
     return results;
 }
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -42,7 +42,7 @@ struct RunInterrupted : std::runtime_error {
     RunInterrupted(int signal, std::vector<std::size_t> unfinished)
         : std::runtime_error("interrupted"), signal(signal), unfinished(std::move(unfinished)) {}
     int signal;
-    std::vector<std::size_t> unfinished;  // case indices without a result
+    std::vector<std::size_t> unfinished; // case indices without a result
 };
 
 // The input a family is about to run on the original (the breadcrumb of a worker; nothing elsewhere).
@@ -50,21 +50,21 @@ void note_input(std::string_view input);
 
 // How a worker ended while it ran a case, and what its breadcrumb said.
 struct WorkerDeath {
-    int signal = 0;                 // the signal that killed it (0: it exited)
-    int exit_code = 0;              // its exit status when it exited
-    std::string input;              // the input it was in (empty: none named yet)
-    std::string routine;            // the routine of the original it called last
-    bool in_call = false;           // it died inside that call (the guest was running)
-    std::optional<std::uint32_t> eip;  // the last guest EIP known
-    double seconds = 0;             // from when the case was handed to it
-    std::string what() const;       // "killed by signal 11 (SIGSEGV)", "exited with status 3 ..."
+    int signal = 0;                   // the signal that killed it (0: it exited)
+    int exit_code = 0;                // its exit status when it exited
+    std::string input;                // the input it was in (empty: none named yet)
+    std::string routine;              // the routine of the original it called last
+    bool in_call = false;             // it died inside that call (the guest was running)
+    std::optional<std::uint32_t> eip; // the last guest EIP known
+    double seconds = 0;               // from when the case was handed to it
+    std::string what() const;         // "killed by signal 11 (SIGSEGV)", "exited with status 3 ..."
 };
 
 struct WorkerCallbacks {
-    std::function<CaseResult(std::size_t)> run;  // in a worker: runs case i
-    std::function<CaseResult(std::size_t, const WorkerDeath&)> died;  // in the parent: case i's error
-    std::function<void(std::size_t)> done;  // in the parent: case i's result is in (may be empty)
-    std::function<std::string(std::size_t)> name;  // case i's name (the breadcrumb)
+    std::function<CaseResult(std::size_t)> run;                      // in a worker: runs case i
+    std::function<CaseResult(std::size_t, const WorkerDeath&)> died; // in the parent: case i's error
+    std::function<void(std::size_t)> done;        // in the parent: case i's result is in (may be empty)
+    std::function<std::string(std::size_t)> name; // case i's name (the breadcrumb)
 };
 
 // The error report of a case whose worker died: status "error", "error" naming the death, the input,
@@ -75,4 +75,4 @@ CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDe
 // Runs cases 0..n-1 in min(jobs, n) forked workers (at least one) and returns their results by index.
 std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const WorkerCallbacks& callbacks);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -5,10 +5,11 @@
 namespace refcheck::reimpl {
 
 std::string describe(const Location& where, std::string_view detail) {
-  if (where.record) {
-    return fmt::format("{}: record {}: offset 0x{:x}: {}", where.archive, *where.record, where.offset, detail);
-  }
-  return fmt::format("{}: offset 0x{:x}: {}", where.archive, where.offset, detail);
+    if (where.record) {
+        return fmt::format("{}: record {}: offset 0x{:x}: {}", where.archive, *where.record, where.offset,
+                           detail);
+    }
+    return fmt::format("{}: offset 0x{:x}: {}", where.archive, where.offset, detail);
 }
 
 FormatError::FormatError(Location where, std::string detail)
@@ -16,4 +17,4 @@ FormatError::FormatError(Location where, std::string detail)
 
 void fail(const Location& where, std::string_view detail) { throw FormatError(where, std::string(detail)); }
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

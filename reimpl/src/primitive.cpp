@@ -39,10 +39,10 @@ constexpr std::array<PrimitiveInfo, kPrimitiveTypeCount> kPrimitives{{
     {"heat_haze", 2, 1, Shape::Haze, Shading::None, kNone},
 }};
 
-}  // namespace
+} // namespace
 
 const PrimitiveInfo* primitive_info(std::uint8_t type) {
-  return type < kPrimitiveTypeCount ? &kPrimitives[type] : nullptr;
+    return type < kPrimitiveTypeCount ? &kPrimitives[type] : nullptr;
 }
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

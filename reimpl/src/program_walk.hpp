@@ -16,24 +16,24 @@
 namespace refcheck::reimpl {
 
 class ProgramVisitor {
- public:
-  virtual ~ProgramVisitor() = default;
-  // op 0 with three or more vertices in front, and op 2 with its three in front: the winding computed.
-  virtual void winding(const Instruction&, std::int32_t) {}
-  // op 0 with every vertex in front; op 1 when the last winding is >= 0 and every vertex is in front.
-  virtual void face(const Instruction& in, const Packet& packet) = 0;
-  // ops 3, 4, 5: the state value tested, the branch taken (-1: none) and its target (-1: none).
-  // `next`: the program offset the walk goes to next (the branch executed, else the continuation).
-  virtual void control(const Instruction&, std::uint32_t /*value*/, std::int32_t /*taken*/, std::int64_t /*target*/,
-                       std::uint32_t /*next*/) {}
-  // op 6 (the walk continues after it when this returns).
-  virtual void attach(const Instruction& in, std::uint8_t slot) = 0;
-  // A program the walk cannot finish (nesting or step budget exceeded); must throw.
-  [[noreturn]] virtual void fail(std::uint32_t offset, std::string_view detail) = 0;
+public:
+    virtual ~ProgramVisitor() = default;
+    // op 0 with three or more vertices in front, and op 2 with its three in front: the winding computed.
+    virtual void winding(const Instruction&, std::int32_t) {}
+    // op 0 with every vertex in front; op 1 when the last winding is >= 0 and every vertex is in front.
+    virtual void face(const Instruction& in, const Packet& packet) = 0;
+    // ops 3, 4, 5: the state value tested, the branch taken (-1: none) and its target (-1: none).
+    // `next`: the program offset the walk goes to next (the branch executed, else the continuation).
+    virtual void control(const Instruction&, std::uint32_t /*value*/, std::int32_t /*taken*/,
+                         std::int64_t /*target*/, std::uint32_t /*next*/) {}
+    // op 6 (the walk continues after it when this returns).
+    virtual void attach(const Instruction& in, std::uint8_t slot) = 0;
+    // A program the walk cannot finish (nesting or step budget exceeded); must throw.
+    [[noreturn]] virtual void fail(std::uint32_t offset, std::string_view detail) = 0;
 };
 
 // Runs `program` over the projected vertices `screen` (indices already checked by the decoder).
 void walk_program(const Program& program, std::span<const ScreenPoint> screen, std::uint32_t state,
                   ProgramVisitor& visitor);
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

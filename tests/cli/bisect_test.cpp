@@ -32,8 +32,8 @@ struct Jns {
 };
 
 Jns winding_jns() {
-    const CodeSite site =
-        find_instruction("op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
+    const CodeSite site = find_instruction(
+        "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
     return {site.where(), site.instruction.address};
 }
 
@@ -61,8 +61,12 @@ std::vector<std::string> section(const std::string& text, const std::string& fro
 
 // The divergence fields that say which event it is.
 ojson identity(const ojson& d) {
-    return {{"kind", d.at("kind")}, {"input", d.at("input")}, {"original_index", d.at("original_index")},
-            {"reimpl_index", d.at("reimpl_index")}, {"original", d.at("original")}, {"reimpl", d.at("reimpl")}};
+    return {{"kind", d.at("kind")},
+            {"input", d.at("input")},
+            {"original_index", d.at("original_index")},
+            {"reimpl_index", d.at("reimpl_index")},
+            {"original", d.at("original")},
+            {"reimpl", d.at("reimpl")}};
 }
 
 TEST_F(BisectTest, PatchedWindingBranchPrintsTheEventListingWindowAndAWorkingReproduceLine) {
@@ -79,23 +83,31 @@ TEST_F(BisectTest, PatchedWindingBranchPrintsTheEventListingWindowAndAWorkingRep
     const std::string banner = "refcheck: SEEDED FAULTS";
     ASSERT_EQ(b.out.rfind(banner, 0), 0u) << b.out;
     const auto patch_line = b.out.find('\n') + 1;
-    ASSERT_EQ(b.out.find("  the original is modified: 1 byte(s) at " + jns.where + " overwritten with 78", patch_line),
-              patch_line) << b.out;
+    ASSERT_EQ(b.out.find("  the original is modified: 1 byte(s) at " + jns.where + " overwritten with 78",
+                         patch_line),
+              patch_line)
+        << b.out;
     const std::string out = b.out.substr(b.out.find('\n', patch_line) + 1);
     const std::string input = whole.at("input").get<std::string>();
-    EXPECT_EQ(out.rfind("error: first divergence at event #" + std::to_string(whole.at("original_index").get<int>()) +
-                            " (case small-program, input " + input + "): ", 0), 0u) << out;
-    EXPECT_NE(out.find("note: the narrowed re-run (this input only) diverges at the same event"), std::string::npos);
+    EXPECT_EQ(out.rfind("error: first divergence at event #" +
+                            std::to_string(whole.at("original_index").get<int>()) +
+                            " (case small-program, input " + input + "): ",
+                        0),
+              0u)
+        << out;
+    EXPECT_NE(out.find("note: the narrowed re-run (this input only) diverges at the same event"),
+              std::string::npos);
     EXPECT_NE(out.find("\noriginal #"), std::string::npos) << out;
     EXPECT_NE(out.find("\nreimpl   #"), std::string::npos) << out;
-    EXPECT_NE(out.find("\n  ! "), std::string::npos) << out;  // the per-field diff marks what differs
+    EXPECT_NE(out.find("\n  ! "), std::string::npos) << out; // the per-field diff marks what differs
     EXPECT_NE(out.find("before it, original:\n  #"), std::string::npos) << out;
 
     // The listing marks op 1 (a secondary face) at the event's offset.
     const ojson& ev = whole.at(whole.at("original").is_object() ? "original" : "reimpl");
     char offset[8];
     std::snprintf(offset, sizeof offset, "%04x", ev.at("fields").at("offset").get<unsigned>());
-    const auto listing = section(out, "note: draw program of record " + std::to_string(ev.at("fields").at("record").get<int>()));
+    const auto listing = section(out, "note: draw program of record " +
+                                          std::to_string(ev.at("fields").at("record").get<int>()));
     ASSERT_FALSE(listing.empty()) << out;
     std::size_t marked = 0;
     for (const auto& line : listing)
@@ -111,8 +123,10 @@ TEST_F(BisectTest, PatchedWindingBranchPrintsTheEventListingWindowAndAWorkingRep
     ASSERT_FALSE(window.empty()) << out;
     bool patched = false, symbols = true;
     for (const auto& line : window) {
-        if (line.rfind("  ... ", 0) == 0) continue;  // lines left out, a loop folded
-        symbols = symbols && std::regex_search(line, std::regex("^  0x[0-9a-f]{8} <[A-Za-z_][A-Za-z0-9_.:]*(\\+0x[0-9a-f]+)?>: "));
+        if (line.rfind("  ... ", 0) == 0) continue; // lines left out, a loop folded
+        symbols = symbols &&
+                  std::regex_search(
+                      line, std::regex("^  0x[0-9a-f]{8} <[A-Za-z_][A-Za-z0-9_.:]*(\\+0x[0-9a-f]+)?>: "));
         patched = patched || line.find(hex8(jns.address) + " <" + jns.where + ">: js ") != std::string::npos;
     }
     EXPECT_TRUE(symbols) << out;
@@ -120,8 +134,9 @@ TEST_F(BisectTest, PatchedWindingBranchPrintsTheEventListingWindowAndAWorkingRep
     EXPECT_NE(out.find("note: instructions per routine, in order of first use: "), std::string::npos);
 
     // Registers at the face routine's call, and the guest call stack through op_secondary.
-    EXPECT_TRUE(std::regex_search(out, std::regex("note: registers at draw_[a-z_]+_face_ \\(the hook of the divergent "
-                                                  "event\\):\n  eax=0x[0-9a-f]{8} \\(packet\\) ")))
+    EXPECT_TRUE(std::regex_search(
+        out, std::regex("note: registers at draw_[a-z_]+_face_ \\(the hook of the divergent "
+                        "event\\):\n  eax=0x[0-9a-f]{8} \\(packet\\) ")))
         << out;
     const auto stack = section(out, "note: guest call stack, innermost first");
     ASSERT_GE(stack.size(), 2u) << out;
@@ -138,11 +153,13 @@ TEST_F(BisectTest, PatchedWindingBranchPrintsTheEventListingWindowAndAWorkingRep
 
 TEST_F(BisectTest, SwappedLightGivesAFieldDiffAndAReproduceLine) {
     const fs::path file = write_case("small-program", small_program().to_json());
-    const Result b = refcheck("bisect " + quote(file) + " --data " + quote(kSmallData) + " --inject-reimpl-light-swap");
+    const Result b =
+        refcheck("bisect " + quote(file) + " --data " + quote(kSmallData) + " --inject-reimpl-light-swap");
     ASSERT_EQ(b.code, 1) << b.out << b.err;
     EXPECT_NE(b.out.find("(field_mismatch)\n"), std::string::npos) << b.out;
     EXPECT_TRUE(b.out.find("\n  ! face_level: ") != std::string::npos ||
-                b.out.find("\n  ! vertex_levels: ") != std::string::npos) << b.out;
+                b.out.find("\n  ! vertex_levels: ") != std::string::npos)
+        << b.out;
     EXPECT_NE(b.out.find("--inject-reimpl-light-swap --out out/bisect\n"), std::string::npos) << b.out;
     ASSERT_FALSE(section(b.out, "note: the original's instructions from").empty()) << b.out;
     const Result again = reproduce(b.out);
@@ -165,7 +182,8 @@ TEST_F(BisectTest, EquivalentCaseExitsZero) {
     EXPECT_NE(b.out.find("case one-record: equivalent ("), std::string::npos) << b.out;
     EXPECT_NE(b.out.find("nothing to bisect"), std::string::npos) << b.out;
     EXPECT_EQ(refcheck("bisect " + quote(path("cases/absent.json"))).code, 2);
-    const Result bad = refcheck("bisect " + quote(file) + " --data " + quote(kSmallData) + " --only 'record 99 view 0'");
+    const Result bad =
+        refcheck("bisect " + quote(file) + " --data " + quote(kSmallData) + " --only 'record 99 view 0'");
     EXPECT_EQ(bad.code, 2) << bad.out << bad.err;
     EXPECT_NE(bad.err.find("no input named \"record 99 view 0\""), std::string::npos) << bad.err;
 }
@@ -187,15 +205,18 @@ TEST_F(BisectTest, FramesCaseWithThePatchedBranchHasAWindow) {
 TEST_F(BisectTest, ShadowFrameNarrowsToItsInput) {
     const ojson shadow = {{"schema", "refcheck-case/1"},
                           {"family", "shadow"},
-                          {"selection", {{"records", {{"list", {1, 5}}}},
-                                         {"views", {{{"yaw", 30}, {"pitch", 55}, {"distance", 4}}}},
-                                         {"suns", {{4096, -15000, 3000}}},
-                                         {"states", {0}}}}};
+                          {"selection",
+                           {{"records", {{"list", {1, 5}}}},
+                            {"views", {{{"yaw", 30}, {"pitch", 55}, {"distance", 4}}}},
+                            {"suns", {{4096, -15000, 3000}}},
+                            {"states", {0}}}}};
     const fs::path file = write_case("small-shadow", shadow);
-    const std::string env = " --data " + quote(kSmallData) + " --patch draw_shadow_face_:c3";  // returns at once
+    const std::string env =
+        " --data " + quote(kSmallData) + " --patch draw_shadow_face_:c3"; // returns at once
     const Result b = refcheck("bisect " + quote(file) + env);
     ASSERT_EQ(b.code, 1) << b.out << b.err;
-    EXPECT_NE(b.out.find(", input record 1 view 0 sun 0 state 0): the events differ"), std::string::npos) << b.out;
+    EXPECT_NE(b.out.find(", input record 1 view 0 sun 0 state 0): the events differ"), std::string::npos)
+        << b.out;
     EXPECT_NE(b.out.find("\n  ! pixels: "), std::string::npos) << b.out;
     EXPECT_NE(b.out.find("note: not available: listing, instruction window"), std::string::npos) << b.out;
     EXPECT_EQ(reproduce(b.out).code, 1);
@@ -208,7 +229,8 @@ TEST_F(BisectTest, DivergentRunReportsCarryTheDrillDown) {
     ProgramCase pc = small_program();
     pc.records = {1};
     const fs::path file = write_case("small-program", pc.to_json());
-    const std::string args = "run " + quote(file) + " --data " + quote(kSmallData) + " --patch " + jns.where + ":78";
+    const std::string args =
+        "run " + quote(file) + " --data " + quote(kSmallData) + " --patch " + jns.where + ":78";
     const Result one = refcheck(args + " --out one");
     ASSERT_EQ(one.code, 1) << one.out << one.err;
     EXPECT_NE(one.out.find("first divergence in input record 1 "), std::string::npos) << one.out;
@@ -219,8 +241,8 @@ TEST_F(BisectTest, DivergentRunReportsCarryTheDrillDown) {
     const std::string input = report.at("first_unexplained").at("input");
     EXPECT_EQ(dd.at("input"), input);
     // The report names files by name; the run's summary prints the line with their paths, and it works.
-    EXPECT_EQ(dd.at("reproduce"), "refcheck run small-program.json --only '" + input + "' --data small --patch " +
-                                      jns.where + ":78 --out out/bisect");
+    EXPECT_EQ(dd.at("reproduce"), "refcheck run small-program.json --only '" + input +
+                                      "' --data small --patch " + jns.where + ":78 --out out/bisect");
     const auto at = one.out.find("; reproduce: refcheck ");
     ASSERT_NE(at, std::string::npos) << one.out;
     const auto begin = at + std::string("; reproduce: refcheck ").size();
@@ -236,5 +258,5 @@ TEST_F(BisectTest, DivergentRunReportsCarryTheDrillDown) {
     EXPECT_EQ(tree(path("one")), tree(path("two")));
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

@@ -1,6 +1,6 @@
 #include "cli_support.hpp"
 
-#include "placement.hpp"  // harness/src: the camera a run builds for each view
+#include "placement.hpp" // harness/src: the camera a run builds for each view
 
 #include "refcheck/reimpl/construction.hpp"
 #include "refcheck/reimpl/file_bytes.hpp"
@@ -22,12 +22,14 @@ namespace refcheck::cli_test {
 ojson ProgramCase::to_json() const {
     ojson views_json = ojson::array();
     for (const auto& v : views)
-        views_json.push_back({{"yaw", v.yaw}, {"pitch", v.pitch}, {"roll", v.roll}, {"distance", v.distance}});
-    ojson j = {{"schema", "refcheck-case/1"},
-               {"family", "program"},
-               {"description", "cli_tests: a small program case"},
-               {"selection", {{"records", {{"list", records}}}, {"views", views_json}, {"lights", lights},
-                              {"states", states}}}};
+        views_json.push_back(
+            {{"yaw", v.yaw}, {"pitch", v.pitch}, {"roll", v.roll}, {"distance", v.distance}});
+    ojson j = {
+        {"schema", "refcheck-case/1"},
+        {"family", "program"},
+        {"description", "cli_tests: a small program case"},
+        {"selection",
+         {{"records", {{"list", records}}}, {"views", views_json}, {"lights", lights}, {"states", states}}}};
     j["hooks"] = {{run_faces ? "run" : "replace", kFaceRoutines}};
     if (!allow.empty()) j["allow"] = allow;
     return j;
@@ -75,15 +77,16 @@ void CliTest::TearDown() {
     }
     fs::remove_all(dir_);
     std::error_code ignored;
-    fs::remove(dir_.parent_path(), ignored);  // only when no other test left its folder there
+    fs::remove(dir_.parent_path(), ignored); // only when no other test left its folder there
 }
 
 Result CliTest::refcheck(const std::string& args, const std::string& env) {
     const std::string stem = "refcheck-" + std::to_string(++runs_);
     const fs::path out = dir_ / (stem + ".stdout"), err = dir_ / (stem + ".stderr");
-    const std::string command = "cd " + quote(dir_) +
-                                " && env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX -u GTEST_SHARD_STATUS_FILE " +
-                                env + " " + quote(kRefcheck) + " " + args + " >" + quote(out) + " 2>" + quote(err);
+    const std::string command =
+        "cd " + quote(dir_) +
+        " && env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX -u GTEST_SHARD_STATUS_FILE " + env + " " +
+        quote(kRefcheck) + " " + args + " >" + quote(out) + " 2>" + quote(err);
     const int status = std::system(command.c_str());
     Result r;
     r.code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -149,13 +152,14 @@ std::string sha256_of(const fs::path& file) {
 
 std::size_t count_of(const std::string& text, const std::string& needle) {
     std::size_t n = 0;
-    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size()))
+        ++n;
     return n;
 }
 
 std::string input_name(std::uint32_t record, std::size_t view, std::size_t light, std::uint32_t state) {
-    return "record " + std::to_string(record) + " view " + std::to_string(view) + " light " + std::to_string(light) +
-           " state " + std::to_string(state);
+    return "record " + std::to_string(record) + " view " + std::to_string(view) + " light " +
+           std::to_string(light) + " state " + std::to_string(state);
 }
 
 namespace {
@@ -169,7 +173,7 @@ const SmallArchives& small_archives() {
     static const SmallArchives archives;
     return archives;
 }
-}  // namespace
+} // namespace
 
 std::vector<events::Event> reimpl_stream(std::uint32_t record, const harness::View& view,
                                          const std::vector<std::int32_t>& light, std::uint32_t state,
@@ -180,7 +184,8 @@ std::vector<events::Event> reimpl_stream(std::uint32_t record, const harness::Vi
     reimpl::Light l{{light.at(0), light.at(1), light.at(2)}};
     if (swap_light_xz) std::swap(l.direction[0], l.direction[2]);
     events::VectorSink sink;
-    interpreter.draw(root, reimpl::DrawInput{harness::camera_for(a.models.record(record), view), l, state}, sink);
+    interpreter.draw(root, reimpl::DrawInput{harness::camera_for(a.models.record(record), view), l, state},
+                     sink);
     std::vector<events::Event> out;
     for (const auto& e : sink.events())
         if (!std::holds_alternative<events::ControlFlow>(e)) out.push_back(e);
@@ -204,4 +209,4 @@ ojson without_flags(const ojson& e) {
     return out;
 }
 
-}  // namespace refcheck::cli_test
+} // namespace refcheck::cli_test

@@ -37,9 +37,9 @@ inline const std::vector<std::string> kFaceRoutines = {
 struct ProgramCase {
     std::vector<std::uint32_t> records;
     std::vector<harness::View> views;
-    std::vector<std::vector<std::int32_t>> lights;  // Q14 directions
+    std::vector<std::vector<std::int32_t>> lights; // Q14 directions
     std::vector<std::uint32_t> states;
-    bool run_faces = false;  // frames: the face routines run instead of being replaced
+    bool run_faces = false; // frames: the face routines run instead of being replaced
     std::vector<std::string> allow;
     ojson to_json() const;
 };
@@ -53,7 +53,7 @@ ProgramCase small_frames();
 ojson small_palette();
 
 struct Result {
-    int code = -1;  // exit status (-1: did not exit normally)
+    int code = -1; // exit status (-1: did not exit normally)
     std::string out, err;
 };
 
@@ -74,9 +74,9 @@ protected:
     int runs_ = 0;
 };
 
-std::string quote(const fs::path& p);  // single-quoted for /bin/sh
-std::string join(const std::vector<fs::path>& paths);  // quoted, space-separated
-fs::path shipped_case(const std::string& name);  // cases/<name>.json of the project
+std::string quote(const fs::path& p);                 // single-quoted for /bin/sh
+std::string join(const std::vector<fs::path>& paths); // quoted, space-separated
+fs::path shipped_case(const std::string& name);       // cases/<name>.json of the project
 std::string read_text(const fs::path& file);
 ojson read_json(const fs::path& file);
 // Every regular file under `dir`, by path relative to it, with its bytes.
@@ -99,4 +99,4 @@ ojson report_event(const events::Event& e);
 // A report event without its flags (the original's side carries none).
 ojson without_flags(const ojson& e);
 
-}  // namespace refcheck::cli_test
+} // namespace refcheck::cli_test

@@ -15,12 +15,13 @@ std::string CodeSite::where() const {
     return function + buf;
 }
 
-CodeSite find_instruction(const std::string& function, const std::function<bool(const emu::Instruction&)>& match) {
+CodeSite find_instruction(const std::string& function,
+                          const std::function<bool(const emu::Instruction&)>& match) {
     emu::Machine machine;
     const emu::Image& image = machine.load(kImage);
     const auto start = image.address_of(function);
     if (!start) throw std::runtime_error("standin.exe has no symbol " + function);
-    emu::Address end = image.range().end;  // the function ends where the next symbol starts
+    emu::Address end = image.range().end; // the function ends where the next symbol starts
     for (const auto& [name, address] : image.symbols)
         if (address > *start && address < end) end = address;
     const auto code = machine.read_bytes(*start, end - *start);
@@ -53,4 +54,4 @@ std::string hex_bytes(const std::vector<std::uint8_t>& bytes) {
     return out;
 }
 
-}  // namespace refcheck::cli_test
+} // namespace refcheck::cli_test

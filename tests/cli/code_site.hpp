@@ -24,7 +24,8 @@ struct CodeSite {
 
 // The first instruction of `function` (a symbol of the stand-in) `match` accepts; throws
 // std::runtime_error naming the function when there is none.
-CodeSite find_instruction(const std::string& function, const std::function<bool(const emu::Instruction&)>& match);
+CodeSite find_instruction(const std::string& function,
+                          const std::function<bool(const emu::Instruction&)>& match);
 
 // Every instruction of `function` (a symbol of the stand-in), up to the next symbol.
 std::vector<emu::Instruction> instructions_of(const std::string& function);
@@ -32,4 +33,4 @@ std::vector<emu::Instruction> instructions_of(const std::string& function);
 // Hex of bytes, as `--patch` takes them ("9090").
 std::string hex_bytes(const std::vector<std::uint8_t>& bytes);
 
-}  // namespace refcheck::cli_test
+} // namespace refcheck::cli_test

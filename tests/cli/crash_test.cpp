@@ -34,12 +34,13 @@ protected:
         const ojson report = read_json(path(out + "/" + name + ".json"));
         EXPECT_EQ(report.at("status"), "error");
         const std::string error = report.at("error").get<std::string>();
-        EXPECT_NE(error.find("crash: the worker process running this case " + death), std::string::npos) << error;
-        const std::string input = input_name(1, 0, 0, 0);  // the first input of small_program()
+        EXPECT_NE(error.find("crash: the worker process running this case " + death), std::string::npos)
+            << error;
+        const std::string input = input_name(1, 0, 0, 0); // the first input of small_program()
         EXPECT_NE(error.find("in input \"" + input + "\""), std::string::npos) << error;
         const ojson& crash = report.at("crash");
         EXPECT_EQ(crash.at("input"), input);
-        EXPECT_EQ(crash.at("routine"), "construct_3d_object_");  // the last call before the input began
+        EXPECT_EQ(crash.at("routine"), "construct_3d_object_"); // the last call before the input began
         EXPECT_TRUE(crash.at("last_eip").is_string());
         const std::string reproduce = crash.at("reproduce").get<std::string>();
         EXPECT_EQ(reproduce.rfind("refcheck run " + name + ".json --data small", 0), 0u) << reproduce;
@@ -59,7 +60,7 @@ TEST_F(CrashTest, WorkerKilledBySignalIsThatCasesErrorAndTheOthersReport) {
     EXPECT_EQ(r.code, 2) << r.out << r.err;
     expect_complete_outputs("out", {"small-frames", "small-palette", "small-program"});
     expect_crash_report("out", "small-program", "was killed by signal 11 (SIGSEGV)");
-    expect_status("out", "small-frames", "equivalent");  // small_frames(): a known divergence only
+    expect_status("out", "small-frames", "equivalent"); // small_frames(): a known divergence only
     expect_status("out", "small-palette", "equivalent");
     const ojson index = read_json(path("out/run.json"));
     EXPECT_EQ(index.at("status"), "error");
@@ -70,9 +71,9 @@ TEST_F(CrashTest, WorkerKilledBySignalIsThatCasesErrorAndTheOthersReport) {
 
 TEST_F(CrashTest, AbortInTheFirstCaseOfOneWorkerLeavesTheRestToANewWorker) {
     // Sorted by name, "a-program" runs first; with one job, the remaining cases need a new worker.
-    const Result r = refcheck("run " + three_cases("a-program") + " --data " + quote(kSmallData) +
-                                  " --out out --jobs 1",
-                              "REFCHECK_TEST_WORKER_CRASH=a-program:abort");
+    const Result r =
+        refcheck("run " + three_cases("a-program") + " --data " + quote(kSmallData) + " --out out --jobs 1",
+                 "REFCHECK_TEST_WORKER_CRASH=a-program:abort");
     EXPECT_EQ(r.code, 2) << r.out << r.err;
     expect_complete_outputs("out", {"a-program", "small-frames", "small-palette"});
     expect_crash_report("out", "a-program", "was killed by signal 6 (SIGABRT)");
@@ -118,25 +119,25 @@ TEST_F(CrashTest, GridTableStepMutantIsAFaultOfTheOriginalAndTheRunReportsEveryC
     std::vector<std::uint8_t> mutant = site.bytes;
     mutant.back() = 0x0d;
     ProgramCase grid;
-    grid.records = {1};  // the small archives' grid city block
+    grid.records = {1}; // the small archives' grid city block
     grid.views = {{35, 25, 0, 4}, {215, 15, 0, 4}};
     grid.lights = {{6689, 13377, 6689}};
     grid.states = {0, 524287};
     grid.allow = {"missing_normal", "grid_rounding"};
     ojson grid_case = grid.to_json();
     grid_case["tolerance"] = {{"grid_rounding", 5}};
-    const std::string cases =
-        quote(write_case("small-grid", grid_case)) + " " + quote(write_case("small-palette", small_palette()));
+    const std::string cases = quote(write_case("small-grid", grid_case)) + " " +
+                              quote(write_case("small-palette", small_palette()));
     const Result clean = refcheck("run " + cases + " --data " + quote(kSmallData) + " --out clean --jobs 2");
     EXPECT_EQ(clean.code, 0) << clean.out << clean.err;
-    const Result r = refcheck("run " + cases + " --data " + quote(kSmallData) + " --out out --jobs 2 --patch " +
-                              site.where() + ":" + hex_bytes(mutant));
+    const Result r = refcheck("run " + cases + " --data " + quote(kSmallData) +
+                              " --out out --jobs 2 --patch " + site.where() + ":" + hex_bytes(mutant));
     EXPECT_EQ(r.code, 1) << r.out << r.err;
     expect_complete_outputs("out", {"small-grid", "small-palette"});
     const ojson report = read_json(path("out/small-grid.json"));
     EXPECT_EQ(report.at("status"), "divergent");
     EXPECT_FALSE(report.contains("crash"));
-    ASSERT_EQ(report.at("faults").size(), 4u);  // one per input
+    ASSERT_EQ(report.at("faults").size(), 4u); // one per input
     for (const ojson& f : report.at("faults")) {
         EXPECT_EQ(f.at("kind"), "write_protected");
         EXPECT_EQ(f.at("routine"), "draw_3d_object_");
@@ -151,5 +152,5 @@ TEST_F(CrashTest, GridTableStepMutantIsAFaultOfTheOriginalAndTheRunReportsEveryC
     expect_status("out", "small-palette", "equivalent");
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

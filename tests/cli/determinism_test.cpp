@@ -9,7 +9,8 @@ class DeterminismTest : public CliTest {
 protected:
     void expect_same_outputs(const std::string& args, int expected_code) {
         for (const std::string out : {"first", "second", "parallel"}) {
-            const Result r = refcheck(args + " --out " + out + (out == "parallel" ? " --jobs 4" : " --jobs 1"));
+            const Result r =
+                refcheck(args + " --out " + out + (out == "parallel" ? " --jobs 4" : " --jobs 1"));
             ASSERT_EQ(r.code, expected_code) << r.out << r.err;
         }
         const auto first = tree(path("first"));
@@ -25,25 +26,27 @@ protected:
         for (const auto& [file, bytes] : first) {
             EXPECT_EQ(bytes.find(dir_.string()), std::string::npos) << file << " names the output folder";
             EXPECT_EQ(bytes.find(kSmallData.string()), std::string::npos) << file << " names the data root";
-            EXPECT_EQ(bytes.find(kImage.parent_path().string()), std::string::npos) << file << " names the image's folder";
+            EXPECT_EQ(bytes.find(kImage.parent_path().string()), std::string::npos)
+                << file << " names the image's folder";
         }
     }
 };
 
 TEST_F(DeterminismTest, SameRunTwiceGivesByteIdenticalOutputs) {
-    const std::string files = join({shipped_case("loader"), shipped_case("construct"),
-                                    write_case("small-palette", small_palette()),
-                                    write_case("small-program", small_program().to_json()),
-                                    write_case("small-frames", small_frames().to_json())});
+    const std::string files =
+        join({shipped_case("loader"), shipped_case("construct"), write_case("small-palette", small_palette()),
+              write_case("small-program", small_program().to_json()),
+              write_case("small-frames", small_frames().to_json())});
     expect_same_outputs("run " + files + " --data " + quote(kSmallData), 0);
     EXPECT_TRUE(tree(path("first")).count("small-frames/frame-1-diff.png"));
 }
 
 TEST_F(DeterminismTest, SameDivergentRunTwiceGivesByteIdenticalOutputs) {
-    const std::string files = join({shipped_case("loader"), write_case("small-program", small_program().to_json())});
+    const std::string files =
+        join({shipped_case("loader"), write_case("small-program", small_program().to_json())});
     expect_same_outputs("run " + files + " --data " + quote(kSmallData) + " --inject-reimpl-light-swap", 1);
     EXPECT_TRUE(read_json(path("first/small-program.json")).contains("first_unexplained"));
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

@@ -37,14 +37,15 @@ protected:
 
 TEST_F(ErrorTest, CaseFileWithAnUnknownKey) {
     ojson j = small_program().to_json();
-    j["tolerence"] = {{"grid_rounding", 5}};  // misspelt
+    j["tolerence"] = {{"grid_rounding", 5}}; // misspelt
     const fs::path file = write_case("typo", j);
     const Result r = run_fails(quote(file) + " " + quote(shipped_case("loader")));
     EXPECT_NE(r.err.find("tolerence"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(file.filename().string()), std::string::npos) << r.err;
     // The same case spelt right runs.
     j.erase("tolerence");
-    const Result ok = refcheck("run " + quote(write_case("typo", j)) + " --data " + quote(kSmallData) + " --out ok");
+    const Result ok =
+        refcheck("run " + quote(write_case("typo", j)) + " --data " + quote(kSmallData) + " --out ok");
     EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
 }
 
@@ -73,9 +74,11 @@ TEST_F(ErrorTest, ProfileLackingAnAddressTheCaseNeeds) {
     std::ofstream(file) << profile.dump(1) << "\n";
 
     const fs::path program = write_case("small-program", small_program().to_json());
-    const Result r = run_fails(quote(shipped_case("loader")) + " " + quote(program) + " --profile " + quote(file));
+    const Result r =
+        run_fails(quote(shipped_case("loader")) + " " + quote(program) + " --profile " + quote(file));
     EXPECT_TRUE(lines(r.err).count("draw_3d_object_")) << r.err;
-    EXPECT_EQ(r.err.find("construct_3d_object_"), std::string::npos) << "only the missing address is named: " << r.err;
+    EXPECT_EQ(r.err.find("construct_3d_object_"), std::string::npos)
+        << "only the missing address is named: " << r.err;
     // A case that does not need draw_3d_object_ runs with the same profile.
     const Result loader = refcheck("run " + quote(shipped_case("loader")) + " --profile " + quote(file) +
                                    " --data " + quote(kSmallData) + " --out loader");
@@ -89,7 +92,7 @@ TEST_F(ErrorTest, ProfileOfAnotherImage) {
     ASSERT_EQ(made_for, harness::sha256_file(kImage)) << "profilegen wrote another image's hash";
     const fs::path other = path("rebuilt-standin.exe");
     fs::copy_file(kImage, other);
-    std::ofstream(other, std::ios::binary | std::ios::app) << '\0';  // one byte of overlay: another image
+    std::ofstream(other, std::ios::binary | std::ios::app) << '\0'; // one byte of overlay: another image
     const std::string other_sha = harness::sha256_file(other);
     const Result r = run_fails(quote(shipped_case("loader")) + " --image " + quote(other));
     EXPECT_NE(r.err.find(made_for), std::string::npos) << r.err;
@@ -102,8 +105,8 @@ TEST_F(ErrorTest, ProfileOfAnotherImage) {
     untied["image_sha256"] = "";
     const fs::path file = path("untied.profile.json");
     std::ofstream(file) << untied.dump(1) << "\n";
-    const Result ok = refcheck("run " + quote(shipped_case("loader")) + " --image " + quote(other) + " --profile " +
-                               quote(file) + " --data " + quote(kSmallData) + " --out ok");
+    const Result ok = refcheck("run " + quote(shipped_case("loader")) + " --image " + quote(other) +
+                               " --profile " + quote(file) + " --data " + quote(kSmallData) + " --out ok");
     EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
 }
 
@@ -115,21 +118,23 @@ TEST_F(ErrorTest, RealImageTemplateNamesEveryMissingAddress) {
             EXPECT_EQ(entry.at("address"), "") << entry.at("name") << ": a template ships no address";
             names.push_back(entry.at("name").get<std::string>());
         }
-    for (const char* needed : {"initialise_3d_objects_", "draw_3d_object_", "construct_3d_object_",
-                               "initialise_3d_palette_", "polygon_winding_", "draw_attached_object_",
-                               "draw_3d_object_shadow_", "build_mobile_queue_", "shadow_plane_height_", "draw_scene_",
-                               "sample_terrain_height_"})
-        EXPECT_NE(std::find(names.begin(), names.end(), needed), names.end()) << needed << " not in the template";
+    for (const char* needed :
+         {"initialise_3d_objects_", "draw_3d_object_", "construct_3d_object_", "initialise_3d_palette_",
+          "polygon_winding_", "draw_attached_object_", "draw_3d_object_shadow_", "build_mobile_queue_",
+          "shadow_plane_height_", "draw_scene_", "sample_terrain_height_"})
+        EXPECT_NE(std::find(names.begin(), names.end(), needed), names.end())
+            << needed << " not in the template";
 
     // Every family at once: the template lacks every address, and the run names them all.
     const fs::path program = write_case("small-program", small_program().to_json());
-    const Result r = run_fails(join({shipped_case("loader"), shipped_case("palette"), shipped_case("construct"),
-                                     shipped_case("shadows"), shipped_case("mobiles"), shipped_case("receivers"),
-                                     shipped_case("scenes"), program}) +
-                               " --image " + quote(kImage) + " --profile " + quote(kTemplate));
+    const Result r =
+        run_fails(join({shipped_case("loader"), shipped_case("palette"), shipped_case("construct"),
+                        shipped_case("shadows"), shipped_case("mobiles"), shipped_case("receivers"),
+                        shipped_case("scenes"), program}) +
+                  " --image " + quote(kImage) + " --profile " + quote(kTemplate));
     const auto named = lines(r.err);
     for (const auto& name : names) EXPECT_TRUE(named.count(name)) << name << " not named:\n" << r.err;
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

@@ -5,7 +5,7 @@
 #include "cli_support.hpp"
 #include "code_site.hpp"
 
-#include "mobile_script.hpp"  // harness/src: the scripted inputs of the mobile and receiver families
+#include "mobile_script.hpp" // harness/src: the scripted inputs of the mobile and receiver families
 #include "placement.hpp"
 #include "selection.hpp"
 
@@ -76,7 +76,7 @@ TEST_F(FamilyFaultTest, UnsortedMobileQueueDivergesAtTheFirstEntryOutOfPaintersO
     // order of the scan (the filters keep scan order).
     const auto& models = small_models();
     reimpl::MobileMap map;
-    std::optional<std::pair<std::uint32_t, std::size_t>> first;  // step, entry index
+    std::optional<std::pair<std::uint32_t, std::size_t>> first; // step, entry index
     std::uint32_t expected_original = 0, expected_reimpl = 0;
     const auto script = harness::mobile_script(models, seed, steps);
     for (std::uint32_t step = 0; step < script.size() && !first; ++step) {
@@ -113,8 +113,8 @@ TEST_F(FamilyFaultTest, UnsortedMobileQueueDivergesAtTheFirstEntryOutOfPaintersO
 TEST_F(FamilyFaultTest, CoarserFineMeshDivergesAtTheFirstFineShadowPixelItDrops) {
     // on_mesh's fine test ((x + y) & 1) == 0, inlined into draw_shadow_face_body as `test al, 1`;
     // made `test al, 3`, fine meshes draw the medium pattern.
-    const CodeSite site = find_instruction("draw_shadow_face_body",
-                                           [](const emu::Instruction& in) { return in.text == "test al, 1"; });
+    const CodeSite site = find_instruction(
+        "draw_shadow_face_body", [](const emu::Instruction& in) { return in.text == "test al, 1"; });
     ASSERT_EQ(hex_bytes(site.bytes), "a801");
 
     ojson shipped = read_json(shipped_case("shadows"));
@@ -140,10 +140,11 @@ TEST_F(FamilyFaultTest, CoarserFineMeshDivergesAtTheFirstFineShadowPixelItDrops)
                     params.sun = {c.suns[si][0], c.suns[si][1], c.suns[si][2]};
                     params.terrain_height = params.plane_height = h.bounds[2];
                     reimpl::Frame frame;
-                    reimpl::draw_shadow(models, root, harness::camera_for(models.record(record), c.views[vi]), params,
-                                        state, frame);
+                    reimpl::draw_shadow(models, root, harness::camera_for(models.record(record), c.views[vi]),
+                                        params, state, frame);
                     for (std::size_t p = 0; p < frame.pixels.size(); ++p)
-                        if (frame.pixels[p] == 0 && ((p % 320 + p / 320) & 3) == 2 && dropped++ == 0) first_pixel = p;
+                        if (frame.pixels[p] == 0 && ((p % 320 + p / 320) & 3) == 2 && dropped++ == 0)
+                            first_pixel = p;
                     if (dropped) {
                         input = "record " + std::to_string(record) + " view " + std::to_string(vi) + " sun " +
                                 std::to_string(si) + " state " + std::to_string(state);
@@ -159,13 +160,14 @@ TEST_F(FamilyFaultTest, CoarserFineMeshDivergesAtTheFirstFineShadowPixelItDrops)
     ASSERT_EQ(d.at("fields").size(), 1u);
     const ojson& f = d.at("fields").at(0);
     EXPECT_EQ(f.at("field"), "pixels");
-    EXPECT_EQ(f.at("original"), std::to_string(dropped) + " pixels differ; first at (" +
-                                    std::to_string(first_pixel % 320) + "," + std::to_string(first_pixel / 320) +
-                                    "): " + std::to_string(reimpl::kClearColour));
+    EXPECT_EQ(f.at("original"),
+              std::to_string(dropped) + " pixels differ; first at (" + std::to_string(first_pixel % 320) +
+                  "," + std::to_string(first_pixel / 320) + "): " + std::to_string(reimpl::kClearColour));
     EXPECT_EQ(f.at("reimpl"), "0");
     // The differing frame is in the report as pictures.
     bool pictured = false;
-    for (const auto& fr : report.at("frames")) pictured |= fr.at("input") == *input && fr.at("differing_pixels") == dropped;
+    for (const auto& fr : report.at("frames"))
+        pictured |= fr.at("input") == *input && fr.at("differing_pixels") == dropped;
     EXPECT_TRUE(pictured);
 }
 
@@ -181,11 +183,13 @@ TEST_F(FamilyFaultTest, ReceiverBoundTestAgainstTheWrongBoundDivergesAtTheFirstD
     ASSERT_EQ(site.bytes.back(), 0x10) << site.instruction.text;
 
     const std::uint32_t queries = 200, seed = 11;
-    const fs::path file = write_case("small-receivers", {{"schema", "refcheck-case/1"},
-                                                         {"family", "receiver"},
-                                                         {"description", "cli_tests: receiver queries"},
-                                                         {"selection", {{"queries", queries}, {"seed", seed}}}});
-    const ojson report = run_clean_and_patched(file, "small-receivers", site, {site.bytes[0], site.bytes[1], 0x0c});
+    const fs::path file =
+        write_case("small-receivers", {{"schema", "refcheck-case/1"},
+                                       {"family", "receiver"},
+                                       {"description", "cli_tests: receiver queries"},
+                                       {"selection", {{"queries", queries}, {"seed", seed}}}});
+    const ojson report =
+        run_clean_and_patched(file, "small-receivers", site, {site.bytes[0], site.bytes[1], 0x0c});
 
     // The first query whose shadow the reimplementation puts on a receiver.
     const auto& models = small_models();
@@ -212,5 +216,5 @@ TEST_F(FamilyFaultTest, ReceiverBoundTestAgainstTheWrongBoundDivergesAtTheFirstD
     EXPECT_EQ(d.at("reimpl").at("fields").at("height"), hit.height);
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

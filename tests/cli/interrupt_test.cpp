@@ -29,10 +29,11 @@ TEST_F(InterruptTest, AnInterruptedRunLeavesThePreviousCompleteOutput) {
 
     const Result stopped = refcheck("run " + common, "REFCHECK_TEST_WORKER_CRASH=b-program:term-parent");
     EXPECT_EQ(stopped.code, 128 + 15) << stopped.out << stopped.err;
-    EXPECT_NE(stopped.err.find("interrupted by SIGTERM after 1 of 3 cases; not finished: b-program, c-frames"),
-              std::string::npos)
+    EXPECT_NE(
+        stopped.err.find("interrupted by SIGTERM after 1 of 3 cases; not finished: b-program, c-frames"),
+        std::string::npos)
         << stopped.err;
-    EXPECT_EQ(folder(path("o")), before);  // the previous run, byte for byte, and nothing else
+    EXPECT_EQ(folder(path("o")), before); // the previous run, byte for byte, and nothing else
 
     // Into a fresh folder: nothing at all (no half run).
     const Result fresh = refcheck("run " + cases + " --data " + quote(kSmallData) + " --out fresh --jobs 2",
@@ -46,5 +47,5 @@ TEST_F(InterruptTest, AnInterruptedRunLeavesThePreviousCompleteOutput) {
     }
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

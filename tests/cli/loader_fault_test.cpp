@@ -35,14 +35,15 @@ std::string call_text(const std::string& symbol) {
 TEST_F(LoaderFaultTest, ATextureTableIntoTheFreedFileBufferDivergesAtTheTable) {
     const auto code = instructions_of("load_texture");
     const std::string alloc = call_text("heap_alloc"), copy = call_text("memcpy");
-    const auto a = std::find_if(code.begin(), code.end(), [&](const emu::Instruction& in) { return in.text == alloc; });
+    const auto a =
+        std::find_if(code.begin(), code.end(), [&](const emu::Instruction& in) { return in.text == alloc; });
     ASSERT_NE(a, code.end()) << "load_texture calls heap_alloc no more";
     ASSERT_EQ(a->size, 5u) << a->text;
     ASSERT_TRUE(a + 1 != code.end() && (a + 1)->text.rfind("add esp, ", 0) == 0)
         << "the caller must pop heap_alloc's argument, or replacing the call unbalances the stack";
     const auto c = std::find_if(a, code.end(), [&](const emu::Instruction& in) { return in.text == copy; });
     ASSERT_NE(c, code.end()) << "load_texture calls memcpy no more";
-    std::vector<std::string> pushed;  // registers pushed for memcpy, in order (cdecl: dst last)
+    std::vector<std::string> pushed; // registers pushed for memcpy, in order (cdecl: dst last)
     for (auto i = a + 1; i != c; ++i)
         if (i->text.rfind("push ", 0) == 0) pushed.push_back(i->text.substr(5));
     ASSERT_GE(pushed.size(), 3u);
@@ -52,13 +53,14 @@ TEST_F(LoaderFaultTest, ATextureTableIntoTheFreedFileBufferDivergesAtTheTable) {
     ASSERT_NE(r, regs.end()) << "memcpy's source is pushed from " << source << ", not a register";
     ASSERT_NE(source, "eax");
     const auto index = static_cast<std::uint8_t>(r - regs.begin());
-    const std::vector<std::uint8_t> mov_eax = {0x89, static_cast<std::uint8_t>(0xc0 | index << 3), 0x90, 0x90, 0x90};
+    const std::vector<std::uint8_t> mov_eax = {0x89, static_cast<std::uint8_t>(0xc0 | index << 3), 0x90, 0x90,
+                                               0x90};
 
     char where[64];
     std::snprintf(where, sizeof where, "load_texture+0x%x", a->address - code.front().address);
-    const fs::path file = write_case("small-loader", {{"schema", "refcheck-case/1"},
-                                                      {"family", "loader"},
-                                                      {"description", "cli_tests: both archives"}});
+    const fs::path file = write_case(
+        "small-loader",
+        {{"schema", "refcheck-case/1"}, {"family", "loader"}, {"description", "cli_tests: both archives"}});
     const std::string common = quote(file) + " --data " + quote(kSmallData);
     const Result clean = refcheck("run " + common + " --out clean");
     ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
@@ -83,8 +85,8 @@ TEST_F(LoaderFaultTest, ATextureTableIntoTheFreedFileBufferDivergesAtTheTable) {
     ASSERT_GT(expected, 0u);
     EXPECT_EQ(populated, expected);
     EXPECT_EQ(empty, expected);
-    EXPECT_EQ(report.at("counts").at("unexplained"), expected + 1);  // every slot and the table
+    EXPECT_EQ(report.at("counts").at("unexplained"), expected + 1); // every slot and the table
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

@@ -4,7 +4,7 @@
 // family's script on the reimplementation gives for it.
 #include "cli_support.hpp"
 
-#include "mobile_script.hpp"  // harness/src: the scripted inputs of the mobile and receiver families
+#include "mobile_script.hpp" // harness/src: the scripted inputs of the mobile and receiver families
 
 #include "refcheck/reimpl/file_bytes.hpp"
 #include "refcheck/reimpl/mobile.hpp"
@@ -18,8 +18,10 @@ namespace {
 
 class MetricsTest : public CliTest {
 protected:
-    ojson metrics(const fs::path& file, const std::string& name, const std::string& out, const std::string& extra = "") {
-        const Result run = refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --out " + out + extra);
+    ojson metrics(const fs::path& file, const std::string& name, const std::string& out,
+                  const std::string& extra = "") {
+        const Result run =
+            refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --out " + out + extra);
         EXPECT_EQ(run.code, 0) << run.out << run.err;
         const ojson report = read_json(path(out + "/" + name + ".json"));
         // run.json repeats the case's metrics.
@@ -49,9 +51,11 @@ TEST_F(MetricsTest, MobileMetricsCountTheQueuesComparedAndTheStepsPlayed) {
     std::uint64_t arrivals = 0, inside = 0, across = 0, departures = 0, total = 0;
     for (const auto& s : script) {
         switch (s.op) {
-        case harness::MobileStep::Op::Add: map.add(s.mobile), ++arrivals; break;
-        case harness::MobileStep::Op::Move: map.move(s.mobile.id, s.mobile.position), ++(s.across ? across : inside); break;
-        case harness::MobileStep::Op::Remove: map.remove(s.mobile.id), ++departures; break;
+            case harness::MobileStep::Op::Add: map.add(s.mobile), ++arrivals; break;
+            case harness::MobileStep::Op::Move:
+                map.move(s.mobile.id, s.mobile.position), ++(s.across ? across : inside);
+                break;
+            case harness::MobileStep::Op::Remove: map.remove(s.mobile.id), ++departures; break;
         }
         sizes.push_back(map.queue(models, s.camera, reimpl::Scene{}).size());
         total += sizes.back();
@@ -69,7 +73,7 @@ TEST_F(MetricsTest, MobileMetricsCountTheQueuesComparedAndTheStepsPlayed) {
     EXPECT_EQ(one.at("original_queues"), 1);
     EXPECT_EQ(one.at("original_queue_entries"), sizes[only]);
     EXPECT_EQ(one.at("reimpl_queue_entries"), sizes[only]);
-    for (const ojson* m : {&all, &one}) {  // every step is played: the earlier ones build the state
+    for (const ojson* m : {&all, &one}) { // every step is played: the earlier ones build the state
         EXPECT_EQ(m->at("played_arrivals"), arrivals);
         EXPECT_EQ(m->at("played_moves_inside_sector"), inside);
         EXPECT_EQ(m->at("played_moves_across_sectors"), across);
@@ -79,10 +83,11 @@ TEST_F(MetricsTest, MobileMetricsCountTheQueuesComparedAndTheStepsPlayed) {
 
 TEST_F(MetricsTest, ReceiverMetricsCountTheQueriesCompared) {
     const std::uint32_t queries = 60, seed = 11;
-    const fs::path file = write_case("small-receivers", {{"schema", "refcheck-case/1"},
-                                                         {"family", "receiver"},
-                                                         {"description", "cli_tests: receiver queries"},
-                                                         {"selection", {{"queries", queries}, {"seed", seed}}}});
+    const fs::path file =
+        write_case("small-receivers", {{"schema", "refcheck-case/1"},
+                                       {"family", "receiver"},
+                                       {"description", "cli_tests: receiver queries"},
+                                       {"selection", {{"queries", queries}, {"seed", seed}}}});
     const auto& models = small_models();
     const auto script = harness::receiver_script(models, seed, queries);
     ASSERT_EQ(script.queries.size(), queries);
@@ -104,7 +109,8 @@ TEST_F(MetricsTest, ReceiverMetricsCountTheQueriesCompared) {
     ASSERT_GT(hits, 1u);
 
     const ojson all = metrics(file, "small-receivers", "all");
-    const ojson one = metrics(file, "small-receivers", "one", " --only 'query " + std::to_string(*first_hit) + "'");
+    const ojson one =
+        metrics(file, "small-receivers", "one", " --only 'query " + std::to_string(*first_hit) + "'");
     EXPECT_FALSE(all.contains("queries")) << "the metric that repeated the case's queries";
     EXPECT_EQ(all.at("compared_queries"), queries);
     EXPECT_EQ(all.at("original_queries"), queries);
@@ -120,5 +126,5 @@ TEST_F(MetricsTest, ReceiverMetricsCountTheQueriesCompared) {
     for (const ojson* m : {&all, &one}) EXPECT_EQ(m->at("played_receivers"), script.receivers.size());
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

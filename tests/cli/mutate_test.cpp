@@ -14,7 +14,8 @@ class MutateTest : public CliTest {
 protected:
     // Runs `refcheck mutate CASE ARGS` on the small archives; returns mutate.json (schema-checked).
     ojson mutate(const fs::path& file, const std::string& args, int expect_code = 0) {
-        const Result r = refcheck("mutate " + quote(file) + " --data " + quote(kSmallData) + " --jobs 1 --out m " + args);
+        const Result r =
+            refcheck("mutate " + quote(file) + " --data " + quote(kSmallData) + " --jobs 1 --out m " + args);
         EXPECT_EQ(r.code, expect_code) << r.out << r.err;
         const ojson j = read_json(path("m/mutate.json"));
         test::SchemaSet schemas;
@@ -27,19 +28,21 @@ protected:
 
 const ojson* find_mutant(const ojson& report, std::uint32_t address, const std::string& op) {
     for (const auto& m : report.at("mutants"))
-        if (std::stoul(m.at("address").get<std::string>(), nullptr, 16) == address && m.at("operator") == op) return &m;
+        if (std::stoul(m.at("address").get<std::string>(), nullptr, 16) == address && m.at("operator") == op)
+            return &m;
     return nullptr;
 }
 
 TEST_F(MutateTest, NegatedWindingBranchIsKilledAtTheFirstSecondaryFaceOfTheFirstInput) {
-    const CodeSite branch =
-        find_instruction("op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
+    const CodeSite branch = find_instruction(
+        "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
     const ProgramCase pc = small_program();
     const fs::path file = write_case("small-program", pc.to_json());
     const ojson j = mutate(file, "--routines '(^|:)op_secondary$' --operators negate_jcc");
     const ojson* m = find_mutant(j, branch.instruction.address, "negate_jcc");
     ASSERT_NE(m, nullptr) << "the enumeration lacks op_secondary's jns";
-    EXPECT_EQ(m->at("patch"), emu::hex(branch.instruction.address) + ":79" + hex_bytes(branch.bytes).substr(2) + "->78" +
+    EXPECT_EQ(m->at("patch"), emu::hex(branch.instruction.address) + ":79" +
+                                  hex_bytes(branch.bytes).substr(2) + "->78" +
                                   hex_bytes(branch.bytes).substr(2));
     ASSERT_EQ(m->at("status"), "killed") << m->dump();
     const ojson& k = m->at("killed_by");
@@ -50,12 +53,14 @@ TEST_F(MutateTest, NegatedWindingBranchIsKilledAtTheFirstSecondaryFaceOfTheFirst
     // As in seeded_fault_test: the first divergence is a face drawn by one side only, at or before
     // the reimplementation's first secondary face of the first input, everything before aligned.
     const ojson& e = k.at("event");
-    ASSERT_TRUE(e.at("divergence") == "missing_in_reimpl" || e.at("divergence") == "extra_in_reimpl") << e.dump();
+    ASSERT_TRUE(e.at("divergence") == "missing_in_reimpl" || e.at("divergence") == "extra_in_reimpl")
+        << e.dump();
     EXPECT_EQ(e.at(e.at("divergence") == "missing_in_reimpl" ? "original" : "reimpl"), "face_draw");
     const auto stream = reimpl_stream(record, pc.views.front(), pc.lights.front(), pc.states.front());
     std::optional<std::size_t> first_secondary;
     for (std::size_t i = 0; i < stream.size() && !first_secondary; ++i)
-        if (const auto* f = std::get_if<events::FaceDraw>(&stream[i]); f && f->opcode == 1) first_secondary = i;
+        if (const auto* f = std::get_if<events::FaceDraw>(&stream[i]); f && f->opcode == 1)
+            first_secondary = i;
     ASSERT_TRUE(first_secondary);
     EXPECT_EQ(e.at("index"), e.at("reimpl_index"));
     EXPECT_LE(e.at("reimpl_index").get<std::size_t>(), *first_secondary);
@@ -89,7 +94,6 @@ TEST_F(MutateTest, MutantsNoInputReachesAreNotCoveredAndNotRun) {
     EXPECT_EQ(j.at("routines").at(sort_routine).at("not_covered"), sort_mutants);
 }
 
-
 // transform_grid's outer loop keeps its counter in a stack slot: loaded, incremented, stored back,
 // loaded again for the back-edge's compare. With that store made NOPs the counter never advances
 // and the loop never exits: the mutant must end at its per-call instruction budget (a wall-clock
@@ -98,7 +102,8 @@ TEST_F(MutateTest, ALoopThatNeverExitsEndsAtItsInstructionBudget) {
     const auto code = instructions_of("transform_grid");
     auto target_of = [](const emu::Instruction& in) -> std::optional<std::uint32_t> {
         const auto space = in.text.find(' ');
-        if (in.text[0] != 'j' || in.text.rfind("jmp", 0) == 0 || space == std::string::npos) return std::nullopt;
+        if (in.text[0] != 'j' || in.text.rfind("jmp", 0) == 0 || space == std::string::npos)
+            return std::nullopt;
         try {
             return static_cast<std::uint32_t>(std::stoul(in.text.substr(space + 1), nullptr, 16));
         } catch (const std::exception&) {
@@ -113,7 +118,7 @@ TEST_F(MutateTest, ALoopThatNeverExitsEndsAtItsInstructionBudget) {
     for (std::size_t i = 0; i < *back_edge; ++i) {
         const std::string& t = code[i].text;
         if (t.rfind("mov dword ptr [ebp - ", 0) != 0) continue;
-        const std::string slot = t.substr(4, t.find(']') - 3);  // "dword ptr [ebp - 0x34]"
+        const std::string slot = t.substr(4, t.find(']') - 3); // "dword ptr [ebp - 0x34]"
         for (std::size_t k = i + 1; k < *back_edge; ++k)
             if (code[k].text.rfind("mov ", 0) == 0 && code[k].text.ends_with(", " + slot)) store = i;
     }
@@ -129,5 +134,5 @@ TEST_F(MutateTest, ALoopThatNeverExitsEndsAtItsInstructionBudget) {
     EXPECT_EQ(m->at("killed_by").at("event").at("original"), "fault");
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

@@ -35,14 +35,15 @@ class RetailRun : public CliTest {};
 
 TEST_F(RetailRun, ImportedProfileRunsEveryShippedCaseEquivalent) {
     const fs::path profile = path("standin_retail.profile.json");
-    const Result imported = refcheck("profile import --map " + quote(kRetailMap) + " --template " + quote(kTemplate) +
-                                     " --image " + quote(kRetailImage) + " --out " + quote(profile));
+    const Result imported =
+        refcheck("profile import --map " + quote(kRetailMap) + " --template " + quote(kTemplate) +
+                 " --image " + quote(kRetailImage) + " --out " + quote(profile));
     ASSERT_EQ(imported.code, 0) << imported.out << imported.err;
     EXPECT_NE(imported.out.find(", 0 still missing"), std::string::npos) << imported.out;
     EXPECT_EQ(read_json(profile).at("image_sha256"), harness::sha256_file(kRetailImage));
 
-    const Result r = refcheck("run --image " + quote(kRetailImage) + " --profile " + quote(profile) + " --data " +
-                              quote(kSmallData) + " --out out");
+    const Result r = refcheck("run --image " + quote(kRetailImage) + " --profile " + quote(profile) +
+                              " --data " + quote(kSmallData) + " --out out");
     EXPECT_EQ(r.code, 0) << r.out << r.err;
     const ojson index = read_json(path("out/run.json"));
     EXPECT_EQ(index.at("status"), "equivalent");
@@ -56,5 +57,5 @@ TEST_F(RetailRun, ImportedProfileRunsEveryShippedCaseEquivalent) {
     EXPECT_NE(wrong.err.find("belongs to another image"), std::string::npos) << wrong.err;
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

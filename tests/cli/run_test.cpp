@@ -72,14 +72,16 @@ void expect_common_report(const ojson& r, const std::string& name, const std::st
 
 TEST_F(RunTest, CleanRunOfShippedCasesAndAProgramCaseIsEquivalent) {
     const fs::path program = write_case("small-program", small_program().to_json());
-    const Result run = refcheck("run " + join({shipped_case("loader"), shipped_case("palette"),
-                                               shipped_case("construct"), program}) +
-                                " --data " + quote(kSmallData) + " --out out");
+    const Result run = refcheck(
+        "run " + join({shipped_case("loader"), shipped_case("palette"), shipped_case("construct"), program}) +
+        " --data " + quote(kSmallData) + " --out out");
     ASSERT_EQ(run.code, 0) << run.out << run.err;
     EXPECT_NE(run.out.find("HTML report: "), std::string::npos) << run.out;
 
-    const std::vector<std::pair<std::string, std::string>> cases = {
-        {"construct", "construct"}, {"loader", "loader"}, {"palette", "palette"}, {"small-program", "program"}};
+    const std::vector<std::pair<std::string, std::string>> cases = {{"construct", "construct"},
+                                                                    {"loader", "loader"},
+                                                                    {"palette", "palette"},
+                                                                    {"small-program", "program"}};
     const ojson index = read_json(path("out/run.json"));
     EXPECT_EQ(index.at("schema"), "refcheck-run/1");
     EXPECT_EQ(index.at("status"), "equivalent");
@@ -88,7 +90,7 @@ TEST_F(RunTest, CleanRunOfShippedCasesAndAProgramCaseIsEquivalent) {
     EXPECT_EQ(index.at("totals").at("equivalent"), cases.size());
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const ojson& row = index.at("cases").at(i);
-        EXPECT_EQ(row.at("case"), cases[i].first);  // sorted by name
+        EXPECT_EQ(row.at("case"), cases[i].first); // sorted by name
         EXPECT_EQ(row.at("status"), "equivalent");
         EXPECT_EQ(row.at("report"), cases[i].first + ".json");
     }
@@ -131,5 +133,5 @@ TEST_F(RunTest, CleanRunOfShippedCasesAndAProgramCaseIsEquivalent) {
     EXPECT_TRUE(read_json(path("out/loader.json")).at("hooks").at("replaced").empty());
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

@@ -5,7 +5,7 @@
 #include "cli_support.hpp"
 #include "code_site.hpp"
 
-#include "scene_script.hpp"  // harness/src: the scripted inputs of the scene family
+#include "scene_script.hpp" // harness/src: the scripted inputs of the scene family
 
 #include "refcheck/emu/machine.hpp"
 #include "refcheck/reimpl/construction.hpp"
@@ -30,7 +30,9 @@ ojson short_scenes(std::uint32_t frames, const std::vector<std::string>& only = 
     ojson j = read_json(shipped_case("scenes"));
     ojson scripts = ojson::array();
     for (auto s : j.at("selection").at("scene").at("scripts")) {
-        if (!only.empty() && std::find(only.begin(), only.end(), s.at("name").get<std::string>()) == only.end()) continue;
+        if (!only.empty() &&
+            std::find(only.begin(), only.end(), s.at("name").get<std::string>()) == only.end())
+            continue;
         s["frames"] = frames;
         scripts.push_back(s);
     }
@@ -45,29 +47,32 @@ TEST_F(SceneTest, AShortRunOfTheShippedScriptsShowsShadowsOnEverySurfaceTheyClai
     const ojson report = read_json(path("out/scenes-short.json"));
     const ojson& m = report.at("metrics");
     EXPECT_EQ(m.at("frames"), 12);
-    EXPECT_EQ(report.at("counts").at("unexplained"), 0);  // differing frames only by known divergences
+    EXPECT_EQ(report.at("counts").at("unexplained"), 0); // differing frames only by known divergences
     for (const std::string script : {"deck", "sea", "island", "clouds"}) {
         const ojson& s = m.at("scripts").at(script);
         const std::string shows = s.at("shows").get<std::string>();
-        EXPECT_EQ(s.at("frames_with_" + shows + "_shadows"), 3) << script << " shows " << shows << " in every frame";
+        EXPECT_EQ(s.at("frames_with_" + shows + "_shadows"), 3)
+            << script << " shows " << shows << " in every frame";
         EXPECT_GT(s.at("shadow_pixels_on_" + shows).get<std::uint64_t>(), 0u) << script;
     }
     EXPECT_GT(m.at("receiver_hits").get<int>(), 0);
-    EXPECT_GT(m.at("frames_with_apache_shadows").get<int>(), 0);  // 0x4ba / 0x4bb drawn with 0x40a
-    EXPECT_GE(m.at("terrain_samples").get<int>(), 12 * 14 * 14);  // (2R + 2)² corners a frame, R = 6
+    EXPECT_GT(m.at("frames_with_apache_shadows").get<int>(), 0); // 0x4ba / 0x4bb drawn with 0x40a
+    EXPECT_GE(m.at("terrain_samples").get<int>(), 12 * 14 * 14); // (2R + 2)² corners a frame, R = 6
     // A sample picture per script (and the first differing frames), original / reimplementation /
     // difference, beside the report and in the HTML page.
     for (const std::string script : {"deck", "sea", "island", "clouds"}) {
         const auto& frames = report.at("frames");
-        EXPECT_TRUE(std::any_of(frames.begin(), frames.end(), [&](const ojson& f) {
-            return f.at("input").get<std::string>().ends_with("(" + script + ")");
-        })) << "no picture of " << script;
+        EXPECT_TRUE(std::any_of(
+            frames.begin(), frames.end(),
+            [&](const ojson& f) { return f.at("input").get<std::string>().ends_with("(" + script + ")"); }))
+            << "no picture of " << script;
     }
     const std::string html = read_text(path("out/index.html"));
     for (const auto& f : report.at("frames"))
         for (const char* key : {"original_png", "reimpl_png", "diff_png"}) {
             EXPECT_TRUE(fs::exists(path("out/" + f.at(key).get<std::string>()))) << f.at(key);
-            const std::string embedded = "alt=\"" + fs::path(f.at(key).get<std::string>()).filename().string() +
+            const std::string embedded = "alt=\"" +
+                                         fs::path(f.at(key).get<std::string>()).filename().string() +
                                          "\" src=\"data:image/png;base64,";
             EXPECT_NE(html.find(embedded), std::string::npos) << f.at(key);
         }
@@ -94,8 +99,7 @@ CodeSite plane_store() {
                 loaded = loaded || in.text.find(address) != std::string::npos;
                 return loaded && std::regex_match(in.text, store);
             });
-        } catch (const std::runtime_error&) {
-        }
+        } catch (const std::runtime_error&) {}
     }
     throw std::runtime_error("no store of shadow_plane_height_'s result found");
 }
@@ -109,13 +113,15 @@ struct FirstShadow {
 };
 FirstShadow first_shadow_of_deck(const fs::path& case_file) {
     const harness::Case c = harness::load_case(case_file);
-    const auto models = reimpl::ModelArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN"));
-    const auto textures = reimpl::TextureArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "OBJTEXT.BIN"));
+    const auto models =
+        reimpl::ModelArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN"));
+    const auto textures =
+        reimpl::TextureArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "OBJTEXT.BIN"));
     const auto palette = reimpl::build_palette(reimpl::read_file_bytes(kSmallData / "3DPAL.RGB"), 3);
     reimpl::SceneInput in;
     in.light.direction = {c.lights[0][0], c.lights[0][1], c.lights[0][2]};
-    in.params = {reimpl::Scene{c.scene.cloud_altitude, 64, 0x00300000}, c.scene.cell_shift, c.scene.cell_reach,
-                 c.scene.sea_colour, c.scene.band_shift};
+    in.params = {reimpl::Scene{c.scene.cloud_altitude, 64, 0x00300000}, c.scene.cell_shift,
+                 c.scene.cell_reach, c.scene.sea_colour, c.scene.band_shift};
     const harness::ScenePlan plan = harness::scene_script(c, models, "deck", in.light.direction);
     in.camera = plan.camera.at(0, c.scene.scripts.front().frames);
     reimpl::MobileMap map;
@@ -128,29 +134,32 @@ FirstShadow first_shadow_of_deck(const fs::path& case_file) {
     reimpl::SceneRenderer renderer(models, textures, palette);
     const auto steps = renderer.render(
         in, map, [&](std::uint32_t id) { return &instances.at(id); },
-        [&](std::int32_t x, std::int32_t z) { return harness::island_terrain(c.scene.islands, x, z); }, frame);
+        [&](std::int32_t x, std::int32_t z) { return harness::island_terrain(c.scene.islands, x, z); },
+        frame);
     std::size_t index = 0;
     for (const auto& step : steps) {
-        if (const auto* d = std::get_if<reimpl::ShadowDrawn>(&step)) return {index, d->caster, d->plane_height};
+        if (const auto* d = std::get_if<reimpl::ShadowDrawn>(&step))
+            return {index, d->caster, d->plane_height};
         const auto* q = std::get_if<reimpl::QueueBuilt>(&step);
-        index += q ? q->ids.size() : 1;  // one event per step, one per queue entry
+        index += q ? q->ids.size() : 1; // one event per step, one per queue entry
     }
     throw std::runtime_error("frame 0 of the deck script draws no shadow");
 }
 
 TEST_F(SceneTest, ShadowPlaneStoredWrongDivergesAtTheFirstShadowDrawOfTheFirstFrame) {
     const CodeSite site = plane_store();
-    ASSERT_EQ(site.bytes.size(), 3u) << site.instruction.text;  // 89 /r disp8
+    ASSERT_EQ(site.bytes.size(), 3u) << site.instruction.text; // 89 /r disp8
     ASSERT_EQ(site.bytes[0], 0x89);
     ASSERT_EQ((site.bytes[1] >> 3) & 7, 0) << "the stored register is eax";
     std::vector<std::uint8_t> patched = site.bytes;
-    patched[1] |= 2 << 3;  // store edx (the params pointer, preserved by the watcall) instead
+    patched[1] |= 2 << 3; // store edx (the params pointer, preserved by the watcall) instead
 
     const fs::path file = write_case("small-scenes", short_scenes(2, {"deck"}));
     const std::string common = quote(file) + " --data " + quote(kSmallData);
     const Result clean = refcheck("run " + common + " --out clean");
     ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
-    const Result run = refcheck("run " + common + " --out patched --patch " + site.where() + ":" + hex_bytes(patched));
+    const Result run =
+        refcheck("run " + common + " --out patched --patch " + site.where() + ":" + hex_bytes(patched));
     ASSERT_EQ(run.code, 1) << run.out << run.err;
     const ojson report = read_json(path("patched/small-scenes.json"));
     EXPECT_EQ(report.at("status"), "divergent");
@@ -177,5 +186,5 @@ TEST_F(SceneTest, ShadowPlaneStoredWrongDivergesAtTheFirstShadowDrawOfTheFirstFr
     EXPECT_EQ(d.at("context").at("original_before"), d.at("context").at("reimpl_before"));
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

@@ -5,7 +5,7 @@
 // merge keeps the record and refuses shards seeded differently.
 #include "cli_support.hpp"
 #include "code_site.hpp"
-#include "json_schema.hpp"  // tests/harness
+#include "json_schema.hpp" // tests/harness
 
 #include "refcheck/emu/types.hpp"
 
@@ -17,9 +17,12 @@ protected:
     // The `jns` of op_secondary's winding test (the program family's seeded fault): a palette case
     // never runs it, so the patched run stays equivalent and only the disclosure tells it apart.
     static CodeSite branch() {
-        return find_instruction("op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
+        return find_instruction("op_secondary",
+                                [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
     }
-    std::string common() { return quote(write_case("small-palette", small_palette())) + " --data " + quote(kSmallData); }
+    std::string common() {
+        return quote(write_case("small-palette", small_palette())) + " --data " + quote(kSmallData);
+    }
 };
 
 TEST_F(SeededDisclosureTest, APatchedRunSaysSoFirstOnStdoutInRunJsonJunitHtmlAndTheCaseReport) {
@@ -28,16 +31,19 @@ TEST_F(SeededDisclosureTest, APatchedRunSaysSoFirstOnStdoutInRunJsonJunitHtmlAnd
     const std::string address = emu::hex(site.instruction.address);
     const Result run = refcheck("run " + common() + " --out patched --patch '" + site.where() + ":79->78'" +
                                 " --inject-reimpl-light-swap");
-    ASSERT_EQ(run.code, 0) << run.out << run.err;  // the palette runs neither the branch nor the light
+    ASSERT_EQ(run.code, 0) << run.out << run.err; // the palette runs neither the branch nor the light
 
     // The banner comes before anything else, and so before the first case finished.
     ASSERT_EQ(run.out.rfind("refcheck: SEEDED FAULTS", 0), 0u) << run.out;
     const auto banner_end = run.out.find("case 1/1 done");
     ASSERT_NE(banner_end, std::string::npos) << run.out;
     const std::string banner = run.out.substr(0, banner_end);
-    EXPECT_NE(banner.find("the original is modified: 1 byte(s) at " + site.where() + " overwritten with 78 (stated to replace 79)"),
-              std::string::npos) << banner;
-    EXPECT_NE(banner.find("the reimplementation's input is modified: its light has x and z swapped"), std::string::npos)
+    EXPECT_NE(banner.find("the original is modified: 1 byte(s) at " + site.where() +
+                          " overwritten with 78 (stated to replace 79)"),
+              std::string::npos)
+        << banner;
+    EXPECT_NE(banner.find("the reimplementation's input is modified: its light has x and z swapped"),
+              std::string::npos)
         << banner;
 
     // run.json: right after the status, each patch with its address and the bytes it replaced.
@@ -71,24 +77,31 @@ TEST_F(SeededDisclosureTest, APatchedRunSaysSoFirstOnStdoutInRunJsonJunitHtmlAnd
 
     // JUnit: testsuite properties.
     const std::string junit = read_text(path("patched/junit.xml"));
-    const auto suite = junit.find("<testsuite "), properties = junit.find("<properties>"), first = junit.find("<testcase");
+    const auto suite = junit.find("<testsuite "), properties = junit.find("<properties>"),
+               first = junit.find("<testcase");
     ASSERT_NE(properties, std::string::npos) << junit;
     EXPECT_LT(suite, properties);
     EXPECT_LT(properties, first);
-    EXPECT_NE(junit.find("<property name=\"refcheck.seeded_fault.patch.0\" value=\"" + site.where() + " at " + address +
-                         " in " + kImage.filename().string() + ": 78 written over 79 (stated: 79)\"/>"),
-              std::string::npos) << junit;
+    EXPECT_NE(junit.find("<property name=\"refcheck.seeded_fault.patch.0\" value=\"" + site.where() + " at " +
+                         address + " in " + kImage.filename().string() +
+                         ": 78 written over 79 (stated: 79)\"/>"),
+              std::string::npos)
+        << junit;
     EXPECT_NE(junit.find("<property name=\"refcheck.seeded_fault.reimpl_light\" value=\"x and z swapped\"/>"),
-              std::string::npos) << junit;
+              std::string::npos)
+        << junit;
     EXPECT_NE(junit.find("name=\"refcheck.seeded_faults\" value=\"the original is modified (1 patch); the "
                          "reimplementation's input is modified"),
-              std::string::npos) << junit;
+              std::string::npos)
+        << junit;
 
     // Both documents are valid against the report schemas (which list every property).
     test::SchemaSet schemas;
-    for (const char* f : {"case-report.schema.json", "run-index.schema.json"}) schemas.add_file(fs::path(REFCHECK_CLI_SCHEMAS) / f);
+    for (const char* f : {"case-report.schema.json", "run-index.schema.json"})
+        schemas.add_file(fs::path(REFCHECK_CLI_SCHEMAS) / f);
     for (const auto& e : schemas.validate(index, "run-index.schema.json")) ADD_FAILURE() << "run.json " << e;
-    for (const auto& e : schemas.validate(read_json(path("patched/small-palette.json")), "case-report.schema.json"))
+    for (const auto& e :
+         schemas.validate(read_json(path("patched/small-palette.json")), "case-report.schema.json"))
         ADD_FAILURE() << "small-palette.json " << e;
 
     // HTML: a red banner right under the title.
@@ -97,7 +110,8 @@ TEST_F(SeededDisclosureTest, APatchedRunSaysSoFirstOnStdoutInRunJsonJunitHtmlAnd
     const auto title = html.find("</h1>"), red = html.find("<div class=seeded id=seeded-faults>");
     ASSERT_NE(red, std::string::npos);
     EXPECT_EQ(red, title + 5) << "the banner is not the first thing under the title";
-    EXPECT_NE(html.find("<code>" + site.where() + "</code> at <code>" + address + "</code>", red), std::string::npos);
+    EXPECT_NE(html.find("<code>" + site.where() + "</code> at <code>" + address + "</code>", red),
+              std::string::npos);
     EXPECT_NE(html.find("wrote <code>78</code> over <code>79</code>", red), std::string::npos);
 }
 
@@ -116,16 +130,18 @@ TEST_F(SeededDisclosureTest, APatchStatingOtherBytesThanTheImageHasExits2NamingT
     const std::string address = emu::hex(site.instruction.address);
     const Result run = refcheck("run " + common() + " --out wrong --patch '" + site.where() + ":0f->78'");
     EXPECT_EQ(run.code, 2) << run.out << run.err;
-    EXPECT_NE(run.err.find("expected 0f at " + address + " (" + site.where() + "), found 79"), std::string::npos)
+    EXPECT_NE(run.err.find("expected 0f at " + address + " (" + site.where() + "), found 79"),
+              std::string::npos)
         << run.err;
     EXPECT_NE(run.err.find(kImage.filename().string()), std::string::npos) << run.err;
-    EXPECT_EQ(run.out.rfind("refcheck: SEEDED FAULTS", 0), 0u) << run.out;  // announced, then refused
+    EXPECT_EQ(run.out.rfind("refcheck: SEEDED FAULTS", 0), 0u) << run.out; // announced, then refused
     EXPECT_EQ(run.out.find("done"), std::string::npos) << "a case ran: " << run.out;
     EXPECT_FALSE(fs::exists(path("wrong/small-palette.json")));
     EXPECT_FALSE(fs::exists(path("wrong/run.json")));
 
     // Stated bytes of another length than the new ones are a usage error.
-    const Result length = refcheck("run " + common() + " --out length --patch '" + site.where() + ":7900->78'");
+    const Result length =
+        refcheck("run " + common() + " --out length --patch '" + site.where() + ":7900->78'");
     EXPECT_EQ(length.code, 2) << length.out << length.err;
     EXPECT_NE(length.err.find("2 old and 1 new"), std::string::npos) << length.err;
 }
@@ -133,7 +149,7 @@ TEST_F(SeededDisclosureTest, APatchStatingOtherBytesThanTheImageHasExits2NamingT
 TEST_F(SeededDisclosureTest, BisectAnnouncesItsSeededFaultsFirst) {
     const CodeSite site = branch();
     const Result run = refcheck("bisect " + common() + " --patch '" + site.where() + ":79->78'");
-    EXPECT_EQ(run.code, 0) << run.out << run.err;  // nothing to bisect in the palette
+    EXPECT_EQ(run.code, 0) << run.out << run.err; // nothing to bisect in the palette
     EXPECT_EQ(run.out.rfind("refcheck: SEEDED FAULTS", 0), 0u) << run.out;
     EXPECT_NE(run.out.find("nothing to bisect"), std::string::npos) << run.out;
     const Result wrong = refcheck("bisect " + common() + " --patch '" + site.where() + ":0f->78'");
@@ -144,8 +160,9 @@ TEST_F(SeededDisclosureTest, BisectAnnouncesItsSeededFaultsFirst) {
 TEST_F(SeededDisclosureTest, MergeKeepsTheSeededFaultsAndRefusesShardsSeededDifferently) {
     const CodeSite site = branch();
     const std::string files = quote(write_case("small-palette", small_palette())) + " " +
-                              quote(write_case("small-palette-b", small_palette())) + " --data " + quote(kSmallData);
-    const std::string patch = " --patch '" + site.where() + ":79->78'";  // quoted: > is the shell's
+                              quote(write_case("small-palette-b", small_palette())) + " --data " +
+                              quote(kSmallData);
+    const std::string patch = " --patch '" + site.where() + ":79->78'"; // quoted: > is the shell's
     const Result all = refcheck("run " + files + patch + " --out all");
     ASSERT_EQ(all.code, 0) << all.out << all.err;
     for (const std::string k : {"0", "1"}) {
@@ -168,5 +185,5 @@ TEST_F(SeededDisclosureTest, MergeKeepsTheSeededFaultsAndRefusesShardsSeededDiff
     EXPECT_FALSE(fs::exists(path("mixed/run.json")));
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

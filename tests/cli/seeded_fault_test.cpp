@@ -18,7 +18,8 @@ class SeededFaultTest : public CliTest {};
 // The winding test's branch in the stand-in's op_secondary (`if (pr->last_winding >= 0)`): the
 // first `jns` of the static function.
 CodeSite winding_branch() {
-    return find_instruction("op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
+    return find_instruction("op_secondary",
+                            [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
 }
 
 const reimpl::ModelArchive& small_models() {
@@ -35,7 +36,7 @@ const ojson& divergent_event(const ojson& d) {
 struct FirstChange {
     std::string input;
     std::size_t index = 0;
-    ojson truth, swapped;  // the event with the true light, and with x and z swapped
+    ojson truth, swapped; // the event with the true light, and with x and z swapped
 };
 
 // Where swapping x and z of the light first changes what the reimplementation draws, input by
@@ -49,7 +50,8 @@ std::optional<FirstChange> first_light_swap_change(const ProgramCase& pc) {
                     const auto b = reimpl_stream(record, pc.views[v], pc.lights[l], state, true);
                     for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
                         if (!(a[i] == b[i]))
-                            return FirstChange{input_name(record, v, l, state), i, report_event(a[i]), report_event(b[i])};
+                            return FirstChange{input_name(record, v, l, state), i, report_event(a[i]),
+                                               report_event(b[i])};
                     if (a.size() != b.size()) throw std::runtime_error("the light changed what is drawn");
                 }
     return std::nullopt;
@@ -57,7 +59,7 @@ std::optional<FirstChange> first_light_swap_change(const ProgramCase& pc) {
 
 TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecondaryFace) {
     const CodeSite branch = winding_branch();
-    ASSERT_EQ(branch.instruction.size, 2u) << branch.instruction.text;  // a short jns (0x79 rel8)
+    ASSERT_EQ(branch.instruction.size, 2u) << branch.instruction.text; // a short jns (0x79 rel8)
     ASSERT_EQ(branch.bytes.at(0), 0x79) << branch.instruction.text;
     const std::string where = branch.where();
 
@@ -68,7 +70,7 @@ TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecon
     const Result clean = refcheck("run " + common + " --out clean");
     ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
 
-    const Result run = refcheck("run " + common + " --out patched --patch " + where + ":78");  // jns -> js
+    const Result run = refcheck("run " + common + " --out patched --patch " + where + ":78"); // jns -> js
     ASSERT_EQ(run.code, 1) << run.out << run.err;
     EXPECT_EQ(read_json(path("patched/run.json")).at("status"), "divergent");
     const ojson report = read_json(path("patched/small-program.json"));
@@ -79,7 +81,8 @@ TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecon
     const ojson& patches = report.at("injected").at("patches");
     ASSERT_EQ(patches.size(), 1u);
     EXPECT_EQ(patches.at(0).at("where"), where);
-    EXPECT_EQ(std::stoul(patches.at(0).at("address").get<std::string>(), nullptr, 16), branch.instruction.address);
+    EXPECT_EQ(std::stoul(patches.at(0).at("address").get<std::string>(), nullptr, 16),
+              branch.instruction.address);
     EXPECT_EQ(patches.at(0).at("bytes"), "78");
 
     // With op 1's test inverted, every secondary face with its vertices in front is drawn by
@@ -89,7 +92,8 @@ TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecon
     const auto stream = reimpl_stream(record, pc.views.front(), pc.lights.front(), pc.states.front());
     std::optional<std::size_t> first_secondary;
     for (std::size_t i = 0; i < stream.size() && !first_secondary; ++i)
-        if (const auto* f = std::get_if<events::FaceDraw>(&stream[i]); f && f->opcode == 1) first_secondary = i;
+        if (const auto* f = std::get_if<events::FaceDraw>(&stream[i]); f && f->opcode == 1)
+            first_secondary = i;
     ASSERT_TRUE(first_secondary) << "the first input must draw a secondary face";
 
     ASSERT_TRUE(report.contains("first_unexplained"));
@@ -101,7 +105,7 @@ TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecon
     EXPECT_EQ(event.at("fields").at("opcode"), 1);
     EXPECT_EQ(event.at("fields").at("secondary"), true);
     const std::size_t at = d.at("reimpl_index").get<std::size_t>();
-    EXPECT_EQ(d.at("original_index").get<std::size_t>(), at);  // everything before aligned one to one
+    EXPECT_EQ(d.at("original_index").get<std::size_t>(), at); // everything before aligned one to one
     EXPECT_LE(at, *first_secondary);
     if (d.at("kind") == "extra_in_reimpl") {
         // The original skipped the reimplementation's first secondary face.
@@ -113,7 +117,8 @@ TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecon
         const auto ev_path = event.at("fields").at("path").get<std::vector<std::int32_t>>();
         std::optional<std::int32_t> last_winding;
         for (std::size_t i = 0; i < at; ++i)
-            if (const auto* w = std::get_if<events::WindingDecision>(&stream[i]); w && w->opcode == 0 && w->path == ev_path)
+            if (const auto* w = std::get_if<events::WindingDecision>(&stream[i]);
+                w && w->opcode == 0 && w->path == ev_path)
                 last_winding = w->winding;
         ASSERT_TRUE(last_winding) << "no primary face before the secondary one";
         EXPECT_LT(*last_winding, 0);
@@ -148,8 +153,8 @@ TEST_F(SeededFaultTest, ReimplementationGivenASwappedLightDivergesAtTheFirstLeve
         << "the first light is symmetric in x and z: the swap cannot show there";
 
     const fs::path file = write_case("small-program", pc.to_json());
-    const Result run =
-        refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --out out --inject-reimpl-light-swap");
+    const Result run = refcheck("run " + quote(file) + " --data " + quote(kSmallData) +
+                                " --out out --inject-reimpl-light-swap");
     ASSERT_EQ(run.code, 1) << run.out << run.err;
     const ojson report = read_json(path("out/small-program.json"));
     EXPECT_EQ(report.at("status"), "divergent");
@@ -171,5 +176,5 @@ TEST_F(SeededFaultTest, ReimplementationGivenASwappedLightDivergesAtTheFirstLeve
     }
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

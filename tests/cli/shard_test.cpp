@@ -30,17 +30,18 @@ protected:
         const Result all = refcheck("run " + files_ + common_ + extra + " --out all");
         ASSERT_EQ(all.code, expected_code) << all.out << all.err;
         const auto unsharded = tree(path("all"));
-        ASSERT_TRUE(unsharded.count("run.json") && unsharded.count("junit.xml") && unsharded.count("index.html"));
+        ASSERT_TRUE(unsharded.count("run.json") && unsharded.count("junit.xml") &&
+                    unsharded.count("index.html"));
         ASSERT_TRUE(unsharded.count("small-frames/frame-1-original.png")) << "the frames case saves pictures";
 
         for (int k = 0; k < 2; ++k) {
-            const Result shard = refcheck("run " + files_ + common_ + extra + " --shard " + std::to_string(k) +
-                                          "/2 --out s" + std::to_string(k));
+            const Result shard = refcheck("run " + files_ + common_ + extra + " --shard " +
+                                          std::to_string(k) + "/2 --out s" + std::to_string(k));
             EXPECT_LE(shard.code, expected_code) << shard.out << shard.err;
             ASSERT_TRUE(fs::exists(path("s" + std::to_string(k) + "/run.json"))) << shard.err;
         }
         const auto s0 = cases_of("s0"), s1 = cases_of("s1");
-        EXPECT_EQ(s0, (std::set<std::string>{"loader", "small-palette", "small-frames"}));  // files 0, 2, 4
+        EXPECT_EQ(s0, (std::set<std::string>{"loader", "small-palette", "small-frames"})); // files 0, 2, 4
         EXPECT_EQ(s1, (std::set<std::string>{"construct", "small-program"}));              // files 1, 3
 
         for (const std::string order : {"s0 s1", "s1 s0"}) {
@@ -90,7 +91,8 @@ TEST_F(ShardTest, BadShardsAreErrors) {
     const Result r = refcheck("run " + files_ + common_ + " --shard 2/2 --out out");
     EXPECT_EQ(r.code, 2) << r.out << r.err;
     EXPECT_FALSE(fs::exists(path("out/run.json")));
-    const Result vars = refcheck("run " + files_ + common_ + " --out vars", "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=5");
+    const Result vars =
+        refcheck("run " + files_ + common_ + " --out vars", "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=5");
     EXPECT_EQ(vars.code, 2) << vars.out << vars.err;
     EXPECT_FALSE(fs::exists(path("vars/run.json")));
     // A split's outputs merge only when complete: a shard missing, given twice, or of another split.
@@ -107,7 +109,8 @@ TEST_F(ShardTest, BadShardsAreErrors) {
     const Result mixed = refcheck("merge --out m3 half0 third0");
     EXPECT_EQ(mixed.code, 2) << mixed.out << mixed.err;
     EXPECT_NE(mixed.err.find("a shard of 2"), std::string::npos) << mixed.err;
-    for (const char* m : {"m1", "m2", "m3"}) EXPECT_FALSE(fs::exists(path(std::string(m) + "/run.json"))) << m;
+    for (const char* m : {"m1", "m2", "m3"})
+        EXPECT_FALSE(fs::exists(path(std::string(m) + "/run.json"))) << m;
     const Result both = refcheck("merge --out m4 half1 half0");
     EXPECT_EQ(both.code, 0) << both.out << both.err;
     EXPECT_FALSE(read_json(path("m4/run.json")).contains("shard"));
@@ -118,5 +121,5 @@ TEST_F(ShardTest, BadShardsAreErrors) {
     EXPECT_FALSE(fs::exists(path("merged/run.json")));
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

@@ -25,15 +25,17 @@ std::vector<std::uint32_t> non_casters() {
     std::vector<std::uint32_t> out;
     const auto& m = small_models();
     for (std::uint32_t i = 0; i < m.count() && out.size() < 4; ++i)
-        if (m.populated(i) && m.record(i).encoding == reimpl::Encoding::S16 && !(m.record(i).header.properties & 1))
+        if (m.populated(i) && m.record(i).encoding == reimpl::Encoding::S16 &&
+            !(m.record(i).header.properties & 1))
             out.push_back(i);
     return out;
 }
 
 // A data root at `root`: the small archives with each populated model record's bytes in 3DOBJS.BIN
 // changed by `edit`.
-fs::path small_root_with(const fs::path& root,
-                         const std::function<void(std::vector<std::uint8_t>&, const reimpl::ModelRecord&)>& edit) {
+fs::path
+small_root_with(const fs::path& root,
+                const std::function<void(std::vector<std::uint8_t>&, const reimpl::ModelRecord&)>& edit) {
     fs::create_directories(root / "3DDATA");
     for (const char* f : {"3DDATA/OBJTEXT.BIN", "3DPAL.RGB"}) fs::copy_file(kSmallData / f, root / f);
     auto bytes = reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN");
@@ -73,17 +75,21 @@ TEST_F(SoundVerdictTest, AnOriginalThatFaultsOnEveryCallIsDivergent) {
     const ojson& first = report.at("first_unexplained");
     EXPECT_EQ(first.at("kind"), "original_fault");
     EXPECT_EQ(first.at("original").at("fields").at("fault"), "invalid_instruction");
-    EXPECT_NE(first.at("original").at("fields").at("registers").get<std::string>().find("eip="), std::string::npos);
-    EXPECT_NE(first.at("original").at("fields").at("disassembly").get<std::string>().find("ud2"), std::string::npos);
+    EXPECT_NE(first.at("original").at("fields").at("registers").get<std::string>().find("eip="),
+              std::string::npos);
+    EXPECT_NE(first.at("original").at("fields").at("disassembly").get<std::string>().find("ud2"),
+              std::string::npos);
     EXPECT_EQ(first.at("input"), "record " + std::to_string(records[0]) + " view 0 sun 0 state 0");
     // Unpatched, these records draw nothing on either side: blank frames the case does not count,
     // so nothing is compared (exit 2); a case that says blank frames are what it tests passes.
     const Result clean = refcheck("run " + common + " --out clean");
     EXPECT_EQ(clean.code, 2) << clean.out << clean.err;
-    EXPECT_NE(read_json(path("clean/noshadow.json")).at("error").get<std::string>().find("blank frame"), std::string::npos);
+    EXPECT_NE(read_json(path("clean/noshadow.json")).at("error").get<std::string>().find("blank frame"),
+              std::string::npos);
     ojson blank = shadow_case(records);
     blank["blank_frames"] = true;
-    const Result counted = refcheck("run " + quote(write_case("blank", blank)) + " --data " + quote(kSmallData) + " --out blank");
+    const Result counted = refcheck("run " + quote(write_case("blank", blank)) + " --data " +
+                                    quote(kSmallData) + " --out blank");
     EXPECT_EQ(counted.code, 0) << counted.out << counted.err;
 }
 
@@ -92,34 +98,40 @@ TEST_F(SoundVerdictTest, ASelectionThatSelectsNothingIsAnError) {
     c.records = {};
     ojson j = c.to_json();
     j["selection"]["records"] = {{"from", 100000}, {"to", 100010}};
-    const Result run = refcheck("run " + quote(write_case("empty", j)) + " --data " + quote(kSmallData) + " --out o");
+    const Result run =
+        refcheck("run " + quote(write_case("empty", j)) + " --data " + quote(kSmallData) + " --out o");
     EXPECT_EQ(run.code, 2) << run.out << run.err;
     const ojson report = read_json(path("o/empty.json"));
     EXPECT_EQ(report.at("status"), "error");
-    EXPECT_NE(report.at("error").get<std::string>().find("selects no input"), std::string::npos) << report.at("error");
+    EXPECT_NE(report.at("error").get<std::string>().find("selects no input"), std::string::npos)
+        << report.at("error");
 }
 
 // The frames case against a data root whose programs draw nothing (every program returns at its
 // first byte): both sides draw nothing, and that is no proof. (An unknown opcode there is refused
 // by the reimplementation's validator, an error naming archive, record and offset.)
 TEST_F(SoundVerdictTest, FramesOfProgramsThatDrawNothingAreAnError) {
-    const fs::path root = small_root_with(path("rejected"), [](std::vector<std::uint8_t>& bytes, const reimpl::ModelRecord& r) {
-        const std::uint64_t at = r.absolute(r.header.program);
-        if (r.header.program && at < bytes.size()) bytes[at] = 7;  // op.return
-    });
-    const Result run = refcheck("run " + quote(shipped_case("frames")) + " --data " + quote(root) + " --out o");
+    const fs::path root =
+        small_root_with(path("rejected"), [](std::vector<std::uint8_t>& bytes, const reimpl::ModelRecord& r) {
+            const std::uint64_t at = r.absolute(r.header.program);
+            if (r.header.program && at < bytes.size()) bytes[at] = 7; // op.return
+        });
+    const Result run =
+        refcheck("run " + quote(shipped_case("frames")) + " --data " + quote(root) + " --out o");
     EXPECT_EQ(run.code, 2) << run.out << run.err;
     const ojson report = read_json(path("o/frames.json"));
     EXPECT_EQ(report.at("status"), "error") << report.dump(1).substr(0, 2000);
-    EXPECT_NE(report.value("error", std::string()).find("nothing compared"), std::string::npos) << report.value("error", std::string());
+    EXPECT_NE(report.value("error", std::string()).find("nothing compared"), std::string::npos)
+        << report.value("error", std::string());
 }
 
 TEST_F(SoundVerdictTest, AnEventKindTheCaseExistsToCompareMustBeCompared) {
     ProgramCase c = small_program();
     c.records = {1};
     ojson j = c.to_json();
-    j["compares"] = {"face_draw", "winding_decision", "frame"};  // no face routine runs: no frame
-    const Result run = refcheck("run " + quote(write_case("kinds", j)) + " --data " + quote(kSmallData) + " --out o");
+    j["compares"] = {"face_draw", "winding_decision", "frame"}; // no face routine runs: no frame
+    const Result run =
+        refcheck("run " + quote(write_case("kinds", j)) + " --data " + quote(kSmallData) + " --out o");
     EXPECT_EQ(run.code, 2) << run.out << run.err;
     const std::string error = read_json(path("o/kinds.json")).at("error");
     EXPECT_NE(error.find("frame"), std::string::npos) << error;
@@ -147,15 +159,17 @@ TEST_F(SoundVerdictTest, TheNegatedNormalCountClampIsCaught) {
     std::vector<std::uint8_t> jae = clamp.bytes;
     jae[0] = 0x73;
     ProgramCase frames = small_frames();
-    frames.records = {24};  // a signed-16-bit record of the small archives with a missing normal
+    frames.records = {24}; // a signed-16-bit record of the small archives with a missing normal
     frames.views = {{35, 25, 0, 2}, {215, 15, 0, 3}};
     const fs::path file = write_case("frames", frames.to_json());
     const std::string common = quote(file) + " --data " + quote(kSmallData);
     const Result clean = refcheck("run " + common + " --out clean");
     ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
     const ojson clean_report = read_json(path("clean/frames.json"));
-    ASSERT_GT(clean_report.at("counts").at("known").get<std::uint64_t>(), 0u) << "the case needs a missing normal";
-    const Result mutant = refcheck("run " + common + " --out mutant --patch " + clamp.where() + ":" + hex_bytes(jae));
+    ASSERT_GT(clean_report.at("counts").at("known").get<std::uint64_t>(), 0u)
+        << "the case needs a missing normal";
+    const Result mutant =
+        refcheck("run " + common + " --out mutant --patch " + clamp.where() + ":" + hex_bytes(jae));
     EXPECT_EQ(mutant.code, 1) << mutant.out << mutant.err;
     const ojson report = read_json(path("mutant/frames.json"));
     EXPECT_GT(report.at("counts").at("unexplained").get<std::uint64_t>(), 0u);
@@ -167,8 +181,8 @@ TEST_F(SoundVerdictTest, TheNegatedNormalCountClampIsCaught) {
                  d.at("original").at("excuses").dump().find("missing_normal") != std::string::npos);
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test
 
 namespace refcheck::cli_test {
 namespace {
@@ -199,7 +213,8 @@ TEST_F(SoundVerdictTest, AStateSwitchSendingTheWalkElsewhereDivergesAtItsControl
     ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
     ASSERT_GT(read_json(path("clean/switches.json")).at("counts").at("by_kind").value("control_flow", 0), 0)
         << "the small archives need an op 3 in records 0..40";
-    const Result run = refcheck("run " + common + " --out patched --patch " + je.where() + ":" + hex_bytes(jne));
+    const Result run =
+        refcheck("run " + common + " --out patched --patch " + je.where() + ":" + hex_bytes(jne));
     EXPECT_EQ(run.code, 1) << run.out << run.err;
     const ojson d = read_json(path("patched/switches.json")).at("first_unexplained");
     const ojson& event = d.at("original").is_object() ? d.at("original") : d.at("reimpl");
@@ -207,8 +222,8 @@ TEST_F(SoundVerdictTest, AStateSwitchSendingTheWalkElsewhereDivergesAtItsControl
     EXPECT_EQ(event.at("fields").at("opcode"), 3);
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test
 
 namespace refcheck::cli_test {
 namespace {
@@ -216,10 +231,12 @@ namespace {
 // A valid data root that lacks what a family needs (no model receives shadows) is a precondition
 // error, told apart from a broken data root (issue 14): exit 2, "precondition:" first.
 TEST_F(SoundVerdictTest, ACaseNeedingARecordTheDataLacksSaysSo) {
-    const fs::path root = small_root_with(path("no-receiver"), [](std::vector<std::uint8_t>& bytes, const reimpl::ModelRecord& r) {
-        bytes[r.absolute(0x98)] &= static_cast<std::uint8_t>(~2u);  // hdr.props bit 1: receives shadows
-    });
-    const Result run = refcheck("run " + quote(shipped_case("receivers")) + " --data " + quote(root) + " --out o");
+    const fs::path root = small_root_with(
+        path("no-receiver"), [](std::vector<std::uint8_t>& bytes, const reimpl::ModelRecord& r) {
+            bytes[r.absolute(0x98)] &= static_cast<std::uint8_t>(~2u); // hdr.props bit 1: receives shadows
+        });
+    const Result run =
+        refcheck("run " + quote(shipped_case("receivers")) + " --data " + quote(root) + " --out o");
     EXPECT_EQ(run.code, 2) << run.out << run.err;
     const ojson report = read_json(path("o/receivers.json"));
     EXPECT_EQ(report.at("status"), "error");
@@ -227,5 +244,5 @@ TEST_F(SoundVerdictTest, ACaseNeedingARecordTheDataLacksSaysSo) {
     EXPECT_NE(report.at("precondition").get<std::string>().find("receives shadows"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

@@ -17,18 +17,21 @@ protected:
     void run_divergent() {
         const std::string files =
             join({shipped_case("loader"), write_case("small-program", small_program().to_json())});
-        const Result r = refcheck("run " + files + " --data " + quote(kSmallData) + " --out out --inject-reimpl-light-swap");
+        const Result r = refcheck("run " + files + " --data " + quote(kSmallData) +
+                                  " --out out --inject-reimpl-light-swap");
         ASSERT_EQ(r.code, 1) << r.out << r.err;
     }
     // Expects `show` output to print the report's first unexplained divergence.
     void expect_shows_first_divergence(const Result& r, const ojson& report) {
         const ojson& d = report.at("first_unexplained");
         EXPECT_NE(r.out.find("case small-program (program): divergent"), std::string::npos) << r.out;
-        EXPECT_NE(r.out.find("at input " + d.at("input").get<std::string>() + ":"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("at input " + d.at("input").get<std::string>() + ":"), std::string::npos)
+            << r.out;
         EXPECT_NE(r.out.find("original event #" + d.at("original_index").dump()), std::string::npos) << r.out;
         ASSERT_FALSE(d.at("fields").empty());
         for (const auto& f : d.at("fields"))
-            EXPECT_NE(r.out.find("field " + f.at("field").get<std::string>() + ": " + f.at("diff").get<std::string>()),
+            EXPECT_NE(r.out.find("field " + f.at("field").get<std::string>() + ": " +
+                                 f.at("diff").get<std::string>()),
                       std::string::npos)
                 << r.out;
     }
@@ -74,7 +77,7 @@ TEST_F(SubcommandTest, DumpListsEveryInstructionOfTheRecordsProgram) {
     EXPECT_NE(r.out.find("record 1 \"" + models.record(record).name() + "\""), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(std::to_string(program.instructions.size()) + " instructions"), std::string::npos);
     // One line per instruction: its offset, then its opcode's name.
-    std::map<std::string, std::string> lines;  // offset -> line
+    std::map<std::string, std::string> lines; // offset -> line
     std::istringstream in(r.out);
     for (std::string line; std::getline(in, line);)
         if (line.size() > 6 && (line[0] == ' ' || line[0] == '>')) lines[line.substr(1, 4)] = line;
@@ -85,7 +88,8 @@ TEST_F(SubcommandTest, DumpListsEveryInstructionOfTheRecordsProgram) {
         EXPECT_NE(lines.at(key).find(std::string(reimpl::opcode_name(instruction.opcode))), std::string::npos)
             << lines.at(key);
     }
-    for (const char* op : {"primary", "secondary", "plane"}) EXPECT_NE(r.out.find(op), std::string::npos) << op;
+    for (const char* op : {"primary", "secondary", "plane"})
+        EXPECT_NE(r.out.find(op), std::string::npos) << op;
 
     const Result missing = refcheck("dump 100000 --data " + quote(kSmallData));
     EXPECT_EQ(missing.code, 2) << missing.out << missing.err;
@@ -94,14 +98,17 @@ TEST_F(SubcommandTest, DumpListsEveryInstructionOfTheRecordsProgram) {
 TEST_F(SubcommandTest, HelpExitsZeroForEverySubcommand) {
     const std::vector<std::pair<std::string, std::vector<std::string>>> helps = {
         {"", {"run", "merge", "show", "dump"}},
-        {"run", {"--image", "--profile", "--data", "--out", "--jobs", "--shard", "--patch", "--inject-reimpl-light-swap"}},
+        {"run",
+         {"--image", "--profile", "--data", "--out", "--jobs", "--shard", "--patch",
+          "--inject-reimpl-light-swap"}},
         {"merge", {"--out"}},
         {"show", {"--event"}},
         {"dump", {"--data"}}};
     for (const auto& [sub, options] : helps) {
         const Result r = refcheck(sub + " --help");
         EXPECT_EQ(r.code, 0) << sub << ": " << r.out << r.err;
-        for (const auto& o : options) EXPECT_NE(r.out.find(o), std::string::npos) << sub << " --help lacks " << o;
+        for (const auto& o : options)
+            EXPECT_NE(r.out.find(o), std::string::npos) << sub << " --help lacks " << o;
     }
     const Result none = refcheck("");
     EXPECT_EQ(none.code, 2) << "no subcommand is an error";
@@ -109,5 +116,5 @@ TEST_F(SubcommandTest, HelpExitsZeroForEverySubcommand) {
     EXPECT_EQ(unknown.code, 2);
 }
 
-}  // namespace
-}  // namespace refcheck::cli_test
+} // namespace
+} // namespace refcheck::cli_test

@@ -11,17 +11,16 @@ namespace {
 
 using test::describe;
 
-Routine routine(const Machine& m, const char* name, uint32_t size)
-{
+Routine routine(const Machine& m, const char* name, uint32_t size) {
     Address a = m.image().require(name);
     return {name, {a, a + size}};
 }
 
-TEST(Coverage, CountsBlocksPerRoutineAndWritesDrcov)
-{
+TEST(Coverage, CountsBlocksPerRoutineAndWritesDrcov) {
     Machine m;
     m.load(test::test_image());
-    m.enable_coverage({routine(m, "call_add3", 0x20), routine(m, "add3_cdecl", 0x20), routine(m, "load_loop", 0x80)});
+    m.enable_coverage(
+        {routine(m, "call_add3", 0x20), routine(m, "add3_cdecl", 0x20), routine(m, "load_loop", 0x80)});
     Address buf = test::guest_buffer(m, 16);
     ASSERT_TRUE(m.call("call_add3", Convention::cdecl, {1}).ok());
     ASSERT_TRUE(m.call("load_loop", Convention::cdecl, {buf, 16, 2}).ok());
@@ -29,10 +28,9 @@ TEST(Coverage, CountsBlocksPerRoutineAndWritesDrcov)
     ASSERT_EQ(per.size(), 3u);
     EXPECT_GE(per[0].second, 1u);
     EXPECT_GE(per[1].second, 1u);
-    EXPECT_GE(per[2].second, 3u);  // entry, loop body, exit at least
+    EXPECT_GE(per[2].second, 3u); // entry, loop body, exit at least
     // No block outside the given ranges was recorded (e.g. heap or shim code).
-    for (const auto& [address, hits] : m.coverage().blocks())
-        EXPECT_TRUE(m.image().is_code(address));
+    for (const auto& [address, hits] : m.coverage().blocks()) EXPECT_TRUE(m.image().is_code(address));
 
     std::ostringstream out;
     m.coverage().write_drcov(out, m.image());
@@ -68,8 +66,7 @@ TEST(Coverage, CountsBlocksPerRoutineAndWritesDrcov)
     EXPECT_EQ(module, 0u);
 }
 
-TEST(Coverage, RoutinesFromTheImageSymbols)
-{
+TEST(Coverage, RoutinesFromTheImageSymbols) {
     Machine m;
     m.load(test::test_image());
     std::vector<Routine> all = routines_of(m.image());
@@ -78,20 +75,17 @@ TEST(Coverage, RoutinesFromTheImageSymbols)
     EXPECT_EQ(add3->range.begin, m.image().require("add3_cdecl"));
     EXPECT_GT(add3->range.size(), 8u);
     EXPECT_LT(add3->range.size(), 64u);
-    for (size_t i = 1; i < all.size(); ++i)
-        EXPECT_LE(all[i - 1].range.end, all[i].range.begin);
+    for (size_t i = 1; i < all.size(); ++i) EXPECT_LE(all[i - 1].range.end, all[i].range.begin);
     m.enable_coverage(all);
     ASSERT_TRUE(m.call("call_add3", Convention::cdecl, {1}).ok());
     size_t covered = 0;
-    for (const auto& [name, blocks] : m.coverage().blocks_per_routine())
-        covered += blocks > 0;
-    EXPECT_EQ(covered, 2u);  // call_add3 and add3_cdecl
+    for (const auto& [name, blocks] : m.coverage().blocks_per_routine()) covered += blocks > 0;
+    EXPECT_EQ(covered, 2u); // call_add3 and add3_cdecl
 }
 
 // The table behind record(): one slot per byte of the covered span, hits counted per block start,
 // nothing recorded outside the span, clear() forgets everything.
-TEST(Coverage, FlatTableRecordsBlocksInsideTheSpanOnly)
-{
+TEST(Coverage, FlatTableRecordsBlocksInsideTheSpanOnly) {
     Coverage c;
     c.set_routines({{"b", {0x2000, 0x2040}}, {"a", {0x1000, 0x1010}}});
     EXPECT_EQ(c.span().begin, 0x1000u);
@@ -99,8 +93,8 @@ TEST(Coverage, FlatTableRecordsBlocksInsideTheSpanOnly)
     c.record(0x1004, 6);
     c.record(0x1004, 6);
     c.record(0x203f, 1);
-    c.record(0x0fff, 3);  // before the span
-    c.record(0x2040, 3);  // at its end
+    c.record(0x0fff, 3); // before the span
+    c.record(0x2040, 3); // at its end
     const auto blocks = c.blocks();
     ASSERT_EQ(blocks.size(), 2u);
     EXPECT_EQ(blocks.at(0x1004).hits, 2u);
@@ -115,8 +109,7 @@ TEST(Coverage, FlatTableRecordsBlocksInsideTheSpanOnly)
     EXPECT_TRUE(c.blocks().empty());
 }
 
-TEST(Trace, RingBufferOfExecutedInstructions)
-{
+TEST(Trace, RingBufferOfExecutedInstructions) {
     Machine m;
     m.load(test::test_image());
     m.enable_trace(8);
@@ -136,15 +129,13 @@ TEST(Trace, RingBufferOfExecutedInstructions)
     EXPECT_EQ(m.trace().total(), total);
 }
 
-TEST(Trace, RingKeepsOnlyTheLastEntries)
-{
+TEST(Trace, RingKeepsOnlyTheLastEntries) {
     Trace t;
     t.reset(3);
-    for (Address a : {1u, 2u, 3u, 4u, 5u})
-        t.record(a);
+    for (Address a : {1u, 2u, 3u, 4u, 5u}) t.record(a);
     EXPECT_EQ(t.last(10), (std::vector<Address>{3, 4, 5}));
     EXPECT_EQ(t.last(2), (std::vector<Address>{4, 5}));
 }
 
-}  // namespace
-}  // namespace refcheck::emu
+} // namespace
+} // namespace refcheck::emu

@@ -9,8 +9,7 @@ using test::describe;
 class Faults : public ::testing::Test {
 protected:
     void SetUp() override { m.load(test::test_image()); }
-    Fault fault_of(const char* routine, std::initializer_list<uint32_t> args = {}, CallLimits limits = {})
-    {
+    Fault fault_of(const char* routine, std::initializer_list<uint32_t> args = {}, CallLimits limits = {}) {
         CallResult r = m.call(routine, Convention::cdecl, args, limits);
         EXPECT_FALSE(r.ok()) << routine << " returned " << hex(r.eax);
         // Reusable afterwards: a plain call works.
@@ -23,8 +22,7 @@ protected:
     Machine m;
 };
 
-TEST_F(Faults, ReadUnmappedReportsTheExactInstructionInTheMiddleOfABlock)
-{
+TEST_F(Faults, ReadUnmappedReportsTheExactInstructionInTheMiddleOfABlock) {
     Fault f = fault_of("fault_read_unmapped");
     EXPECT_EQ(f.kind, FaultKind::read_unmapped);
     EXPECT_EQ(f.message, "read of unmapped memory at 0x00000010 (4 bytes)");
@@ -32,7 +30,7 @@ TEST_F(Faults, ReadUnmappedReportsTheExactInstructionInTheMiddleOfABlock)
     EXPECT_EQ(f.reported_eip, at("fault_read_unmapped"));
     EXPECT_EQ(f.eip, at("fault_read_insn"));
     EXPECT_TRUE(f.eip_exact);
-    EXPECT_EQ(f.registers.eax, 3u);  // state just before the faulting instruction
+    EXPECT_EQ(f.registers.eax, 3u); // state just before the faulting instruction
     EXPECT_EQ(f.routine, "fault_read_unmapped");
     ASSERT_TRUE(f.data_address);
     EXPECT_EQ(*f.data_address, 0x10u);
@@ -46,8 +44,7 @@ TEST_F(Faults, ReadUnmappedReportsTheExactInstructionInTheMiddleOfABlock)
     EXPECT_TRUE(marked) << f.report();
 }
 
-TEST_F(Faults, WriteUnmappedIsExactAndEarlierStoresOfTheBlockStay)
-{
+TEST_F(Faults, WriteUnmappedIsExactAndEarlierStoresOfTheBlockStay) {
     Fault f = fault_of("fault_write_unmapped");
     EXPECT_EQ(f.kind, FaultKind::write_unmapped);
     EXPECT_EQ(f.message, "write to unmapped memory at 0x00000020 (4 bytes)");
@@ -56,18 +53,16 @@ TEST_F(Faults, WriteUnmappedIsExactAndEarlierStoresOfTheBlockStay)
     EXPECT_EQ(f.registers.edx, 0x20u);
 }
 
-TEST_F(Faults, WriteToReadOnlySection)
-{
+TEST_F(Faults, WriteToReadOnlySection) {
     Fault f = fault_of("fault_write_readonly", {1});
     EXPECT_EQ(f.kind, FaultKind::write_protected);
     EXPECT_NE(f.message.find("write to write-protected memory"), std::string::npos);
     EXPECT_NE(f.attribution.find("section .rdata"), std::string::npos) << f.attribution;
     EXPECT_TRUE(f.eip_exact);
-    EXPECT_EQ(m.read_u8(f.eip) == 0xc7 || m.read_u8(f.eip) == 0x89, true) << f.report();  // a mov store
+    EXPECT_EQ(m.read_u8(f.eip) == 0xc7 || m.read_u8(f.eip) == 0x89, true) << f.report(); // a mov store
 }
 
-TEST_F(Faults, FetchUnmappedNamesTheTargetAndTheCaller)
-{
+TEST_F(Faults, FetchUnmappedNamesTheTargetAndTheCaller) {
     Fault f = fault_of("fault_fetch_unmapped");
     EXPECT_EQ(f.kind, FaultKind::fetch_unmapped);
     EXPECT_EQ(f.eip, 0x100u);
@@ -76,16 +71,14 @@ TEST_F(Faults, FetchUnmappedNamesTheTargetAndTheCaller)
     EXPECT_TRUE(f.stack[0].symbol.starts_with("fault_fetch_unmapped+")) << f.stack[0].symbol;
 }
 
-TEST_F(Faults, FetchFromNonExecutableData)
-{
+TEST_F(Faults, FetchFromNonExecutableData) {
     Fault f = fault_of("fault_fetch_data");
     EXPECT_EQ(f.kind, FaultKind::fetch_protected);
     EXPECT_TRUE(f.message.starts_with("instruction fetch from non-executable memory at ")) << f.message;
     EXPECT_NE(f.attribution.find("section .data"), std::string::npos) << f.attribution;
 }
 
-TEST_F(Faults, ReadOfReadProtectedMemory)
-{
+TEST_F(Faults, ReadOfReadProtectedMemory) {
     Address buf = m.heap().allocate(0x1000, "test", AllocationKind::virtual_memory, 0x1000);
     uc_mem_protect(m.engine(), buf, 0x1000, UC_PROT_NONE);
     Fault f = fault_of("load_loop", {buf, 16, 1});
@@ -96,8 +89,7 @@ TEST_F(Faults, ReadOfReadProtectedMemory)
     EXPECT_NE(f.attribution.find("offset 0 in allocation #1"), std::string::npos) << f.attribution;
 }
 
-TEST_F(Faults, HaltAndOtherInterrupts)
-{
+TEST_F(Faults, HaltAndOtherInterrupts) {
     Fault halt = fault_of("fault_halt");
     EXPECT_EQ(halt.kind, FaultKind::halt);
     EXPECT_EQ(halt.message, "hlt executed");
@@ -105,35 +97,31 @@ TEST_F(Faults, HaltAndOtherInterrupts)
     Fault irq = fault_of("fault_interrupt");
     EXPECT_EQ(irq.kind, FaultKind::interrupt);
     EXPECT_EQ(irq.message, "interrupt 0x2e");
-    EXPECT_EQ(m.read_u16(irq.eip), 0x2ecdu);  // int 0x2e
+    EXPECT_EQ(m.read_u16(irq.eip), 0x2ecdu); // int 0x2e
 }
 
-TEST_F(Faults, InvalidInstruction)
-{
+TEST_F(Faults, InvalidInstruction) {
     Fault f = fault_of("fault_invalid_instruction");
     EXPECT_EQ(f.kind, FaultKind::invalid_instruction);
     EXPECT_EQ(f.message, "invalid instruction");
-    EXPECT_EQ(m.read_u16(f.eip), 0x0b0fu);  // ud2
+    EXPECT_EQ(m.read_u16(f.eip), 0x0b0fu); // ud2
 }
 
-TEST_F(Faults, DivisionError)
-{
+TEST_F(Faults, DivisionError) {
     Fault f = fault_of("fault_divide", {7, 0});
     EXPECT_EQ(f.kind, FaultKind::division_error);
     EXPECT_EQ(f.message, "division error (#DE)");
-    EXPECT_EQ(m.read_u8(f.eip), 0xf7u) << f.report();  // idiv
+    EXPECT_EQ(m.read_u8(f.eip), 0xf7u) << f.report(); // idiv
 }
 
-TEST_F(Faults, Breakpoint)
-{
+TEST_F(Faults, Breakpoint) {
     Fault f = fault_of("fault_breakpoint");
     EXPECT_EQ(f.kind, FaultKind::breakpoint);
     EXPECT_EQ(f.message, "breakpoint (int3)");
     EXPECT_EQ(m.read_u8(f.eip), 0xccu);
 }
 
-TEST_F(Faults, InstructionBudgetByBlockHook)
-{
+TEST_F(Faults, InstructionBudgetByBlockHook) {
     Fault f = fault_of("spin_forever", {}, CallLimits{100000, 0, BudgetMethod::block_hook});
     EXPECT_EQ(f.kind, FaultKind::budget_exceeded);
     EXPECT_TRUE(f.message.starts_with("instruction budget of 100,000 exceeded")) << f.message;
@@ -149,22 +137,19 @@ TEST_F(Faults, InstructionBudgetByBlockHook)
     EXPECT_EQ(tight.fault->kind, FaultKind::budget_exceeded);
 }
 
-TEST_F(Faults, InstructionBudgetByUnicornCount)
-{
+TEST_F(Faults, InstructionBudgetByUnicornCount) {
     Fault f = fault_of("spin_forever", {}, CallLimits{100000, 0, BudgetMethod::unicorn_count});
     EXPECT_EQ(f.kind, FaultKind::budget_exceeded);
     EXPECT_NE(f.message.find("Unicorn count"), std::string::npos);
 }
 
-TEST_F(Faults, WallClockLimit)
-{
+TEST_F(Faults, WallClockLimit) {
     Fault f = fault_of("spin_forever", {}, CallLimits{0, 50});
     EXPECT_EQ(f.kind, FaultKind::wall_limit);
     EXPECT_EQ(f.message, "wall-clock limit of 50 ms reached");
 }
 
-TEST_F(Faults, UnimplementedImportNamesTheFunctionAndTheCaller)
-{
+TEST_F(Faults, UnimplementedImportNamesTheFunctionAndTheCaller) {
     Fault f = fault_of("unshimmed");
     EXPECT_EQ(f.kind, FaultKind::unimplemented_import);
     EXPECT_NE(f.message.find("KERNEL32.dll!GetCurrentProcessId"), std::string::npos) << f.message;
@@ -176,15 +161,13 @@ TEST_F(Faults, UnimplementedImportNamesTheFunctionAndTheCaller)
     EXPECT_TRUE(call_shown) << f.report();
 }
 
-TEST_F(Faults, ExitProcessStopsTheRun)
-{
+TEST_F(Faults, ExitProcessStopsTheRun) {
     Fault f = fault_of("quit", {3});
     EXPECT_EQ(f.kind, FaultKind::process_exit);
     EXPECT_EQ(f.message, "ExitProcess(3) called");
 }
 
-TEST_F(Faults, CallStackThroughRecursion)
-{
+TEST_F(Faults, CallStackThroughRecursion) {
     Fault f = fault_of("fault_deep", {3});
     EXPECT_EQ(f.kind, FaultKind::read_unmapped);
     EXPECT_TRUE(f.eip_exact);
@@ -200,19 +183,17 @@ TEST_F(Faults, CallStackThroughRecursion)
     EXPECT_NE(f.report().find("call stack"), std::string::npos);
 }
 
-TEST_F(Faults, ExactEipAlsoUnderATrace)
-{
-    m.enable_trace(64);  // a code hook covers the faulting code: Unicorn's own EIP is exact
+TEST_F(Faults, ExactEipAlsoUnderATrace) {
+    m.enable_trace(64); // a code hook covers the faulting code: Unicorn's own EIP is exact
     Fault f = fault_of("fault_read_unmapped");
     EXPECT_EQ(f.eip, at("fault_read_insn"));
     EXPECT_EQ(f.reported_eip, at("fault_read_insn"));
 }
 
-TEST(FaultKinds, HaveNames)
-{
+TEST(FaultKinds, HaveNames) {
     EXPECT_EQ(to_string(FaultKind::read_unmapped), "read_unmapped");
     EXPECT_EQ(to_string(FaultKind::unimplemented_import), "unimplemented_import");
 }
 
-}  // namespace
-}  // namespace refcheck::emu
+} // namespace
+} // namespace refcheck::emu

@@ -6,8 +6,7 @@ namespace {
 
 using test::describe;
 
-std::vector<Address> allocate_some(Machine& m)
-{
+std::vector<Address> allocate_some(Machine& m) {
     std::vector<Address> out;
     for (uint32_t size : {100u, 4108u, 1u, 64u}) {
         CallResult r = m.call("heap_alloc", Convention::cdecl, {size});
@@ -17,25 +16,22 @@ std::vector<Address> allocate_some(Machine& m)
     return out;
 }
 
-TEST(Heap, SameAllocationsGiveSameAddressesInEveryMachine)
-{
+TEST(Heap, SameAllocationsGiveSameAddressesInEveryMachine) {
     Machine a, b;
     a.load(test::test_image());
-    b.load(test::test_image(), 0x00800000);  // even with the image elsewhere
+    b.load(test::test_image(), 0x00800000); // even with the image elsewhere
     std::vector<Address> first = allocate_some(a);
     std::vector<Address> second = allocate_some(b);
     EXPECT_EQ(first, second);
     EXPECT_EQ(first[0], GuestHeap::default_base);
-    for (size_t i = 1; i < first.size(); ++i)
-        EXPECT_GE(first[i] - first[i - 1], GuestHeap::guard_gap);
+    for (size_t i = 1; i < first.size(); ++i) EXPECT_GE(first[i] - first[i - 1], GuestHeap::guard_gap);
 }
 
-TEST(Heap, AttributesAddressesToAllocationsAndRoutines)
-{
+TEST(Heap, AttributesAddressesToAllocationsAndRoutines) {
     Machine m;
     m.load(test::test_image());
     std::vector<Address> blocks = allocate_some(m);
-    Address texture = blocks[1];  // 4,108 bytes
+    Address texture = blocks[1]; // 4,108 bytes
     EXPECT_EQ(m.heap().describe(texture + 4108 + 16),
               hex(texture + 4108 + 16) + " is 16 bytes past allocation #2 (4,108 bytes, made by heap_alloc)");
     EXPECT_EQ(m.describe(texture + 12),
@@ -46,8 +42,7 @@ TEST(Heap, AttributesAddressesToAllocationsAndRoutines)
     EXPECT_EQ(a->routine, "heap_alloc");
 }
 
-TEST(Heap, StrayReadsPastAnAllocationDoNotFaultAndCanBeReported)
-{
+TEST(Heap, StrayReadsPastAnAllocationDoNotFaultAndCanBeReported) {
     Machine m;
     m.load(test::test_image());
     Address p = m.call("heap_alloc", Convention::cdecl, {64}).eax;
@@ -63,7 +58,8 @@ TEST(Heap, StrayReadsPastAnAllocationDoNotFaultAndCanBeReported)
     ASSERT_TRUE(r.ok()) << describe(r);
     ASSERT_EQ(m.heap_strays().size(), 1u);
     EXPECT_NE(m.heap_strays()[0].find("stray read of 1 bytes"), std::string::npos) << m.heap_strays()[0];
-    EXPECT_NE(m.heap_strays()[0].find("20 bytes past allocation #1 (64 bytes, made by heap_alloc)"), std::string::npos)
+    EXPECT_NE(m.heap_strays()[0].find("20 bytes past allocation #1 (64 bytes, made by heap_alloc)"),
+              std::string::npos)
         << m.heap_strays()[0];
     EXPECT_NE(m.heap_strays()[0].find("fill_and_peek"), std::string::npos);
     m.watch_heap_strays(false);
@@ -71,8 +67,7 @@ TEST(Heap, StrayReadsPastAnAllocationDoNotFaultAndCanBeReported)
     EXPECT_EQ(m.heap_strays().size(), 1u);
 }
 
-TEST(Heap, FreeAndReallocKeepAttribution)
-{
+TEST(Heap, FreeAndReallocKeepAttribution) {
     Machine m;
     m.load(test::test_image());
     Address p = m.call("heap_alloc", Convention::cdecl, {10}).eax;
@@ -83,20 +78,19 @@ TEST(Heap, FreeAndReallocKeepAttribution)
     EXPECT_EQ(r.eax, 300u);
     Address q = m.read_u32(out);
     EXPECT_NE(q, p);
-    EXPECT_EQ(m.read_u32(q), 0xdeadbeefu);  // contents moved
+    EXPECT_EQ(m.read_u32(q), 0xdeadbeefu); // contents moved
     EXPECT_NE(m.heap().describe(p).find("freed"), std::string::npos);
     EXPECT_EQ(m.call("heap_free", Convention::cdecl, {q}).eax, 1u);
-    EXPECT_EQ(m.call("heap_free", Convention::cdecl, {q}).eax, 0u);  // double free
+    EXPECT_EQ(m.call("heap_free", Convention::cdecl, {q}).eax, 0u); // double free
     EXPECT_NE(m.log().lines().back().find("not a live allocation"), std::string::npos);
 }
 
-TEST(Heap, GlobalLocalAndVirtualAllocators)
-{
+TEST(Heap, GlobalLocalAndVirtualAllocators) {
     Machine m;
     m.load(test::test_image());
     CallResult r = m.call("other_allocators", Convention::cdecl, {});
     ASSERT_TRUE(r.ok()) << describe(r);
-    EXPECT_EQ(r.eax, 106u);  // 1 + 2 + 3, +100 for a page-aligned VirtualAlloc
+    EXPECT_EQ(r.eax, 106u); // 1 + 2 + 3, +100 for a page-aligned VirtualAlloc
     const auto& all = m.heap().allocations();
     ASSERT_EQ(all.size(), 3u);
     EXPECT_EQ(all[0].kind, AllocationKind::global);
@@ -108,14 +102,14 @@ TEST(Heap, GlobalLocalAndVirtualAllocators)
     }
 }
 
-TEST(Win32, LastErrorTimeAndDebugOutput)
-{
+TEST(Win32, LastErrorTimeAndDebugOutput) {
     Machine m;
     m.load(test::test_image());
     EXPECT_EQ(m.call("last_error_roundtrip", Convention::cdecl, {42}).eax, 42u);
-    Address ticks = test::guest_buffer(m, 4), counter = test::guest_buffer(m, 8), freq = test::guest_buffer(m, 8);
+    Address ticks = test::guest_buffer(m, 4), counter = test::guest_buffer(m, 8),
+            freq = test::guest_buffer(m, 8);
     ASSERT_TRUE(m.call("time_probe", Convention::cdecl, {ticks, counter, freq}).ok());
-    EXPECT_EQ(m.read_u32(ticks), 1000u);  // deterministic
+    EXPECT_EQ(m.read_u32(ticks), 1000u); // deterministic
     EXPECT_EQ(m.read_u32(counter), 1000000u);
     EXPECT_EQ(m.read_u32(freq), 1000000u);
     ASSERT_TRUE(m.call("time_probe", Convention::cdecl, {ticks, counter, freq}).ok());
@@ -127,5 +121,5 @@ TEST(Win32, LastErrorTimeAndDebugOutput)
     EXPECT_EQ(sink, std::vector<std::string>{"OutputDebugStringA: hello"});
 }
 
-}  // namespace
-}  // namespace refcheck::emu
+} // namespace
+} // namespace refcheck::emu

@@ -12,34 +12,33 @@ protected:
     Machine m;
 };
 
-TEST_F(Hooks, ReplaceAfterTheCodeAlreadyRan)
-{
+TEST_F(Hooks, ReplaceAfterTheCodeAlreadyRan) {
     // call_add3(a) = add3_cdecl(a, a, a) + 1 = 6a + 1
     CallResult before = m.call("call_add3", Convention::cdecl, {2});
     ASSERT_TRUE(before.ok()) << describe(before);
     EXPECT_EQ(before.eax, 13u);
     // add3_cdecl is translated already; the hook must still fire (translation cache removed).
-    HookId id = m.replace(m.image().require("add3_cdecl"), Convention::cdecl, 3,
-                          [](Machine&, const Args& a) { return a.u32(0) * 1000 + a.u32(1) * 100 + a.u32(2); });
+    HookId id = m.replace(m.image().require("add3_cdecl"), Convention::cdecl, 3, [](Machine&, const Args& a) {
+        return a.u32(0) * 1000 + a.u32(1) * 100 + a.u32(2);
+    });
     CallResult replaced = m.call("call_add3", Convention::cdecl, {2});
     ASSERT_TRUE(replaced.ok()) << describe(replaced);
-    EXPECT_EQ(replaced.eax, 2203u);  // 2*1000 + 2*100 + 2, + 1
+    EXPECT_EQ(replaced.eax, 2203u); // 2*1000 + 2*100 + 2, + 1
     EXPECT_EQ(m.reg(Reg::esp), Machine::stack_top);
     m.remove_hook(id);
     EXPECT_EQ(m.call("call_add3", Convention::cdecl, {2}).eax, 13u);
 }
 
-TEST_F(Hooks, ReplaceAStdcallRoutinePopsItsArguments)
-{
-    m.replace(m.image().require("add3_stdcall"), Convention::stdcall, 3, [](Machine&, const Args& a) { return a.u32(2); });
+TEST_F(Hooks, ReplaceAStdcallRoutinePopsItsArguments) {
+    m.replace(m.image().require("add3_stdcall"), Convention::stdcall, 3,
+              [](Machine&, const Args& a) { return a.u32(2); });
     CallResult r = m.call("add3_stdcall", Convention::stdcall, {1, 2, 3});
     ASSERT_TRUE(r.ok()) << describe(r);
     EXPECT_EQ(r.eax, 3u);
 }
 
-TEST_F(Hooks, TapObservesThenLetsTheRoutineRun)
-{
-    m.call("call_add3", Convention::cdecl, {1});  // translate first
+TEST_F(Hooks, TapObservesThenLetsTheRoutineRun) {
+    m.call("call_add3", Convention::cdecl, {1}); // translate first
     std::vector<uint32_t> seen;
     HookId id = m.tap(m.image().require("add3_cdecl"), [&](Machine& mm) {
         Args args(mm, Convention::cdecl, 3);
@@ -48,15 +47,14 @@ TEST_F(Hooks, TapObservesThenLetsTheRoutineRun)
     });
     CallResult r = m.call("call_add3", Convention::cdecl, {5});
     ASSERT_TRUE(r.ok()) << describe(r);
-    EXPECT_EQ(r.eax, 31u);  // unchanged behaviour
+    EXPECT_EQ(r.eax, 31u); // unchanged behaviour
     EXPECT_EQ(seen, std::vector<uint32_t>{5});
     m.remove_hook(id);
     m.call("call_add3", Convention::cdecl, {6});
     EXPECT_EQ(seen.size(), 1u);
 }
 
-TEST_F(Hooks, AHookCanStopTheRun)
-{
+TEST_F(Hooks, AHookCanStopTheRun) {
     m.tap(m.image().require("add3_cdecl"), [](Machine& mm) { mm.stop(FaultKind::stopped, "seen enough"); });
     CallResult r = m.call("call_add3", Convention::cdecl, {5});
     ASSERT_FALSE(r.ok());
@@ -65,8 +63,7 @@ TEST_F(Hooks, AHookCanStopTheRun)
     EXPECT_EQ(r.fault->eip, m.image().require("add3_cdecl"));
 }
 
-TEST_F(Hooks, AThrowingHookIsAHostErrorNotACrash)
-{
+TEST_F(Hooks, AThrowingHookIsAHostErrorNotACrash) {
     m.replace(m.image().require("add3_cdecl"), Convention::cdecl, 3,
               [](Machine&, const Args&) -> uint32_t { throw std::runtime_error("boom"); });
     CallResult r = m.call("call_add3", Convention::cdecl, {5});
@@ -75,17 +72,17 @@ TEST_F(Hooks, AThrowingHookIsAHostErrorNotACrash)
     EXPECT_EQ(r.fault->message, "boom");
 }
 
-TEST_F(Hooks, WatchReportsWritesAndReadsInItsRangeOnly)
-{
+TEST_F(Hooks, WatchReportsWritesAndReadsInItsRangeOnly) {
     Address buf = test::guest_buffer(m, 256);
     std::vector<MemoryAccess> writes;
-    HookId id = m.watch({buf + 16, buf + 20}, Access::write, [&](Machine&, const MemoryAccess& a) { writes.push_back(a); });
+    HookId id = m.watch({buf + 16, buf + 20}, Access::write,
+                        [&](Machine&, const MemoryAccess& a) { writes.push_back(a); });
     CallResult r = m.call("store_loop", Convention::cdecl, {buf, 64, 2});
     ASSERT_TRUE(r.ok()) << describe(r);
-    ASSERT_EQ(writes.size(), 8u);  // 4 bytes x 2 passes
+    ASSERT_EQ(writes.size(), 8u); // 4 bytes x 2 passes
     EXPECT_EQ(writes[0].address, buf + 16);
     EXPECT_EQ(writes[0].size, 1u);
-    EXPECT_EQ(writes[4].value, m.read_u8(buf + 16));  // the second pass left its value
+    EXPECT_EQ(writes[4].value, m.read_u8(buf + 16)); // the second pass left its value
     EXPECT_TRUE(m.image().is_code(writes[0].eip));
     EXPECT_TRUE(m.symbols().describe(writes[0].eip).starts_with("store_loop+"));
     m.remove_hook(id);
@@ -99,5 +96,5 @@ TEST_F(Hooks, WatchReportsWritesAndReadsInItsRangeOnly)
     EXPECT_EQ(reads, 3u);
 }
 
-}  // namespace
-}  // namespace refcheck::emu
+} // namespace
+} // namespace refcheck::emu

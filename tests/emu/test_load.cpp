@@ -11,17 +11,15 @@ namespace {
 
 using test::describe;
 
-TEST(Load, MapsSectionsWithTheirProtections)
-{
+TEST(Load, MapsSectionsWithTheirProtections) {
     Machine m;
     const Image& image = m.load(test::test_image());
-    EXPECT_EQ(image.base, 0x00400000u);  // pinned with --image-base
+    EXPECT_EQ(image.base, 0x00400000u); // pinned with --image-base
     EXPECT_EQ(image.preferred_base, 0x00400000u);
     EXPECT_EQ(image.relocations_applied, 0u);
     auto find = [&](const std::string& name) -> const ImageSection& {
         for (const auto& s : image.sections)
-            if (s.name == name)
-                return s;
+            if (s.name == name) return s;
         throw std::runtime_error("no section " + name);
     };
     EXPECT_TRUE(find(".text").executable);
@@ -34,19 +32,17 @@ TEST(Load, MapsSectionsWithTheirProtections)
     EXPECT_EQ(m.read_u16(image.base), 0x5a4du);
 }
 
-TEST(Load, BssIsZeroFilled)
-{
+TEST(Load, BssIsZeroFilled) {
     Machine m;
     m.load(test::test_image());
     CallResult first = m.call("bss_probe", Convention::cdecl, {});
     ASSERT_TRUE(first.ok()) << describe(first);
     EXPECT_EQ(first.eax, 0u);
     CallResult second = m.call("bss_probe", Convention::cdecl, {});
-    EXPECT_EQ(second.eax, 8192u);  // the first call set every byte to 1
+    EXPECT_EQ(second.eax, 8192u); // the first call set every byte to 1
 }
 
-TEST(Load, ExportsAndCoffSymbolsResolveByName)
-{
+TEST(Load, ExportsAndCoffSymbolsResolveByName) {
     Machine m;
     const Image& image = m.load(test::test_image());
     ASSERT_TRUE(image.address_of("add3_cdecl"));
@@ -61,15 +57,14 @@ TEST(Load, ExportsAndCoffSymbolsResolveByName)
 
 // Names of up to 8 bytes sit inline in the COFF symbol record; Debian's LIEF 0.9 returned them
 // empty, so the loader reads the table itself.
-TEST(Load, ShortCoffNamesAreRead)
-{
+TEST(Load, ShortCoffNamesAreRead) {
     Machine m;
     const Image& image = m.load(test::test_image());
     for (const char* name : {"say", "quit", "name_at"}) {
         ASSERT_TRUE(image.symbols.count("_" + std::string(name))) << name;
         EXPECT_EQ(image.symbols.at("_" + std::string(name)), image.exports.at(name)) << name;
     }
-    ASSERT_TRUE(image.symbols.count("_scratch"));  // data in .bss: 8 bytes exactly, no terminator
+    ASSERT_TRUE(image.symbols.count("_scratch")); // data in .bss: 8 bytes exactly, no terminator
     const ImageSection* bss = image.section_at(image.symbols.at("_scratch"));
     ASSERT_NE(bss, nullptr);
     EXPECT_EQ(bss->name, ".bss");
@@ -84,16 +79,13 @@ TEST(Load, ShortCoffNamesAreRead)
 
 // Names that survive a rebuild with other files: statics qualified by their file (two files may
 // each have a static "push"), externals and exports as they are.
-TEST(Load, StaticsAreQualifiedByTheirFile)
-{
+TEST(Load, StaticsAreQualifiedByTheirFile) {
     Image image;
     image.exports = {{"draw", 0x401000}};
-    image.coff_symbols = {{"_draw", "program.c", 0x401000, coff_external},
-                          {"_push", "program.c", 0x401100, coff_static},
-                          {"_stop", "program.c", 0x401200, coff_static},
-                          {"_push", "shadow.c", 0x402100, coff_static},
-                          {"_memcpy", "rt.c", 0x400100, coff_external},
-                          {"_orphan", "", 0x400200, coff_static}};
+    image.coff_symbols = {
+        {"_draw", "program.c", 0x401000, coff_external}, {"_push", "program.c", 0x401100, coff_static},
+        {"_stop", "program.c", 0x401200, coff_static},   {"_push", "shadow.c", 0x402100, coff_static},
+        {"_memcpy", "rt.c", 0x400100, coff_external},    {"_orphan", "", 0x400200, coff_static}};
     const std::map<Address, std::string> names = address_names(image);
     EXPECT_EQ(names.at(0x401000), "draw");
     EXPECT_EQ(names.at(0x401100), "program.c:push");
@@ -104,14 +96,13 @@ TEST(Load, StaticsAreQualifiedByTheirFile)
 }
 
 // A symbol table that runs past the end of the file is an error that names the table.
-TEST(Load, TruncatedSymbolTableIsAnError)
-{
+TEST(Load, TruncatedSymbolTableIsAnError) {
     test::ScratchDir dir("coff");
     std::ifstream in(test::test_image(), std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), {});
     uint32_t pe = 0, count = 0x00ffffff;
     std::memcpy(&pe, bytes.data() + 0x3c, 4);
-    std::memcpy(bytes.data() + pe + 4 + 12, &count, 4);  // NumberOfSymbols
+    std::memcpy(bytes.data() + pe + 4 + 12, &count, 4); // NumberOfSymbols
     dir.put("bad.exe", bytes);
     Machine m;
     try {
@@ -123,8 +114,7 @@ TEST(Load, TruncatedSymbolTableIsAnError)
     }
 }
 
-TEST(Load, ImportsAreBoundToShimsOrTheTrap)
-{
+TEST(Load, ImportsAreBoundToShimsOrTheTrap) {
     Machine m;
     const Image& image = m.load(test::test_image());
     bool saw_shim = false, saw_trap = false;
@@ -136,7 +126,7 @@ TEST(Load, ImportsAreBoundToShimsOrTheTrap)
             saw_shim = true;
         }
         if (b.function == "GetCurrentProcessId") {
-            EXPECT_FALSE(b.shimmed);  // loading does not fail because of it
+            EXPECT_FALSE(b.shimmed); // loading does not fail because of it
             saw_trap = true;
         }
     }
@@ -144,8 +134,7 @@ TEST(Load, ImportsAreBoundToShimsOrTheTrap)
     EXPECT_TRUE(saw_trap);
 }
 
-TEST(Load, RelocatesAtANonPreferredBase)
-{
+TEST(Load, RelocatesAtANonPreferredBase) {
     Machine m;
     const Image& image = m.load(test::test_image(), 0x01000000);
     EXPECT_EQ(image.base, 0x01000000u);
@@ -162,15 +151,14 @@ TEST(Load, RelocatesAtANonPreferredBase)
     EXPECT_EQ(m.call("last_error_roundtrip", Convention::cdecl, {1234}).eax, 1234u);
 }
 
-TEST(Load, RefusesBadInput)
-{
+TEST(Load, RefusesBadInput) {
     Machine m;
     EXPECT_THROW(m.load("/nonexistent/image.exe"), EmuError);
-    EXPECT_THROW(m.load(test::test_image(), Machine::teb_address), EmuError);  // on the system region
-    EXPECT_THROW(m.load(test::test_image(), 0x00401001), EmuError);             // unaligned
+    EXPECT_THROW(m.load(test::test_image(), Machine::teb_address), EmuError); // on the system region
+    EXPECT_THROW(m.load(test::test_image(), 0x00401001), EmuError);           // unaligned
     m.load(test::test_image());
-    EXPECT_THROW(m.load(test::test_image()), EmuError);  // one image per machine
+    EXPECT_THROW(m.load(test::test_image()), EmuError); // one image per machine
 }
 
-}  // namespace
-}  // namespace refcheck::emu
+} // namespace
+} // namespace refcheck::emu

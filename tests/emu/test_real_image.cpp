@@ -15,8 +15,7 @@ std::filesystem::path high_image() { return EMU_TEST_IMAGE_HIGH; }
 
 bool overlaps(Range a, Range b) { return a.begin < b.end && b.begin < a.end; }
 
-TEST(RealImage, LoadsAtAHighPreferredBase)
-{
+TEST(RealImage, LoadsAtAHighPreferredBase) {
     Machine m;
     const Image& image = m.load(high_image());
     EXPECT_EQ(image.base, 0x63080000u);
@@ -31,8 +30,7 @@ TEST(RealImage, LoadsAtAHighPreferredBase)
     EXPECT_EQ(m.call("fs_image_base", Convention::cdecl, {}).eax, 0x63080000u);
 }
 
-TEST(RealImage, RebasedOntoTheDefaultHeapTheHeapMoves)
-{
+TEST(RealImage, RebasedOntoTheDefaultHeapTheHeapMoves) {
     Machine m;
     const Image& image = m.load(high_image(), GuestHeap::default_base);
     EXPECT_EQ(image.base, GuestHeap::default_base);
@@ -40,7 +38,7 @@ TEST(RealImage, RebasedOntoTheDefaultHeapTheHeapMoves)
     EXPECT_FALSE(overlaps(m.heap().region(), image.range()));
     EXPECT_FALSE(overlaps(m.heap().region(), m.stack()));
     EXPECT_GE(m.heap().region().size(), 16u << 20);
-    EXPECT_LE(m.heap().region().end, Machine::system_base);  // user space
+    EXPECT_LE(m.heap().region().end, Machine::system_base); // user space
     // Relocated code and data, and a heap allocation outside the image.
     CallResult r = m.call("name_at", Convention::cdecl, {2});
     ASSERT_TRUE(r.ok()) << describe(r);
@@ -54,12 +52,11 @@ TEST(RealImage, RebasedOntoTheDefaultHeapTheHeapMoves)
     EXPECT_EQ(m.call("fs_image_base", Convention::cdecl, {}).eax, GuestHeap::default_base);
 }
 
-TEST(RealImage, AnImageOnTheDefaultStackMovesTheStack)
-{
+TEST(RealImage, AnImageOnTheDefaultStackMovesTheStack) {
     Machine m;
     const Image& image = m.load(test::test_image(), Machine::stack_base);
     EXPECT_FALSE(overlaps(m.stack(), image.range()));
-    EXPECT_FALSE(overlaps({m.stack().begin - 0x1000, m.stack().end}, image.range()));  // the guard page
+    EXPECT_FALSE(overlaps({m.stack().begin - 0x1000, m.stack().end}, image.range())); // the guard page
     EXPECT_EQ(m.stack().size(), Machine::stack_size);
     CallResult r = m.call("add3_stdcall", Convention::stdcall, {1, 10, 100});
     ASSERT_TRUE(r.ok()) << describe(r);
@@ -68,8 +65,7 @@ TEST(RealImage, AnImageOnTheDefaultStackMovesTheStack)
     EXPECT_EQ(m.call("fs_stack_base", Convention::cdecl, {}).eax, m.stack().end);
 }
 
-TEST(RealImage, TheStandInPlacesDoNotMove)
-{
+TEST(RealImage, TheStandInPlacesDoNotMove) {
     Machine m;
     m.load(test::test_image());
     EXPECT_EQ(m.stack().begin, Machine::stack_base);
@@ -78,8 +74,7 @@ TEST(RealImage, TheStandInPlacesDoNotMove)
     EXPECT_EQ(m.heap().region().end, GuestHeap::default_limit);
 }
 
-TEST(RealImage, AnImageOnTheSystemRegionIsRefusedSayingSo)
-{
+TEST(RealImage, AnImageOnTheSystemRegionIsRefusedSayingSo) {
     Machine m;
     try {
         m.load(high_image(), Machine::system_base);
@@ -89,8 +84,7 @@ TEST(RealImage, AnImageOnTheSystemRegionIsRefusedSayingSo)
     }
 }
 
-TEST(Fs, RoutinesReadTheTebThroughFs)
-{
+TEST(Fs, RoutinesReadTheTebThroughFs) {
     Machine m;
     m.load(test::test_image());
     CallResult self = m.call("fs_teb_self", Convention::cdecl, {});
@@ -100,12 +94,11 @@ TEST(Fs, RoutinesReadTheTebThroughFs)
     EXPECT_EQ(m.call("fs_stack_base", Convention::cdecl, {}).eax, Machine::stack_top);
     // An SEH registration pushed and popped on fs:[0]; twice: each call starts at the chain's end.
     EXPECT_EQ(m.call("fs_seh_frame", Convention::cdecl, {}).eax, 1u);
-    m.write_u32(Machine::teb_address, 0x12345678);  // a stale record left by a faulting call
+    m.write_u32(Machine::teb_address, 0x12345678); // a stale record left by a faulting call
     EXPECT_EQ(m.call("fs_seh_frame", Convention::cdecl, {}).eax, 1u);
 }
 
-TEST(Msvcrt, MallocAndMemcpyGoThroughTheGuestHeap)
-{
+TEST(Msvcrt, MallocAndMemcpyGoThroughTheGuestHeap) {
     Machine m;
     m.load(test::test_image());
     Address s = guest_string(m, "retail image");
@@ -129,8 +122,7 @@ TEST(Msvcrt, MallocAndMemcpyGoThroughTheGuestHeap)
               static_cast<uint32_t>(-1));
 }
 
-TEST(Msvcrt, FopenAndFreadStayInsideTheDataRootAndAreRecorded)
-{
+TEST(Msvcrt, FopenAndFreadStayInsideTheDataRootAndAreRecorded) {
     test::ScratchDir dir("msvcrt");
     dir.put("DATA/FILE.BIN", "0123456789");
     Machine m({dir.path()});
@@ -147,17 +139,19 @@ TEST(Msvcrt, FopenAndFreadStayInsideTheDataRootAndAreRecorded)
     EXPECT_EQ(ok.routine, "crt_read_file");
     EXPECT_EQ(ok.bytes_read, 4u);
     // Outside the root: refused, recorded, errno EACCES.
-    CallResult out = m.call("crt_read_file", Convention::cdecl, {guest_string(m, "..\\..\\etc\\passwd"), buf, 4});
+    CallResult out =
+        m.call("crt_read_file", Convention::cdecl, {guest_string(m, "..\\..\\etc\\passwd"), buf, 4});
     ASSERT_TRUE(out.ok()) << describe(out);
     EXPECT_EQ(static_cast<int32_t>(out.eax), -13);
     ASSERT_EQ(m.data_root()->accesses().size(), 2u);
     EXPECT_TRUE(m.data_root()->accesses()[1].refused);
     // Missing: ENOENT.
-    EXPECT_EQ(static_cast<int32_t>(m.call("crt_read_file", Convention::cdecl, {guest_string(m, "nope.bin"), buf, 4}).eax), -2);
+    EXPECT_EQ(static_cast<int32_t>(
+                  m.call("crt_read_file", Convention::cdecl, {guest_string(m, "nope.bin"), buf, 4}).eax),
+              -2);
 }
 
-TEST(Msvcrt, InittermRunsTheImagesInitialisers)
-{
+TEST(Msvcrt, InittermRunsTheImagesInitialisers) {
     Machine m;
     m.load(test::test_image());
     CallResult r = m.call("crt_initterm", Convention::cdecl, {});
@@ -165,8 +159,7 @@ TEST(Msvcrt, InittermRunsTheImagesInitialisers)
     EXPECT_EQ(r.eax, 21u);
 }
 
-TEST(Msvcrt, AnUnshimmedFunctionIsACleanTrapNamingItAndTheCaller)
-{
+TEST(Msvcrt, AnUnshimmedFunctionIsACleanTrapNamingItAndTheCaller) {
     Machine m;
     m.load(test::test_image());
     CallResult r = m.call("crt_calls_unshimmed", Convention::cdecl, {});
@@ -176,8 +169,7 @@ TEST(Msvcrt, AnUnshimmedFunctionIsACleanTrapNamingItAndTheCaller)
     EXPECT_NE(r.fault->message.find("crt_calls_unshimmed"), std::string::npos) << r.fault->message;
 }
 
-TEST(Msvcrt, ReplaceOnAnImportThunkRunsInsteadOfTheShim)
-{
+TEST(Msvcrt, ReplaceOnAnImportThunkRunsInsteadOfTheShim) {
     Machine m;
     m.load(test::test_image());
     std::optional<Address> thunk = m.import_thunk("MSVCRT.DLL", "puts");
@@ -198,26 +190,26 @@ TEST(Msvcrt, ReplaceOnAnImportThunkRunsInsteadOfTheShim)
     Address s = guest_string(m, "x");
     HookId h2 = m.replace(*malloc_thunk, Convention::cdecl, 1, [&](Machine&, const Args&) { return 0u; });
     EXPECT_EQ(m.call("crt_copy_string", Convention::cdecl, {s}).eax, 0u);
-    EXPECT_EQ(m.heap().allocations().size(), before + 1);  // only the test's string
+    EXPECT_EQ(m.heap().allocations().size(), before + 1); // only the test's string
     // Removed: the trap and the shim are back.
     m.remove_hook(h);
     m.remove_hook(h2);
-    EXPECT_EQ(m.call("crt_calls_unshimmed", Convention::cdecl, {}).fault->kind, FaultKind::unimplemented_import);
+    EXPECT_EQ(m.call("crt_calls_unshimmed", Convention::cdecl, {}).fault->kind,
+              FaultKind::unimplemented_import);
     EXPECT_NE(m.call("crt_copy_string", Convention::cdecl, {s}).eax, 0u);
 }
 
 // The whole of a C runtime's start-up: the entry point (mainCRTStartup: FS, _initterm,
 // __getmainargs, data imports such as __initenv, _onexit...) runs main, which reads a file with
 // fopen/fread into malloc'd memory, and exit() ends the run with main's result.
-TEST(CrtImage, TheEntryPointRunsMainThroughTheCrtStartUp)
-{
+TEST(CrtImage, TheEntryPointRunsMainThroughTheCrtStartUp) {
     test::ScratchDir dir("crt");
     dir.put("DATA/INPUT.BIN", "ABC");
     Machine m({dir.path()});
     const Image& image = m.load(EMU_CRT_IMAGE);
     EXPECT_EQ(image.base, 0x20000000u);
     EXPECT_TRUE(image.exports.empty());
-    EXPECT_TRUE(image.coff_symbols.empty());  // stripped
+    EXPECT_TRUE(image.coff_symbols.empty()); // stripped
     EXPECT_FALSE(overlaps(m.heap().region(), image.range()));
     CallResult r = m.call(image.entry, Convention::cdecl, {});
     ASSERT_TRUE(r.fault);
@@ -232,5 +224,5 @@ TEST(CrtImage, TheEntryPointRunsMainThroughTheCrtStartUp)
     EXPECT_TRUE(buffer) << "main's malloc(256) ... free";
 }
 
-}  // namespace
-}  // namespace refcheck::emu
+} // namespace
+} // namespace refcheck::emu

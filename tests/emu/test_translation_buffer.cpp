@@ -13,27 +13,25 @@
 namespace refcheck::emu {
 namespace {
 
-void fault_many_times(int calls)
-{
+void fault_many_times(int calls) {
     Machine m;
     m.load(test::test_image());
     for (int i = 0; i < calls; ++i) {
         CallResult r = m.call("fault_write_readonly", Convention::cdecl, {1});
         if (r.ok() || !r.fault || r.fault->kind != FaultKind::write_protected || !r.fault->eip_exact)
-            std::exit(2);  // every call must still be the same exact fault
+            std::exit(2); // every call must still be the same exact fault
     }
-    CallResult after = m.call("add3_cdecl", Convention::cdecl, {1, 1, 1});  // 6, as in test_faults.cpp
+    CallResult after = m.call("add3_cdecl", Convention::cdecl, {1, 1, 1}); // 6, as in test_faults.cpp
     if (!(after.ok() && after.eax == 6))
         std::fprintf(stderr, "after: %s\n", after.fault ? after.fault->report().c_str() : "no fault");
     std::exit(after.ok() && after.eax == 6 ? 0 : 3);
 }
 
-TEST(TranslationBuffer, ManyLocatedFaultsDoNotCrashUnicorn)
-{
+TEST(TranslationBuffer, ManyLocatedFaultsDoNotCrashUnicorn) {
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     // Half as many again as the calls that filled the buffer: the child must end normally.
     EXPECT_EXIT(fault_many_times(100000), ::testing::ExitedWithCode(0), "");
 }
 
-}  // namespace
-}  // namespace refcheck::emu
+} // namespace
+} // namespace refcheck::emu

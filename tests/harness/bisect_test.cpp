@@ -3,7 +3,7 @@
 // stand-in with a seeded fault in the reimplementation's input.
 #include "refcheck/harness/bisect.hpp"
 
-#include "bisect_probe.hpp"  // harness/src: the window folding
+#include "bisect_probe.hpp" // harness/src: the window folding
 #include "json_schema.hpp"
 
 #include "refcheck/harness/compare.hpp"
@@ -21,17 +21,17 @@ namespace {
 EventRecord face(std::int64_t record, std::int64_t offset, std::int64_t level) {
     EventRecord e;
     e.kind = "face_draw";
-    e.fields = {{"record", record}, {"path", std::vector<std::int64_t>{}}, {"offset", offset}, {"face_level", level}};
+    e.fields = {
+        {"record", record}, {"path", std::vector<std::int64_t>{}}, {"offset", offset}, {"face_level", level}};
     e.key_fields = 3;
     return e;
 }
 
 // Three lines of a draw-program listing, as reimpl::disassemble writes them, and a comment line.
-const char* kListing =
-    " 0000  00 04 03 01 02 03 00 01  primary   type=4 ...\n"
-    ">0008  01 09 04 03 01 02 03 00  secondary len=9 type=4 ...\n"
-    "; 2 unreachable bytes at +0x0012\n"
-    " 0014  07                       return\n";
+const char* kListing = " 0000  00 04 03 01 02 03 00 01  primary   type=4 ...\n"
+                       ">0008  01 09 04 03 01 02 03 00  secondary len=9 type=4 ...\n"
+                       "; 2 unreachable bytes at +0x0012\n"
+                       " 0014  07                       return\n";
 
 // The small program case of the CLI tests: two inputs differ in their light only.
 fs::path small_case(const std::string& name) {
@@ -54,14 +54,15 @@ RunOptions stand_in() {
     return o;
 }
 
-}  // namespace
+} // namespace
 
 TEST(Bisect, ComparatorWithOnlyComparesJustThatInput) {
     Comparator c(CompareOptions{});
     c.only("record 1 view 0 light 1 state 0");
-    c.compare("record 1 view 0 light 0 state 0", {face(1, 0, 3)}, {face(1, 0, 4)});  // not compared
+    c.compare("record 1 view 0 light 0 state 0", {face(1, 0, 3)}, {face(1, 0, 4)}); // not compared
     EXPECT_FALSE(c.saw_only());
-    c.compare("record 1 view 0 light 1 state 0", {face(1, 0, 5), face(1, 8, 6)}, {face(1, 0, 5), face(1, 8, 7)});
+    c.compare("record 1 view 0 light 1 state 0", {face(1, 0, 5), face(1, 8, 6)},
+              {face(1, 0, 5), face(1, 8, 7)});
     EXPECT_TRUE(c.saw_only());
     EXPECT_EQ(c.counts().compared, 2u);
     EXPECT_EQ(c.counts().unexplained, 1u);
@@ -92,12 +93,12 @@ TEST(Bisect, WindowFoldsLoopsRepeatedBackToBack) {
     ASSERT_EQ(items.size(), 11u);
     EXPECT_EQ(items[0].address, 1u);
     EXPECT_EQ(items[3].address, 4u);
-    EXPECT_EQ(items[4].body, 3u);  // 2 3 4 once more, then again: 2 more times
+    EXPECT_EQ(items[4].body, 3u); // 2 3 4 once more, then again: 2 more times
     EXPECT_EQ(items[4].repeats, 2u);
     EXPECT_EQ(items[5].address, 5u);
     EXPECT_EQ(items[6].body, 1u);
     EXPECT_EQ(items[6].repeats, 1u);
-    for (std::size_t k = 7; k < items.size(); ++k) EXPECT_EQ(items[k].body, 0u) << k;  // 6 7 6 8: no repeat
+    for (std::size_t k = 7; k < items.size(); ++k) EXPECT_EQ(items[k].body, 0u) << k; // 6 7 6 8: no repeat
     EXPECT_EQ(items[10].address, 8u);
 }
 
@@ -122,36 +123,55 @@ TEST(Bisect, ReproduceLineQuotesWhatTheShellWouldSplit) {
     o.data = "build/data/small";
     o.injection.patches.push_back(parse_patch("op_secondary+0x70:78"));
     o.injection.reimpl_light_swapped = true;
-    EXPECT_EQ(reproduce_command(c, o, "record 5 view 0 light 1 state 0"),
-              "refcheck run 'my cases/prog.json' --only 'record 5 view 0 light 1 state 0' --data build/data/small "
-              "--patch op_secondary+0x70:78 --inject-reimpl-light-swap --out out/bisect");
+    EXPECT_EQ(
+        reproduce_command(c, o, "record 5 view 0 light 1 state 0"),
+        "refcheck run 'my cases/prog.json' --only 'record 5 view 0 light 1 state 0' --data build/data/small "
+        "--patch op_secondary+0x70:78 --inject-reimpl-light-swap --out out/bisect");
     EXPECT_EQ(reproduce_command(c, RunOptions{}, ""), "refcheck run 'my cases/prog.json' --out out/bisect");
 }
 
 TEST(Bisect, FormatsTheDrillDownLikeFileCheck) {
     Comparator c(CompareOptions{});
     std::vector<EventRecord> a, b;
-    for (std::int64_t k = 0; k < 7; ++k) a.push_back(face(1, 8 * k, 3)), b.push_back(face(1, 8 * k, k == 6 ? 4 : 3));
+    for (std::int64_t k = 0; k < 7; ++k)
+        a.push_back(face(1, 8 * k, 3)), b.push_back(face(1, 8 * k, k == 6 ? 4 : 3));
     c.compare("record 1 view 0 light 0 state 0", a, b);
-    ojson dd = {{"input", "record 1 view 0 light 0 state 0"}, {"confirmed", true},
-                {"divergence", to_json(*c.first_unexplained())}, {"unavailable", ojson::array()}};
-    dd["listing"] = {{"record", 1}, {"offset", 48}, {"centred_on", "the divergent event's packet"},
+    ojson dd = {{"input", "record 1 view 0 light 0 state 0"},
+                {"confirmed", true},
+                {"divergence", to_json(*c.first_unexplained())},
+                {"unavailable", ojson::array()}};
+    dd["listing"] = {{"record", 1},
+                     {"offset", 48},
+                     {"centred_on", "the divergent event's packet"},
                      {"lines", listing_around(kListing, 0x8, 0)}};
-    dd["instructions"] = {{"from", "A"}, {"to", "B"}, {"executed", 2}, {"recorded", 2},
-                          {"routines", {{{"routine", "op_primary"}, {"instructions", 2}}}},
-                          {"lines", {"0x00401000 <op_primary>: push ebx", "0x00401001 <op_primary+0x1>: ret"}}};
+    dd["instructions"] = {
+        {"from", "A"},
+        {"to", "B"},
+        {"executed", 2},
+        {"recorded", 2},
+        {"routines", {{{"routine", "op_primary"}, {"instructions", 2}}}},
+        {"lines", {"0x00401000 <op_primary>: push ebx", "0x00401001 <op_primary+0x1>: ret"}}};
     dd["reproduce"] = "refcheck run c.json --only 'record 1 view 0 light 0 state 0' --out out/bisect";
     const std::string text = format_drill_down("c", dd);
-    EXPECT_EQ(text.rfind("error: first divergence at event #6 (case c, input record 1 view 0 light 0 state 0): "
-                         "the events differ (field_mismatch)\n", 0), 0u) << text;
+    EXPECT_EQ(
+        text.rfind("error: first divergence at event #6 (case c, input record 1 view 0 light 0 state 0): "
+                   "the events differ (field_mismatch)\n",
+                   0),
+        0u)
+        << text;
     EXPECT_NE(text.find("note: 5 events before it, original:\n  #1    face_draw record=1 path=[] offset=8"),
-              std::string::npos) << text;
+              std::string::npos)
+        << text;
     EXPECT_NE(text.find("original #6    face_draw record=1 path=[] offset=48 face_level=3\n"
                         "reimpl   #6    face_draw record=1 path=[] offset=48 face_level=4\n"
-                        "    record: 1\n    path: []\n    offset: 48\n  ! face_level: 3 -> 4\n"), std::string::npos) << text;
+                        "    record: 1\n    path: []\n    offset: 48\n  ! face_level: 3 -> 4\n"),
+              std::string::npos)
+        << text;
     EXPECT_NE(text.find("  -> >0008  01 09"), std::string::npos) << text;
-    EXPECT_NE(text.find("from A to B: 2 executed\n  0x00401000 <op_primary>: push ebx\n"), std::string::npos) << text;
-    EXPECT_NE(text.find("\nreproduce: refcheck run c.json --only 'record 1 view 0 light 0 state 0'"), std::string::npos);
+    EXPECT_NE(text.find("from A to B: 2 executed\n  0x00401000 <op_primary>: push ebx\n"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("\nreproduce: refcheck run c.json --only 'record 1 view 0 light 0 state 0'"),
+              std::string::npos);
     const std::string html = drill_down_html(dd);
     EXPECT_EQ(html.rfind("<details class=bisect>", 0), 0u);
     EXPECT_NE(html.find("<b class=mark>-&gt; &gt;0008"), std::string::npos) << html;
@@ -169,8 +189,10 @@ TEST(Bisect, OnlyNarrowsARunToOneInputAndRejectsAnInputTheCaseLacks) {
     c.only = "record 5 view 3 light 1 state 0";
     const CaseResult bad = run_case(c, resolve_environment(c, stand_in()));
     EXPECT_EQ(bad.status, Status::Error);
-    EXPECT_NE(bad.report.value("error", std::string()).find("no input named \"record 5 view 3 light 1 state 0\""),
-              std::string::npos) << bad.report.dump(1);
+    EXPECT_NE(
+        bad.report.value("error", std::string()).find("no input named \"record 5 view 3 light 1 state 0\""),
+        std::string::npos)
+        << bad.report.dump(1);
 }
 
 // The light swap shows first in the asymmetric light (light 1): a level of a face differs. The
@@ -206,10 +228,11 @@ TEST(Bisect, DrillDownOfASwappedLightProbesTheFaceRoutineCall) {
     const ojson& frames = dd["call_stack"]["frames"];
     ASSERT_GE(frames.size(), 2u);
     EXPECT_EQ(frames[0]["symbol"], at);
-    EXPECT_EQ(frames[1]["found_by"], "entry");  // the face routine's return address, at its first instruction
+    EXPECT_EQ(frames[1]["found_by"], "entry"); // the face routine's return address, at its first instruction
     bool draw = false;
     for (const auto& f : frames)
-        draw = draw || (f["symbol"].get<std::string>().rfind("draw_3d_object_+", 0) == 0 && f["found_by"] == "ebp chain");
+        draw = draw || (f["symbol"].get<std::string>().rfind("draw_3d_object_+", 0) == 0 &&
+                        f["found_by"] == "ebp chain");
     EXPECT_TRUE(draw) << frames.dump();
     EXPECT_EQ(dd["reproduce"], reproduce_command(c, o, d["input"].get<std::string>()));
 }

@@ -32,7 +32,7 @@ const ImportCall* first_call(const CallOutcome& o, const std::string& function) 
     return nullptr;
 }
 
-}  // namespace
+} // namespace
 
 TEST(Call, ArgumentsParseAsDecimalNegativeOrHex) {
     EXPECT_EQ(parse_call_argument("10"), 10u);
@@ -46,9 +46,14 @@ TEST(Call, ArgumentsParseAsDecimalNegativeOrHex) {
 
 TEST(Call, ConventionsAndReturnValuesOfTheTestImage) {
     EXPECT_EQ(call_routine(request(EMU_TEST_IMAGE, "add3_cdecl", {"1", "2", "3"})).result.eax, 14u);
-    EXPECT_EQ(call_routine(request(EMU_TEST_IMAGE, "add3_stdcall", {"1", "2", "0x3"}, "stdcall")).result.eax, 14u);
-    EXPECT_EQ(call_routine(request(EMU_TEST_IMAGE, "add4_fastcall", {"1", "2", "3", "4"}, "fastcall")).result.eax, 30u);
-    EXPECT_EQ(call_routine(request(EMU_TEST_IMAGE, "sum6_watcall", {"1", "1", "1", "1", "1", "1"}, "watcall")).result.eax, 21u);
+    EXPECT_EQ(call_routine(request(EMU_TEST_IMAGE, "add3_stdcall", {"1", "2", "0x3"}, "stdcall")).result.eax,
+              14u);
+    EXPECT_EQ(
+        call_routine(request(EMU_TEST_IMAGE, "add4_fastcall", {"1", "2", "3", "4"}, "fastcall")).result.eax,
+        30u);
+    EXPECT_EQ(call_routine(request(EMU_TEST_IMAGE, "sum6_watcall", {"1", "1", "1", "1", "1", "1"}, "watcall"))
+                  .result.eax,
+              21u);
     const CallOutcome m = call_routine(request(EMU_TEST_IMAGE, "mul64_cdecl", {"-3", "0x10000000"}));
     EXPECT_EQ(static_cast<std::int64_t>(m.result.edx_eax()), -3ll * 0x10000000);
     const std::string text = call_report(m);
@@ -67,7 +72,7 @@ TEST(Call, ImportCallsAreRecordedWithArgumentsAndResults) {
     const ImportCall* alloc = first_call(o, "!HeapAlloc");
     ASSERT_NE(heap, nullptr);
     ASSERT_NE(alloc, nullptr);
-    EXPECT_EQ(heap->result, emu::win32::process_heap_handle);  // the shim's result, seen after it ran
+    EXPECT_EQ(heap->result, emu::win32::process_heap_handle); // the shim's result, seen after it ran
     ASSERT_EQ(alloc->args.size(), 3u);
     EXPECT_EQ(alloc->args[0], emu::win32::process_heap_handle);
     EXPECT_EQ(alloc->args[2], 24u);
@@ -93,11 +98,14 @@ TEST(Call, FilesTouchedAndCoverageOfBothPaths) {
 
     r.args[0] = "str:dir\\missing.txt";
     const CallOutcome missing = call_routine(r);
-    EXPECT_EQ(static_cast<std::int32_t>(missing.result.eax), -2);  // -(ERROR_FILE_NOT_FOUND)
+    EXPECT_EQ(static_cast<std::int32_t>(missing.result.eax), -2); // -(ERROR_FILE_NOT_FOUND)
     EXPECT_EQ(first_call(missing, "!ReadFile"), nullptr);
-    const auto executed = [](const CallOutcome& o) { return o.coverage["routines"]["read_file"]["executed"].get<int>(); };
+    const auto executed = [](const CallOutcome& o) {
+        return o.coverage["routines"]["read_file"]["executed"].get<int>();
+    };
     EXPECT_GT(executed(found), executed(missing));
-    EXPECT_EQ(found.coverage["routines"]["read_file"]["blocks"], missing.coverage["routines"]["read_file"]["blocks"]);
+    EXPECT_EQ(found.coverage["routines"]["read_file"]["blocks"],
+              missing.coverage["routines"]["read_file"]["blocks"]);
     const std::string text = call_report(found);
     EXPECT_NE(text.find("files touched (1):"), std::string::npos) << text;
     EXPECT_NE(text.find("\"dir\\hello.txt\""), std::string::npos) << text;
@@ -128,7 +136,8 @@ TEST(Call, TheStandInInitialisesFromTheSmallArchives) {
     // The routine and the loaders it calls are covered.
     const ojson& routines = o.coverage["routines"];
     ASSERT_TRUE(routines.contains("initialise_3d_objects_"));
-    EXPECT_TRUE(routines.contains("objects.c:load_objects")) << routines.dump();  // a static: named with its file
+    EXPECT_TRUE(routines.contains("objects.c:load_objects"))
+        << routines.dump(); // a static: named with its file
     EXPECT_GT(o.coverage["executed"].get<int>(), 10);
 }
 
@@ -161,7 +170,7 @@ TEST(Call, ReadsBackAReturnedString) {
     EXPECT_EQ(std::string(o.reads[0].bytes.begin(), o.reads[0].bytes.end()), "reta");
     EXPECT_TRUE(o.reads[1].string);
     EXPECT_EQ(std::string(o.reads[1].bytes.begin(), o.reads[1].bytes.end()), "retail image");
-    EXPECT_NE(o.reads[1].address, o.args[0]);  // the copy, not the argument
+    EXPECT_NE(o.reads[1].address, o.args[0]); // the copy, not the argument
     EXPECT_EQ(std::string(o.reads[2].bytes.begin(), o.reads[2].bytes.end()), "retail image");
     const std::string text = call_report(o);
     EXPECT_NE(text.find(": \"retail image\""), std::string::npos) << text;
@@ -191,7 +200,8 @@ TEST(Call, TheImportThatTrappedIsListed) {
     ASSERT_FALSE(o.imports.empty());
     EXPECT_EQ(o.imports.back().function, "msvcrt.dll!puts");
     EXPECT_FALSE(o.imports.back().shimmed);
-    EXPECT_NE(o.imports.back().returns_to.find("crt_calls_unshimmed"), std::string::npos) << o.imports.back().returns_to;
+    EXPECT_NE(o.imports.back().returns_to.find("crt_calls_unshimmed"), std::string::npos)
+        << o.imports.back().returns_to;
 }
 
 TEST(Call, RebasedImage) {

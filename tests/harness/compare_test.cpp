@@ -11,13 +11,15 @@ EventRecord face(std::int64_t offset, std::int64_t level, std::vector<std::int64
                  std::uint32_t flags = 0) {
     EventRecord e;
     e.kind = "face";
-    e.fields = {{"record", std::int64_t{7}}, {"offset", offset}, {"vertex_levels", std::vector<std::int64_t>{level}},
+    e.fields = {{"record", std::int64_t{7}},
+                {"offset", offset},
+                {"vertex_levels", std::vector<std::int64_t>{level}},
                 {"screen_x", std::move(screen)}};
     e.key_fields = 2;
     e.flags = flags;
     return e;
 }
-}  // namespace
+} // namespace
 
 TEST(Compare, IdenticalStreamsMatch) {
     Comparator c({});
@@ -53,7 +55,8 @@ EventRecord excused(EventRecord e, std::uint32_t flag, std::string_view field, s
 
 TEST(Compare, FlaggedMismatchIsKnownOnlyWhenAllowedAndOnlyForItsFields) {
     std::vector<EventRecord> a = {excused(face(0, 3, {1, 1}), kMissingNormal, "vertex_levels", 0)};
-    std::vector<EventRecord> b = {excused(face(0, 31, {1, 1}, kMissingNormal), kMissingNormal, "vertex_levels", 0)};
+    std::vector<EventRecord> b = {
+        excused(face(0, 31, {1, 1}, kMissingNormal), kMissingNormal, "vertex_levels", 0)};
     Comparator allowed({{"missing_normal"}, 0, 5, 64});
     allowed.compare("x", a, b);
     EXPECT_EQ(allowed.counts().known, 1u);
@@ -62,7 +65,8 @@ TEST(Compare, FlaggedMismatchIsKnownOnlyWhenAllowedAndOnlyForItsFields) {
     not_allowed.compare("x", a, b);
     EXPECT_EQ(not_allowed.counts().unexplained, 1u);
     // The missing-normal entry may not explain a screen difference.
-    std::vector<EventRecord> c2 = {excused(face(0, 31, {1, 2}, kMissingNormal), kMissingNormal, "vertex_levels", 0)};
+    std::vector<EventRecord> c2 = {
+        excused(face(0, 31, {1, 2}, kMissingNormal), kMissingNormal, "vertex_levels", 0)};
     Comparator screen({{"missing_normal"}, 0, 5, 64});
     screen.compare("x", a, c2);
     EXPECT_EQ(screen.counts().unexplained, 1u);
@@ -72,7 +76,8 @@ TEST(Compare, FlaggedMismatchIsKnownOnlyWhenAllowedAndOnlyForItsFields) {
 // (the old rule: original.flags | reimpl.flags) excuses nothing.
 TEST(Compare, AnExcuseOnOneSideOnlyIsUnexplained) {
     const EventRecord original = face(0, 3);
-    const EventRecord reimpl = excused(face(0, 31, {10, 20}, kMissingNormal), kMissingNormal, "vertex_levels", -1);
+    const EventRecord reimpl =
+        excused(face(0, 31, {10, 20}, kMissingNormal), kMissingNormal, "vertex_levels", -1);
     Comparator reimpl_only({{"missing_normal"}, 0, 5, 64});
     reimpl_only.compare("x", {original}, {reimpl});
     EXPECT_EQ(reimpl_only.counts().unexplained, 1u);
@@ -111,7 +116,8 @@ TEST(Compare, OnlyTheConcernedVerticesAreExcused) {
 // difference in it is unexplained although its neighbour's cause is witnessed on both sides.
 TEST(Compare, AFaceNextToAnExcusedOneMustStillMatch) {
     const EventRecord flagged_o = excused(face(0, 3), kMissingNormal, "vertex_levels", -1);
-    const EventRecord flagged_r = excused(face(0, 31, {10, 20}, kMissingNormal), kMissingNormal, "vertex_levels", -1);
+    const EventRecord flagged_r =
+        excused(face(0, 31, {10, 20}, kMissingNormal), kMissingNormal, "vertex_levels", -1);
     Comparator c({{"missing_normal"}, 0, 5, 64});
     c.compare("x", {flagged_o, face(10, 4)}, {flagged_r, face(10, 4)});
     EXPECT_EQ(c.counts().known, 1u);
@@ -142,7 +148,8 @@ TEST(Compare, GridToleranceExplainsSmallScreenDifferencesOnly) {
 TEST(Compare, FramePixelsNeedBothSidesTaint) {
     const std::vector<std::uint8_t> original = {1, 2, 3, 4}, reimpl = {1, 9, 3, 9};
     const std::vector<std::uint8_t> reimpl_taint = {0, kMissingNormal, 0, kMissingNormal};
-    const std::vector<std::uint8_t> both = {0, kMissingNormal, 0, kMissingNormal}, one = {0, kMissingNormal, 0, 0};
+    const std::vector<std::uint8_t> both = {0, kMissingNormal, 0, kMissingNormal},
+                                    one = {0, kMissingNormal, 0, 0};
     Comparator c({{"missing_normal"}, 0, 5, 64});
     EXPECT_EQ(c.compare_frame("a", original, reimpl, reimpl_taint, both, 2).unexplained, 0u);
     EXPECT_EQ(c.counts().known, 1u);
@@ -173,7 +180,8 @@ TEST(Compare, AFaultIsTheFirstDivergenceWhenItComesFirst) {
     Comparator c({});
     EventRecord fault;
     fault.kind = "fault";
-    fault.fields = {{"routine", std::string("draw_3d_object_")}, {"fault", std::string("invalid_instruction")}};
+    fault.fields = {{"routine", std::string("draw_3d_object_")},
+                    {"fault", std::string("invalid_instruction")}};
     c.fault(fault);
     c.compare("record 3", {face(0, 1)}, {face(0, 2)});
     EXPECT_EQ(c.counts().faults, 1u);
@@ -193,7 +201,7 @@ TEST(Compare, MissingAndExtraEventsRealign) {
     Comparator c({});
     c.compare("x", a, b);
     EXPECT_EQ(c.counts().matched, 3u);
-    EXPECT_EQ(c.counts().unexplained, 2u);  // offset 10 missing in reimpl, offset 40 extra
+    EXPECT_EQ(c.counts().unexplained, 2u); // offset 10 missing in reimpl, offset 40 extra
     ASSERT_TRUE(c.first_unexplained());
     EXPECT_EQ(c.first_unexplained()->kind, DivergenceKind::MissingInReimpl);
     EXPECT_EQ(c.first_unexplained()->original_index, 1u);

@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const RoutineBlocks& find(const std::vector<RoutineBlocks>& rs, const std::string& name) {
-    const auto it = std::find_if(rs.begin(), rs.end(), [&](const RoutineBlocks& r) { return r.name == name; });
+    const auto it =
+        std::find_if(rs.begin(), rs.end(), [&](const RoutineBlocks& r) { return r.name == name; });
     if (it == rs.end()) throw std::runtime_error("no routine " + name);
     return *it;
 }
@@ -51,7 +52,8 @@ struct ReadFileRun {
         enable_coverage(m, routines);
         const emu::Address path = m.heap().allocate(16, "test", emu::AllocationKind::heap);
         m.write(path, std::vector<std::uint8_t>{'x', 0});
-        if (!m.call("read_file", emu::Convention::cdecl, {path, 0, 0}).ok()) throw std::runtime_error("read_file faulted");
+        if (!m.call("read_file", emu::Convention::cdecl, {path, 0, 0}).ok())
+            throw std::runtime_error("read_file faulted");
         coverage = coverage_json(routines, m.coverage(), "emu_test_image.exe");
     }
     const KeyedBlock& block(bool reached) const {
@@ -64,7 +66,7 @@ struct ReadFileRun {
     }
 };
 
-}  // namespace
+} // namespace
 
 TEST(CoverageReasons, BlockCodeNamesImageAddressesBySymbol) {
     emu::Machine m;
@@ -87,11 +89,12 @@ TEST(CoverageReasons, KeysAreTheRoutineTheCodeAndWhichOccurrence) {
         EXPECT_EQ(k.key.occurrence, nth);
         EXPECT_FALSE(k.key.code.empty());
     }
-    EXPECT_TRUE(std::any_of(run.keyed.begin(), run.keyed.end(), [](const KeyedBlock& k) { return k.key.routine == "read_file"; }));
+    EXPECT_TRUE(std::any_of(run.keyed.begin(), run.keyed.end(),
+                            [](const KeyedBlock& k) { return k.key.routine == "read_file"; }));
 }
 
 TEST(CoverageReasons, CaseCoverageShowsCausesAndStaleReasons) {
-    const ReadFileRun probe;  // to learn the keys
+    const ReadFileRun probe; // to learn the keys
     CoverageReasons reasons;
     reasons.file = "reasons.json";
     reasons.sha256 = std::string(64, 'a');
@@ -116,7 +119,8 @@ TEST(CoverageReasons, CaseCoverageShowsCausesAndStaleReasons) {
     // The run: a second case that reached every block the first one missed leaves nothing unreached.
     ojson a, b;
     a["case"] = "a", b["case"] = "b";
-    a["inputs"] = b["inputs"] = {{"image", {{"file", "emu_test_image.exe"}, {"sha256", std::string(64, 'b')}}}};
+    a["inputs"] =
+        b["inputs"] = {{"image", {{"file", "emu_test_image.exe"}, {"sha256", std::string(64, 'b')}}}};
     a["coverage"] = c;
     b["coverage"] = c;
     ojson& brf = b["coverage"]["routines"]["read_file"];
@@ -126,7 +130,7 @@ TEST(CoverageReasons, CaseCoverageShowsCausesAndStaleReasons) {
     const ojson one = merge_coverage({a})[0]["reasons"];
     EXPECT_EQ(one["groups"]["files"]["without_reason"], rf["missed"].size() - 1);
     EXPECT_EQ(one["groups"]["files"]["with_reason"], 1);
-    EXPECT_EQ(one["stale"].size(), 2u);  // the reached block and the one naming no block
+    EXPECT_EQ(one["stale"].size(), 2u); // the reached block and the one naming no block
     const ojson both = merge_coverage({a, b})[0];
     EXPECT_EQ(both["reasons"]["groups"]["files"]["unreached"], 0);
     EXPECT_EQ(both["reasons"]["without_reason"], 0);
@@ -135,29 +139,37 @@ TEST(CoverageReasons, CaseCoverageShowsCausesAndStaleReasons) {
     EXPECT_NE(html.find("no reason given"), std::string::npos);
     EXPECT_NE(html.find("Stale reasons"), std::string::npos);
     EXPECT_NE(html.find("the read path"), std::string::npos);
-    EXPECT_NE(html.find("no data root"), std::string::npos);  // the cause's explanation
+    EXPECT_NE(html.find("no data root"), std::string::npos); // the cause's explanation
 }
 
 TEST(CoverageReasons, ABadFileIsAnErrorNamingTheEntry) {
-    const std::string head = R"({"schema":"refcheck-coverage-reasons/1","image":"x.exe","groups":{"g":["f"]},"causes":{"c":"why"},"blocks":)";
+    const std::string head =
+        R"({"schema":"refcheck-coverage-reasons/1","image":"x.exe","groups":{"g":["f"]},"causes":{"c":"why"},"blocks":)";
     EXPECT_NE(load_error(R"({"schema":"other"})").find("\"schema\" must be"), std::string::npos);
-    EXPECT_NE(load_error(head + R"([{"routine":"f","code":"ret","cause":"d"}]})").find("blocks[0]: cause \"d\" is not in"),
+    EXPECT_NE(load_error(head + R"([{"routine":"f","code":"ret","cause":"d"}]})")
+                  .find("blocks[0]: cause \"d\" is not in"),
               std::string::npos);
-    EXPECT_NE(load_error(head + R"([{"routine":"f","code":"ret","cause":"c"},{"routine":"f","code":"ret","cause":"c"}]})")
-                  .find("blocks[1] repeats the key"),
+    EXPECT_NE(
+        load_error(head +
+                   R"([{"routine":"f","code":"ret","cause":"c"},{"routine":"f","code":"ret","cause":"c"}]})")
+            .find("blocks[1] repeats the key"),
+        std::string::npos);
+    EXPECT_NE(load_error(head + R"([{"routine":"f","code":"ret","cause":"c","occurrence":1}]})")
+                  .find("\"occurrence\" is 2 or more"),
               std::string::npos);
-    EXPECT_NE(load_error(head + R"([{"routine":"f","code":"ret","cause":"c","occurrence":1}]})").find("\"occurrence\" is 2 or more"),
+    EXPECT_NE(load_error(head + R"([{"routine":"f","code":"ret","cause":"c","address":"0x1"}]})")
+                  .find("unknown key \"address\""),
               std::string::npos);
-    EXPECT_NE(load_error(head + R"([{"routine":"f","code":"ret","cause":"c","address":"0x1"}]})").find("unknown key \"address\""),
-              std::string::npos);
-    const CoverageReasons ok = load_coverage_reasons(write("reasons-ok.json", head + R"([{"routine":"f","code":"ret","cause":"c"}]})"));
+    const CoverageReasons ok = load_coverage_reasons(
+        write("reasons-ok.json", head + R"([{"routine":"f","code":"ret","cause":"c"}]})"));
     EXPECT_EQ(ok.file, "reasons-ok.json");
     EXPECT_EQ(ok.blocks.size(), 1u);
     EXPECT_EQ(ok.sha256.size(), 64u);
 }
 
 TEST(CoverageReasons, TheShippedFileLoads) {
-    const CoverageReasons r = load_coverage_reasons(fs::path(REFCHECK_SOURCE_DIR) / "cases/coverage/reasons.json");
+    const CoverageReasons r =
+        load_coverage_reasons(fs::path(REFCHECK_SOURCE_DIR) / "cases/coverage/reasons.json");
     EXPECT_EQ(r.image, "standin.exe");
     ASSERT_EQ(r.groups.size(), 3u);
     EXPECT_EQ(r.groups[0].first, "draw");

@@ -35,13 +35,13 @@ std::string slurp(const fs::path& p) {
     return ss.str();
 }
 
-}  // namespace
+} // namespace
 
 TEST(Coverage, SweepSplitsAtTargetsAfterBranchesAndDropsPadding) {
     // 0x1000 push ebp; test eax,eax; je 0x1008 | 0x1005 inc eax; jmp 0x1009 | 0x1008 dec eax |
     // 0x1009 call 0x3000 | 0x100e pop ebp; ret | 0x1010 nop; lea esi,[esi+0] (padding, no branch to it)
-    const std::vector<std::uint8_t> code = {0x55, 0x85, 0xc0, 0x74, 0x03, 0x40, 0xeb, 0x01, 0x48, 0xe8, 0xf2, 0x1f,
-                                            0x00, 0x00, 0x5d, 0xc3, 0x90, 0x8d, 0x76, 0x00};
+    const std::vector<std::uint8_t> code = {0x55, 0x85, 0xc0, 0x74, 0x03, 0x40, 0xeb, 0x01, 0x48, 0xe8,
+                                            0xf2, 0x1f, 0x00, 0x00, 0x5d, 0xc3, 0x90, 0x8d, 0x76, 0x00};
     const SweptCode s = sweep(code, 0x1000);
     EXPECT_EQ(starts(s), (std::vector<std::uint32_t>{0x1000, 0x1005, 0x1008, 0x1009, 0x100e}));
     EXPECT_EQ(s.blocks[0].size, 5u);
@@ -58,7 +58,8 @@ TEST(Coverage, PaddingThatIsABranchTargetIsABlock) {
 TEST(Coverage, JumpTablesLeadBlocks) {
     // 0x1000 jmp [eax*4 + 0x2000] | 0x1007 inc eax | 0x1008 inc eax | 0x1009 ret
     const std::vector<std::uint8_t> code = {0xff, 0x24, 0x85, 0x00, 0x20, 0x00, 0x00, 0x40, 0x40, 0xc3};
-    const std::map<std::uint32_t, std::uint32_t> table = {{0x2000, 0x1008}, {0x2004, 0x1007}, {0x2008, 0x5555}};
+    const std::map<std::uint32_t, std::uint32_t> table = {
+        {0x2000, 0x1008}, {0x2004, 0x1007}, {0x2008, 0x5555}};
     const ReadU32 read = [&](std::uint32_t a) -> std::optional<std::uint32_t> {
         auto it = table.find(a);
         return it == table.end() ? std::nullopt : std::optional<std::uint32_t>(it->second);
@@ -90,7 +91,8 @@ TEST(Coverage, RoutinesReachedByDirectCallsAreCovered) {
     const std::vector<std::uint8_t> drcov = drcov_bytes(m);
     const std::string text(drcov.begin(), drcov.end());
     EXPECT_EQ(text.rfind("DRCOV VERSION: 2\n", 0), 0u);
-    EXPECT_NE(text.find("BB Table: " + std::to_string(m.coverage().blocks().size()) + " bbs\n"), std::string::npos);
+    EXPECT_NE(text.find("BB Table: " + std::to_string(m.coverage().blocks().size()) + " bbs\n"),
+              std::string::npos);
 }
 
 TEST(Coverage, AnUntakenPathIsMissed) {
@@ -116,14 +118,25 @@ TEST(Coverage, TheRunUnionKeepsOnlyBlocksNoCaseExecuted) {
         r["inputs"] = {{"image", {{"file", "x.exe"}, {"sha256", "ab"}}}};
         r["coverage"] = {{"image", "x.exe"},
                          {"routines",
-                          {{"later", {{"address", "0x00401100"}, {"profile", false}, {"blocks", 2}, {"executed", 2}, {"missed", ojson::array()}}},
-                           {"first", {{"address", "0x00401000"}, {"profile", true}, {"blocks", 4}, {"executed", 4 - missed.size()}, {"missed", missed}}}}}};
+                          {{"later",
+                            {{"address", "0x00401100"},
+                             {"profile", false},
+                             {"blocks", 2},
+                             {"executed", 2},
+                             {"missed", ojson::array()}}},
+                           {"first",
+                            {{"address", "0x00401000"},
+                             {"profile", true},
+                             {"blocks", 4},
+                             {"executed", 4 - missed.size()},
+                             {"missed", missed}}}}}};
         return r;
     };
-    const ojson merged = merge_coverage({report("a", {"0x00401000", "0x00401004"}), report("b", {"0x00401004", "0x00401008"})});
+    const ojson merged = merge_coverage(
+        {report("a", {"0x00401000", "0x00401004"}), report("b", {"0x00401004", "0x00401008"})});
     ASSERT_EQ(merged.size(), 1u);
     EXPECT_EQ(merged[0]["sha256"], "ab");
-    EXPECT_EQ(merged[0]["routines"].begin().key(), "first");  // address order
+    EXPECT_EQ(merged[0]["routines"].begin().key(), "first"); // address order
     EXPECT_EQ(merged[0]["routines"]["first"]["missed"], ojson({"0x00401004"}));
     EXPECT_EQ(merged[0]["routines"]["first"]["executed"], 3);
     EXPECT_EQ(merged[0]["blocks"], 6);

@@ -41,11 +41,14 @@ TEST(CrashReport, SignalDeathInsideACall) {
     EXPECT_EQ(j.at("crash").at("signal_name"), "SIGSEGV");
     EXPECT_EQ(j.at("crash").at("last_eip"), "0x004032e0");
     const std::string reproduce = j.at("crash").at("reproduce").get<std::string>();
-    EXPECT_EQ(reproduce, "refcheck run prog.json --data small --patch build_grid_tables+0xc8:83c60d --jobs 1 --out out/crash");
-    EXPECT_EQ(j.at("error"),
-              "crash: the worker process running this case was killed by signal 11 (SIGSEGV) in input \"record 1 view 0 "
-              "light 0 state 0\" while the original ran draw_3d_object_ (last guest EIP known 0x004032e0); reproduce: " +
-                  reproduce);
+    EXPECT_EQ(
+        reproduce,
+        "refcheck run prog.json --data small --patch build_grid_tables+0xc8:83c60d --jobs 1 --out out/crash");
+    EXPECT_EQ(j.at("error"), "crash: the worker process running this case was killed by signal 11 (SIGSEGV) "
+                             "in input \"record 1 view 0 "
+                             "light 0 state 0\" while the original ran draw_3d_object_ (last guest EIP known "
+                             "0x004032e0); reproduce: " +
+                                 reproduce);
     EXPECT_EQ(j.dump().find("/host/"), std::string::npos);
     EXPECT_EQ(j.dump().find("/some/"), std::string::npos);
     EXPECT_EQ(validate(j), ojson::array());
@@ -62,10 +65,11 @@ TEST(CrashReport, ExitBeforeAnyInput) {
     EXPECT_EQ(j.at("crash").at("exit_status"), 3);
     EXPECT_TRUE(j.at("crash").at("input").is_null());
     EXPECT_TRUE(j.at("crash").at("last_eip").is_null());
-    EXPECT_NE(j.at("error").get<std::string>().find("exited with status 3 without sending its result before any input began"),
+    EXPECT_NE(j.at("error").get<std::string>().find(
+                  "exited with status 3 without sending its result before any input began"),
               std::string::npos);
     EXPECT_EQ(validate(j), ojson::array());
 }
 
-}  // namespace
-}  // namespace refcheck::harness
+} // namespace
+} // namespace refcheck::harness

@@ -12,17 +12,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-ojson row(const std::string& name, const std::string& status, std::uint64_t compared, std::uint64_t unexplained,
-          std::uint64_t records = 10) {
+ojson row(const std::string& name, const std::string& status, std::uint64_t compared,
+          std::uint64_t unexplained, std::uint64_t records = 10) {
     return {{"case", name},
             {"family", "program"},
             {"status", status},
             {"report", name + ".json"},
-            {"counts", {{"compared", compared}, {"matched", compared - unexplained}, {"known", 0}, {"unexplained", unexplained}}},
+            {"counts",
+             {{"compared", compared},
+              {"matched", compared - unexplained},
+              {"known", 0},
+              {"unexplained", unexplained}}},
             {"metrics", {{"records", records}}}};
 }
 
-ojson index_of(std::vector<ojson> rows, const std::string& proven_status = "Proven", std::uint64_t executed = 5) {
+ojson index_of(std::vector<ojson> rows, const std::string& proven_status = "Proven",
+               std::uint64_t executed = 5) {
     ojson index;
     index["schema"] = kRunIndexSchema;
     index["status"] = "equivalent";
@@ -34,11 +39,18 @@ ojson index_of(std::vector<ojson> rows, const std::string& proven_status = "Prov
     }
     index["cases"] = rows;
     index["totals"] = {{"cases", rows.size()},
-                       {"counts", {{"compared", compared}, {"matched", compared - unexplained}, {"known", 0}, {"unexplained", unexplained}}}};
-    index["ledger"] = {{"rules", {{{"id", "op.primary"}, {"status", proven_status}}, {{"id", "arc.table"}, {"status", "Proven"}}}}};
+                       {"counts",
+                        {{"compared", compared},
+                         {"matched", compared - unexplained},
+                         {"known", 0},
+                         {"unexplained", unexplained}}}};
+    index["ledger"] = {
+        {"rules",
+         {{{"id", "op.primary"}, {"status", proven_status}}, {{"id", "arc.table"}, {"status", "Proven"}}}}};
     index["coverage"] = {{{"image", "standin.exe"},
-                          {"routines", {{"draw_3d_object_", {{"blocks", 8}, {"executed", executed}}},
-                                        {"polygon_winding_", {{"blocks", 3}, {"executed", 3}}}}}}};
+                          {"routines",
+                           {{"draw_3d_object_", {{"blocks", 8}, {"executed", executed}}},
+                            {"polygon_winding_", {{"blocks", 3}, {"executed", 3}}}}}}};
     return index;
 }
 
@@ -49,12 +61,14 @@ fs::path write(const std::string& name, const ojson& j) {
     return dir;
 }
 
-}  // namespace
+} // namespace
 
 TEST(Diff, ASeededRegressionIsReportedAndIsTheVerdict) {
     const ojson before = index_of({row("loader", "equivalent", 3, 0), row("program", "equivalent", 100, 0)});
-    const ojson after = index_of({row("loader", "equivalent", 3, 0), row("program", "divergent", 100, 4)}, "Chosen-unproven");
-    const ojson d = diff_runs(load_run_index(write("old", before)), load_run_index(write("new", after) / "run.json"));
+    const ojson after =
+        index_of({row("loader", "equivalent", 3, 0), row("program", "divergent", 100, 4)}, "Chosen-unproven");
+    const ojson d =
+        diff_runs(load_run_index(write("old", before)), load_run_index(write("new", after) / "run.json"));
     EXPECT_TRUE(regressed(d));
     ASSERT_EQ(d["regressions"].size(), 1u);
     EXPECT_EQ(d["regressions"][0]["case"], "program");
@@ -68,8 +82,10 @@ TEST(Diff, ASeededRegressionIsReportedAndIsTheVerdict) {
     EXPECT_EQ(d["ledger_changed"][0]["id"], "op.primary");
     EXPECT_EQ(d["ledger_changed"][0]["new"], "Chosen-unproven");
     const std::string text = diff_text(d);
-    EXPECT_NE(text.find("newly divergent (1):\n  program  equivalent -> divergent"), std::string::npos) << text;
-    EXPECT_NE(text.find("program: matched 100 -> 96 (-4), unexplained 0 -> 4 (+4)"), std::string::npos) << text;
+    EXPECT_NE(text.find("newly divergent (1):\n  program  equivalent -> divergent"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("program: matched 100 -> 96 (-4), unexplained 0 -> 4 (+4)"), std::string::npos)
+        << text;
     EXPECT_NE(text.find("op.primary: Proven -> Chosen-unproven"), std::string::npos) << text;
     EXPECT_NE(text.find("1 case(s) got worse"), std::string::npos) << text;
     // The other direction is a fix, not a regression.
@@ -81,20 +97,25 @@ TEST(Diff, ASeededRegressionIsReportedAndIsTheVerdict) {
 }
 
 TEST(Diff, MoreUnexplainedInAnAlreadyDivergentCaseIsARegression) {
-    const ojson d = diff_runs(index_of({row("program", "divergent", 100, 2)}), index_of({row("program", "divergent", 100, 3)}));
+    const ojson d = diff_runs(index_of({row("program", "divergent", 100, 2)}),
+                              index_of({row("program", "divergent", 100, 3)}));
     EXPECT_TRUE(regressed(d));
     EXPECT_EQ(d["regressions"][0]["why"], "unexplained 2 -> 3");
     EXPECT_TRUE(d["status_changes"].empty());
-    const ojson e = diff_runs(index_of({row("program", "divergent", 100, 2)}), index_of({row("program", "error", 0, 0)}));
+    const ojson e =
+        diff_runs(index_of({row("program", "divergent", 100, 2)}), index_of({row("program", "error", 0, 0)}));
     EXPECT_EQ(e["regressions"][0]["why"], "status divergent -> error");
-    EXPECT_NE(diff_text(e).find("other status changes (1):\n  program  divergent -> error"), std::string::npos) << diff_text(e);
+    EXPECT_NE(diff_text(e).find("other status changes (1):\n  program  divergent -> error"),
+              std::string::npos)
+        << diff_text(e);
 }
 
 TEST(Diff, NewRemovedMetricsAndCoverage) {
     const ojson before = index_of({row("a", "equivalent", 5, 0), row("gone", "divergent", 1, 1)});
-    const ojson after = index_of({row("a", "equivalent", 7, 0, 12), row("b", "divergent", 2, 2)}, "Proven", 7);
+    const ojson after =
+        index_of({row("a", "equivalent", 7, 0, 12), row("b", "divergent", 2, 2)}, "Proven", 7);
     const ojson d = diff_runs(before, after);
-    EXPECT_FALSE(regressed(d));  // a new divergent case and a removed case are listed, not regressions
+    EXPECT_FALSE(regressed(d)); // a new divergent case and a removed case are listed, not regressions
     EXPECT_EQ(d["cases_new"], ojson::parse(R"([{"case":"b","status":"divergent"}])"));
     EXPECT_EQ(d["cases_removed"], ojson::parse(R"([{"case":"gone","status":"divergent"}])"));
     EXPECT_EQ(d["metrics_changed"][0]["case"], "a");
@@ -106,8 +127,9 @@ TEST(Diff, NewRemovedMetricsAndCoverage) {
     EXPECT_NE(diff_text(d).find("draw_3d_object_: 5/8 -> 7/8"), std::string::npos) << diff_text(d);
     // Identical runs: nothing listed.
     const ojson same = diff_runs(before, before);
-    for (const char* k : {"cases_new", "cases_removed", "fixed", "newly_divergent", "status_changes", "counts_changed",
-                          "metrics_changed", "ledger_changed", "coverage_changed", "regressions"})
+    for (const char* k :
+         {"cases_new", "cases_removed", "fixed", "newly_divergent", "status_changes", "counts_changed",
+          "metrics_changed", "ledger_changed", "coverage_changed", "regressions"})
         EXPECT_TRUE(same[k].empty()) << k;
 }
 

@@ -9,9 +9,10 @@ namespace refcheck::test {
 
 namespace {
 
-const std::set<std::string> kKeywords = {"$schema", "$id", "title", "description", "$defs", "type", "enum", "const",
-                                         "pattern", "required", "properties", "additionalProperties", "items",
-                                         "minItems", "maxItems", "minimum", "$ref"};
+const std::set<std::string> kKeywords = {
+    "$schema", "$id",      "title",    "description", "$defs",      "type",
+    "enum",    "const",    "pattern",  "required",    "properties", "additionalProperties",
+    "items",   "minItems", "maxItems", "minimum",     "$ref"};
 
 bool has_type(const ojson& v, const std::string& t) {
     if (t == "object") return v.is_object();
@@ -21,7 +22,8 @@ bool has_type(const ojson& v, const std::string& t) {
     if (t == "null") return v.is_null();
     if (t == "number") return v.is_number();
     if (t == "integer")
-        return v.is_number_integer() || (v.is_number_float() && v.get<double>() == static_cast<double>(v.get<long long>()));
+        return v.is_number_integer() ||
+               (v.is_number_float() && v.get<double>() == static_cast<double>(v.get<long long>()));
     throw SchemaError("unknown type \"" + t + "\"");
 }
 
@@ -31,13 +33,14 @@ std::string escape_pointer(const std::string& key) {
     return out;
 }
 
-}  // namespace
+} // namespace
 
 void SchemaSet::check_keywords(const ojson& schema, const std::string& where) const {
     if (schema.is_boolean()) return;
     if (!schema.is_object()) throw SchemaError(where + ": a schema is an object or a boolean");
     for (const auto& [k, v] : schema.items()) {
-        if (!kKeywords.count(k)) throw SchemaError(where + ": keyword \"" + k + "\" is outside the validated subset");
+        if (!kKeywords.count(k))
+            throw SchemaError(where + ": keyword \"" + k + "\" is outside the validated subset");
         if (k == "properties" || k == "$defs")
             for (const auto& [name, sub] : v.items()) check_keywords(sub, where + "/" + k + "/" + name);
         if (k == "items" || k == "additionalProperties") check_keywords(v, where + "/" + k);
@@ -65,8 +68,8 @@ const ojson& SchemaSet::resolve(const std::string& ref, std::string& file) const
     return fragment.empty() ? it->second : it->second.at(ojson::json_pointer(fragment));
 }
 
-void SchemaSet::validate_at(const ojson& doc, const ojson& schema, const std::string& file, const std::string& pointer,
-                            std::vector<std::string>& errors) const {
+void SchemaSet::validate_at(const ojson& doc, const ojson& schema, const std::string& file,
+                            const std::string& pointer, std::vector<std::string>& errors) const {
     const std::string at = pointer.empty() ? "/" : pointer;
     if (schema.is_boolean()) {
         if (!schema.get<bool>()) errors.push_back(at + ": not allowed here");
@@ -80,21 +83,26 @@ void SchemaSet::validate_at(const ojson& doc, const ojson& schema, const std::st
     if (schema.contains("type")) {
         const ojson& t = schema.at("type");
         bool ok = false;
-        for (const auto& one : t.is_array() ? t : ojson::array({t})) ok = ok || has_type(doc, one.get<std::string>());
+        for (const auto& one : t.is_array() ? t : ojson::array({t}))
+            ok = ok || has_type(doc, one.get<std::string>());
         if (!ok) {
             errors.push_back(at + ": is " + std::string(doc.type_name()) + ", the schema wants " + t.dump());
             return;
         }
     }
-    if (schema.contains("const") && doc != schema.at("const")) errors.push_back(at + ": must be " + schema.at("const").dump());
+    if (schema.contains("const") && doc != schema.at("const"))
+        errors.push_back(at + ": must be " + schema.at("const").dump());
     if (schema.contains("enum")) {
         const ojson& e = schema.at("enum");
-        if (std::find(e.begin(), e.end(), doc) == e.end()) errors.push_back(at + ": " + doc.dump() + " is not one of " + e.dump());
+        if (std::find(e.begin(), e.end(), doc) == e.end())
+            errors.push_back(at + ": " + doc.dump() + " is not one of " + e.dump());
     }
     if (schema.contains("pattern") && doc.is_string() &&
         !std::regex_search(doc.get<std::string>(), std::regex(schema.at("pattern").get<std::string>())))
-        errors.push_back(at + ": \"" + doc.get<std::string>() + "\" does not match " + schema.at("pattern").dump());
-    if (schema.contains("minimum") && doc.is_number() && doc.get<double>() < schema.at("minimum").get<double>())
+        errors.push_back(at + ": \"" + doc.get<std::string>() + "\" does not match " +
+                         schema.at("pattern").dump());
+    if (schema.contains("minimum") && doc.is_number() &&
+        doc.get<double>() < schema.at("minimum").get<double>())
         errors.push_back(at + ": below the minimum " + schema.at("minimum").dump());
     if (doc.is_array()) {
         if (schema.contains("minItems") && doc.size() < schema.at("minItems").get<std::size_t>())
@@ -107,12 +115,15 @@ void SchemaSet::validate_at(const ojson& doc, const ojson& schema, const std::st
     }
     if (doc.is_object()) {
         for (const auto& r : schema.value("required", ojson::array()))
-            if (!doc.contains(r.get<std::string>())) errors.push_back(at + ": lacks required \"" + r.get<std::string>() + "\"");
+            if (!doc.contains(r.get<std::string>()))
+                errors.push_back(at + ": lacks required \"" + r.get<std::string>() + "\"");
         const ojson properties = schema.value("properties", ojson::object());
         for (const auto& [k, v] : doc.items()) {
             const std::string sub = pointer + "/" + escape_pointer(k);
-            if (properties.contains(k)) validate_at(v, properties.at(k), file, sub, errors);
-            else if (schema.contains("additionalProperties")) validate_at(v, schema.at("additionalProperties"), file, sub, errors);
+            if (properties.contains(k))
+                validate_at(v, properties.at(k), file, sub, errors);
+            else if (schema.contains("additionalProperties"))
+                validate_at(v, schema.at("additionalProperties"), file, sub, errors);
         }
     }
 }
@@ -125,4 +136,4 @@ std::vector<std::string> SchemaSet::validate(const ojson& document, const std::s
     return errors;
 }
 
-}  // namespace refcheck::test
+} // namespace refcheck::test

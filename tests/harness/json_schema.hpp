@@ -33,11 +33,11 @@ public:
 
 private:
     void check_keywords(const ojson& schema, const std::string& where) const;
-    void validate_at(const ojson& doc, const ojson& schema, const std::string& file, const std::string& pointer,
-                     std::vector<std::string>& errors) const;
+    void validate_at(const ojson& doc, const ojson& schema, const std::string& file,
+                     const std::string& pointer, std::vector<std::string>& errors) const;
     const ojson& resolve(const std::string& ref, std::string& file) const;
 
     std::map<std::string, ojson> schemas_;
 };
 
-}  // namespace refcheck::test
+} // namespace refcheck::test

@@ -12,7 +12,8 @@ namespace {
 
 SchemaSet sample() {
     SchemaSet s;
-    s.add("defs.json", ojson::parse(R"({"$defs": {"hex": {"type": "string", "pattern": "^0x[0-9a-f]{8}$"}}})"));
+    s.add("defs.json",
+          ojson::parse(R"({"$defs": {"hex": {"type": "string", "pattern": "^0x[0-9a-f]{8}$"}}})"));
     s.add("main.json", ojson::parse(R"({
         "type": "object", "required": ["kind", "n"], "additionalProperties": false,
         "properties": {
@@ -26,25 +27,31 @@ SchemaSet sample() {
     return s;
 }
 
-}  // namespace
+} // namespace
 
 TEST(JsonSchema, AValidDocumentHasNoViolations) {
     const auto errors = sample().validate(
-        ojson::parse(R"({"kind": "a", "n": 3, "v": 1, "at": "0x00401000", "list": [{"x": true}], "map": {"k": null, "j": 2}})"),
+        ojson::parse(
+            R"({"kind": "a", "n": 3, "v": 1, "at": "0x00401000", "list": [{"x": true}], "map": {"k": null, "j": 2}})"),
         "main.json");
     EXPECT_TRUE(errors.empty()) << errors.front();
 }
 
 TEST(JsonSchema, EachViolationIsNamedByItsPointer) {
     const auto errors = sample().validate(
-        ojson::parse(R"({"kind": "c", "n": -1, "v": 2, "at": "0x401000", "list": [{"y": 1}, {"x": 0}, {"x": false}],
+        ojson::parse(
+            R"({"kind": "c", "n": -1, "v": 2, "at": "0x401000", "list": [{"y": 1}, {"x": 0}, {"x": false}],
                          "map": {"k": "s"}, "extra": 1})"),
         "main.json");
-    const std::vector<std::string> expected = {
-        "/kind: \"c\" is not one of [\"a\",\"b\"]", "/n: below the minimum 0", "/v: must be 1",
-        "/at: \"0x401000\" does not match \"^0x[0-9a-f]{8}$\"", "/list: more than 2 items", "/list/0: lacks required \"x\"",
-        "/list/1/x: is number, the schema wants \"boolean\"", "/map/k: is string, the schema wants [\"integer\",\"null\"]",
-        "/extra: not allowed here"};
+    const std::vector<std::string> expected = {"/kind: \"c\" is not one of [\"a\",\"b\"]",
+                                               "/n: below the minimum 0",
+                                               "/v: must be 1",
+                                               "/at: \"0x401000\" does not match \"^0x[0-9a-f]{8}$\"",
+                                               "/list: more than 2 items",
+                                               "/list/0: lacks required \"x\"",
+                                               "/list/1/x: is number, the schema wants \"boolean\"",
+                                               "/map/k: is string, the schema wants [\"integer\",\"null\"]",
+                                               "/extra: not allowed here"};
     EXPECT_EQ(errors, expected);
     EXPECT_EQ(sample().validate(ojson::parse(R"({"n": 1})"), "main.json"),
               std::vector<std::string>{"/: lacks required \"kind\""});

@@ -38,8 +38,8 @@ std::string error_of(const std::string& text) {
 }
 
 // A case report claiming `rules`, each exercised once unless `unexercised` names it.
-ojson report(const std::string& name, const std::string& status, std::vector<std::string> rules, const ojson& evidence,
-             const std::vector<std::string>& unexercised = {}) {
+ojson report(const std::string& name, const std::string& status, std::vector<std::string> rules,
+             const ojson& evidence, const std::vector<std::string>& unexercised = {}) {
     ojson r;
     r["case"] = name;
     r["family"] = "program";
@@ -48,7 +48,8 @@ ojson report(const std::string& name, const std::string& status, std::vector<std
     r["evidence"] = evidence;
     r["exercised"] = ojson::object();
     for (const auto& id : rules)
-        r["exercised"][id] = std::find(unexercised.begin(), unexercised.end(), id) == unexercised.end() ? 1 : 0;
+        r["exercised"][id] =
+            std::find(unexercised.begin(), unexercised.end(), id) == unexercised.end() ? 1 : 0;
     return r;
 }
 
@@ -58,7 +59,7 @@ const ojson& row(const ojson& ledger, const std::string& id) {
     throw std::runtime_error("no row " + id);
 }
 
-}  // namespace
+} // namespace
 
 TEST(Ledger, ParsesTheIndexTableInDocumentOrder) {
     const RuleIndex index = load_rule_index(write("doc.md", kDoc));
@@ -68,7 +69,7 @@ TEST(Ledger, ParsesTheIndexTableInDocumentOrder) {
     EXPECT_EQ(index.rules[2].section, "2. B");
     EXPECT_EQ(index.sha256.size(), 64u);
     EXPECT_EQ(index.rules[0].predicate.text, "event face_draw type in 7,8");
-    EXPECT_EQ(index.rules[2].predicate.text, "routine draw_shadow_face_");  // backticks dropped
+    EXPECT_EQ(index.rules[2].predicate.text, "routine draw_shadow_face_"); // backticks dropped
     EXPECT_TRUE(index.rules[3].predicate.none);
     EXPECT_EQ(index.rules[3].predicate.reason, "nothing shows it");
     ASSERT_NE(index.find("b.two"), nullptr);
@@ -78,28 +79,39 @@ TEST(Ledger, ParsesTheIndexTableInDocumentOrder) {
 TEST(Ledger, BadTablesFailNamingTheLine) {
     const std::string head =
         "## Index of rule ids\n\n| id | level | section | predicate |\n| --- | --- | --- | --- |\n";
-    EXPECT_NE(error_of(head + "| `x.y` | Guessed | 1. A | event frame |\n").find("bad.md:5: unknown evidence level \"Guessed\""),
+    EXPECT_NE(error_of(head + "| `x.y` | Guessed | 1. A | event frame |\n")
+                  .find("bad.md:5: unknown evidence level \"Guessed\""),
               std::string::npos);
-    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A | event frame |\n| `x.y` | Sourced | 1. A | event frame |\n")
-                  .find(":6: rule id \"x.y\" is listed twice"),
+    EXPECT_NE(
+        error_of(head + "| `x.y` | Chosen | 1. A | event frame |\n| `x.y` | Sourced | 1. A | event frame |\n")
+            .find(":6: rule id \"x.y\" is listed twice"),
+        std::string::npos);
+    EXPECT_NE(error_of(head + "| x.y | Chosen | 1. A | event frame |\n").find("in backticks"),
               std::string::npos);
-    EXPECT_NE(error_of(head + "| x.y | Chosen | 1. A | event frame |\n").find("in backticks"), std::string::npos);
     // Predicates: the row's file and line, the rule, and what is wrong.
-    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A |\n").find("bad.md:5: a rule index row has 4 cells"), std::string::npos);
+    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A |\n").find("bad.md:5: a rule index row has 4 cells"),
+              std::string::npos);
     EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A | event face_drew |\n")
                   .find("bad.md:5: predicate of `x.y`: unknown event kind \"face_drew\""),
               std::string::npos);
-    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A | event frame |\n| `x.z` | Chosen | 1. A | event face_draw typ = 7 |\n")
-                  .find("bad.md:6: predicate of `x.z`: event face_draw has no field \"typ\""),
+    EXPECT_NE(
+        error_of(
+            head +
+            "| `x.y` | Chosen | 1. A | event frame |\n| `x.z` | Chosen | 1. A | event face_draw typ = 7 |\n")
+            .find("bad.md:6: predicate of `x.z`: event face_draw has no field \"typ\""),
+        std::string::npos);
+    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A | none |\n")
+                  .find("bad.md:5: predicate of `x.y`: \"none\" needs a reason"),
               std::string::npos);
-    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A | none |\n").find("bad.md:5: predicate of `x.y`: \"none\" needs a reason"),
+    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A |  |\n")
+                  .find("bad.md:5: predicate of `x.y`: a rule needs a predicate"),
               std::string::npos);
-    EXPECT_NE(error_of(head + "| `x.y` | Chosen | 1. A |  |\n").find("bad.md:5: predicate of `x.y`: a rule needs a predicate"),
-              std::string::npos);
-    EXPECT_NE(error_of("## Index of rule ids\n\n| id | level | section |\n| --- | --- | --- |\n| `x.y` | Chosen | 1. A |\n")
+    EXPECT_NE(error_of("## Index of rule ids\n\n| id | level | section |\n| --- | --- | --- |\n| `x.y` | "
+                       "Chosen | 1. A |\n")
                   .find("bad.md:3: the rule index header is | id | level | section | predicate |"),
               std::string::npos);
-    EXPECT_NE(error_of("# no index here\n").find("has no \"## Index of rule ids\" section"), std::string::npos);
+    EXPECT_NE(error_of("# no index here\n").find("has no \"## Index of rule ids\" section"),
+              std::string::npos);
     EXPECT_NE(error_of(head).find("lists no rule"), std::string::npos);
 }
 
@@ -129,10 +141,11 @@ TEST(Ledger, TheSpecificationsIndexListsEveryIdTheShippedCasesName) {
 
 TEST(Ledger, StatusesFollowTheCaseReports) {
     const ojson evidence = evidence_json(load_rule_index(write("doc.md", kDoc)));
-    const std::vector<ojson> reports = {report("alpha", "equivalent", {"a.one", "b.one"}, evidence),
-                                        report("beta", "divergent", {"a.two", "a.one"}, evidence),
-                                        report("gamma", "equivalent", {"a.one"}, evidence),
-                                        report("delta", "equivalent", {"b.two", "a.two"}, evidence, {"b.two", "a.two"})};
+    const std::vector<ojson> reports = {
+        report("alpha", "equivalent", {"a.one", "b.one"}, evidence),
+        report("beta", "divergent", {"a.two", "a.one"}, evidence),
+        report("gamma", "equivalent", {"a.one"}, evidence),
+        report("delta", "equivalent", {"b.two", "a.two"}, evidence, {"b.two", "a.two"})};
     const ojson ledger = make_ledger(reports);
     EXPECT_EQ(ledger.at("document"), "doc.md");
     EXPECT_EQ(ledger.at("rules_total"), 4);
@@ -140,7 +153,7 @@ TEST(Ledger, StatusesFollowTheCaseReports) {
     EXPECT_EQ(a1.at("status"), "Proven");
     EXPECT_EQ(a1.at("proven_by"), ojson({"alpha", "gamma"}));
     EXPECT_EQ(a1.at("exercised_by"), ojson({"alpha", "beta", "gamma"}));
-    EXPECT_EQ(a1.at("exercised"), 2);  // over the proving cases
+    EXPECT_EQ(a1.at("exercised"), 2); // over the proving cases
     EXPECT_EQ(a1.at("predicate"), "event face_draw type in 7,8");
     // Exercised only by a divergent case, and claimed by an equivalent case that did not exercise
     // it: not proven.
@@ -187,7 +200,8 @@ TEST(Ledger, ClaimingIsNotProvingAndSeededFaultsProveNothing) {
     EXPECT_EQ(row(ledger, "b.one").at("exercised_by"), ojson({"seeded"}));
     EXPECT_EQ(row(ledger, "b.one").at("proven_by"), ojson::array());
     EXPECT_EQ(ledger.at("injected"), ojson({"seeded"}));
-    EXPECT_NE(ledger_summary(ledger).find("nothing proven by 1 case(s) with seeded faults"), std::string::npos);
+    EXPECT_NE(ledger_summary(ledger).find("nothing proven by 1 case(s) with seeded faults"),
+              std::string::npos);
 }
 
 TEST(Ledger, UnknownLevelStaysUnknownUntilProvenAndNoEvidenceMeansNoLedger) {
@@ -202,9 +216,11 @@ TEST(Ledger, UnknownLevelStaysUnknownUntilProvenAndNoEvidenceMeansNoLedger) {
 
 TEST(Ledger, ACaseNamingAnUnlistedRuleIdIsAPreflightError) {
     const fs::path doc = write("doc.md", kDoc);
-    const fs::path file = write("rogue.json", R"({"schema":"refcheck-case/1","family":"loader","rules":["a.one","z.nine"]})");
+    const fs::path file =
+        write("rogue.json", R"({"schema":"refcheck-case/1","family":"loader","rules":["a.one","z.nine"]})");
     RunOptions options;
-    options.defaults = {doc, doc, doc.parent_path(), std::nullopt, nullptr};  // existence is all preflight checks of these here
+    options.defaults = {doc, doc, doc.parent_path(), std::nullopt,
+                        nullptr}; // existence is all preflight checks of these here
     options.rules_document = doc;
     const auto problems = preflight({load_case(file)}, options);
     bool named = false;

@@ -25,7 +25,8 @@ TEST(PatchTest, OldArrowNewStatesTheBytesReplaced) {
 }
 
 TEST(PatchTest, MalformedPatchesAreRefused) {
-    for (const char* bad : {"op_secondary", ":78", "x:", "x:7", "x:zz", "x:79->", "x:->78", "x:7900->78", "x:79->7800"})
+    for (const char* bad :
+         {"op_secondary", ":78", "x:", "x:7", "x:zz", "x:79->", "x:->78", "x:7900->78", "x:79->7800"})
         EXPECT_THROW(parse_patch(bad), std::invalid_argument) << bad;
 }
 
@@ -37,9 +38,10 @@ TEST(PatchTest, TheBannerSaysWhatIsModified) {
     const auto lines = seeded_fault_banner(i);
     ASSERT_EQ(lines.size(), 3u);
     EXPECT_EQ(lines[0].rfind("refcheck: SEEDED FAULTS", 0), 0u);
-    EXPECT_EQ(lines[1], "  the original is modified: 1 byte(s) at f+0x2 overwritten with 78 (stated to replace 79)");
+    EXPECT_EQ(lines[1],
+              "  the original is modified: 1 byte(s) at f+0x2 overwritten with 78 (stated to replace 79)");
     EXPECT_EQ(lines[2], "  the reimplementation's input is modified: its light has x and z swapped");
 }
 
-}  // namespace
-}  // namespace refcheck::harness
+} // namespace
+} // namespace refcheck::harness

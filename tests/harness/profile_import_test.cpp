@@ -28,7 +28,7 @@ ProfileImportRequest standin_request() {
     return r;
 }
 
-}  // namespace
+} // namespace
 
 TEST(ProfileImport, TheStandInsMapGivesTheAddressesOfItsExports) {
     const ProfileImport imported = import_profile(standin_request());

@@ -25,17 +25,25 @@ std::string error_of(const std::string& text) {
     return "";
 }
 
-EventRecord face(std::int64_t type, std::int64_t opcode, std::vector<std::int64_t> vertices, bool clipped = false) {
+EventRecord face(std::int64_t type, std::int64_t opcode, std::vector<std::int64_t> vertices,
+                 bool clipped = false) {
     EventRecord e;
     e.kind = "face_draw";
-    e.fields = {{"record", std::int64_t{3}}, {"path", std::vector<std::int64_t>{}}, {"offset", std::int64_t{0}},
-                {"opcode", opcode},          {"secondary", opcode == 1},            {"clipped", clipped},
-                {"type", type},              {"vertices", std::move(vertices)}};
+    e.fields = {{"record", std::int64_t{3}},
+                {"path", std::vector<std::int64_t>{}},
+                {"offset", std::int64_t{0}},
+                {"opcode", opcode},
+                {"secondary", opcode == 1},
+                {"clipped", clipped},
+                {"type", type},
+                {"vertices", std::move(vertices)}};
     e.key_fields = 3;
     return e;
 }
 
-EventRecord table(const std::string& name) { return {"table", {{"name", name}, {"size", std::int64_t{256}}}, 1, 0}; }
+EventRecord table(const std::string& name) {
+    return {"table", {{"name", name}, {"size", std::int64_t{256}}}, 1, 0};
+}
 
 bool holds(const std::string& predicate, const EventRecord& a, const EventRecord& b) {
     const RulePredicate p = parse_predicate(predicate);
@@ -57,10 +65,11 @@ const ojson& row(const ojson& ledger, const std::string& id) {
     throw std::runtime_error("no row " + id);
 }
 
-}  // namespace
+} // namespace
 
 TEST(RulePredicates, ParseTheLanguage) {
-    const RulePredicate p = parse_predicate("event face_draw type in 7,8,15..16 and clipped = true or routine op_plane");
+    const RulePredicate p =
+        parse_predicate("event face_draw type in 7,8,15..16 and clipped = true or routine op_plane");
     ASSERT_EQ(p.alternatives.size(), 2u);
     EXPECT_EQ(p.alternatives[0].name, "face_draw");
     ASSERT_EQ(p.alternatives[0].conditions.size(), 2u);
@@ -72,27 +81,35 @@ TEST(RulePredicates, ParseTheLanguage) {
     EXPECT_TRUE(n.none);
     EXPECT_EQ(n.reason, "an absence leaves no event");
     EXPECT_TRUE(n.alternatives.empty());
-    EXPECT_EQ(parse_predicate("event table name = \"palette_rgb (warzone 3)\"").alternatives[0].conditions[0].word,
-              "palette_rgb (warzone 3)");
-    EXPECT_EQ(parse_predicate("known missing_normal").alternatives[0].source, PredicateAlternative::Source::Known);
+    EXPECT_EQ(
+        parse_predicate("event table name = \"palette_rgb (warzone 3)\"").alternatives[0].conditions[0].word,
+        "palette_rgb (warzone 3)");
+    EXPECT_EQ(parse_predicate("known missing_normal").alternatives[0].source,
+              PredicateAlternative::Source::Known);
     // Every kind the harness compares is known, each with its fields.
-    for (const auto& k : event_kinds()) EXPECT_NO_THROW(parse_predicate("event " + std::string(k.kind))) << k.kind;
+    for (const auto& k : event_kinds())
+        EXPECT_NO_THROW(parse_predicate("event " + std::string(k.kind))) << k.kind;
 }
 
 TEST(RulePredicates, RejectWhatTheyCannotMean) {
     EXPECT_NE(error_of("").find("needs a predicate"), std::string::npos);
     EXPECT_NE(error_of("none").find("\"none\" needs a reason"), std::string::npos);
-    EXPECT_NE(error_of("face_draw type = 7").find("expected \"event\", \"routine\", \"known\" or \"none\""), std::string::npos);
+    EXPECT_NE(error_of("face_draw type = 7").find("expected \"event\", \"routine\", \"known\" or \"none\""),
+              std::string::npos);
     EXPECT_NE(error_of("event face_drew").find("unknown event kind \"face_drew\""), std::string::npos);
-    EXPECT_NE(error_of("event face_draw colour = 3").find("event face_draw has no field \"colour\""), std::string::npos);
+    EXPECT_NE(error_of("event face_draw colour = 3").find("event face_draw has no field \"colour\""),
+              std::string::npos);
     EXPECT_NE(error_of("event face_draw type ~ 3").find("unknown operator \"~\""), std::string::npos);
-    EXPECT_NE(error_of("event face_draw type = seven").find("\"seven\" is not an integer"), std::string::npos);
+    EXPECT_NE(error_of("event face_draw type = seven").find("\"seven\" is not an integer"),
+              std::string::npos);
     EXPECT_NE(error_of("event face_draw type in 7,,8").find("not a list of integers"), std::string::npos);
     EXPECT_NE(error_of("event face_draw type in 9..7").find("not a list of integers"), std::string::npos);
-    EXPECT_NE(error_of("event face_draw any type = 7").find("type is an integer, not a list"), std::string::npos);
+    EXPECT_NE(error_of("event face_draw any type = 7").find("type is an integer, not a list"),
+              std::string::npos);
     EXPECT_NE(error_of("event face_draw u = 3").find("u is a list"), std::string::npos);
     EXPECT_NE(error_of("event face_draw clipped = 1").find("clipped is a bool"), std::string::npos);
-    EXPECT_NE(error_of("event face_draw type nonempty").find("needs a list or string field"), std::string::npos);
+    EXPECT_NE(error_of("event face_draw type nonempty").find("needs a list or string field"),
+              std::string::npos);
     EXPECT_NE(error_of("event table name < x").find("name is a string"), std::string::npos);
     EXPECT_NE(error_of("event face_draw flag shiny").find("unknown face flag \"shiny\""), std::string::npos);
     EXPECT_NE(error_of("event face_draw type = 7 type = 8").find("joined by \"and\""), std::string::npos);
@@ -140,7 +157,8 @@ TEST(RulePredicates, TheCounterCountsMatchedEventsFramesAndRoutines) {
     const RulePredicate routine = parse_predicate("routine op_plane");
     const RulePredicate known = parse_predicate("known missing_normal");
     const RulePredicate none = parse_predicate("none: never");
-    ExerciseCounter counter({{"t", &textured}, {"f", &frame_textured}, {"r", &routine}, {"k", &known}, {"n", &none}});
+    ExerciseCounter counter(
+        {{"t", &textured}, {"f", &frame_textured}, {"r", &routine}, {"k", &known}, {"n", &none}});
     ojson report;
     report["coverage"]["routines"]["op_plane"] = {{"blocks", 9}, {"executed", 4}};
     report["counts"]["known_by_cause"]["missing_normal"] = 2;
@@ -152,14 +170,14 @@ TEST(RulePredicates, TheCounterCountsMatchedEventsFramesAndRoutines) {
     drawn[5] = 7;
     const EventRecord f = matched_frame_event("record 1 view 0 light 0 state 0", drawn);
     EXPECT_EQ(*f.find("drawn_pixels"), Value(std::int64_t{1}));
-    counter.observe(f, f);  // no face before it
+    counter.observe(f, f); // no face before it
     counter.observe(face(7, 0, {1, 2, 3}), face(7, 0, {1, 2, 3}));
     counter.observe(face(2, 0, {1, 2, 3}), face(2, 0, {1, 2, 3}));
-    counter.observe(f, f);  // after a type 7 face
-    counter.observe(f, f);  // the types were reset by the previous frame
+    counter.observe(f, f); // after a type 7 face
+    counter.observe(f, f); // the types were reset by the previous frame
     const EventRecord empty = matched_frame_event("x", blank);
     counter.observe(face(8, 0, {1, 2, 3}), face(8, 0, {1, 2, 3}));
-    counter.observe(empty, empty);  // nothing drawn
+    counter.observe(empty, empty); // nothing drawn
     const ojson j = counter.json(report);
     EXPECT_EQ(j.at("t"), 2);
     EXPECT_EQ(j.at("f"), 1);
@@ -177,12 +195,16 @@ TEST(RulePredicates, ARunProvesOnlyWhatItExercised) {
     const std::string hooks =
         R"("hooks": {"replace": ["draw_completely_visible_primary_face_", "draw_partially_visible_primary_face_",
             "draw_completely_visible_secondary_face_", "draw_partially_visible_secondary_face_"]},)";
-    const std::string views = R"("views": [{"yaw": 60, "pitch": 20, "distance": 4}], "lights": [[0, 16384, 0]], "states": [0])";
+    const std::string views =
+        R"("views": [{"yaw": 60, "pitch": 20, "distance": 4}], "lights": [[0, 16384, 0]], "states": [0])";
     const fs::path idle = write(dir / "cases/idle.json", R"({"schema": "refcheck-case/1", "family": "program",
-        "selection": {"records": {"from": 1000000}, )" + views + "}, " + hooks + R"(
+        "selection": {"records": {"from": 1000000}, )" + views +
+                                                             "}, " + hooks + R"(
         "rules": ["op.primary", "abi.face"]})");
-    const fs::path drawn = write(dir / "cases/drawn.json", R"({"schema": "refcheck-case/1", "family": "program",
-        "selection": {"records": {"from": 1, "to": 6}, )" + views + "}, " + hooks + R"(
+    const fs::path drawn =
+        write(dir / "cases/drawn.json", R"({"schema": "refcheck-case/1", "family": "program",
+        "selection": {"records": {"from": 1, "to": 6}, )" +
+                                            views + "}, " + hooks + R"(
         "allow": ["missing_normal"], "rules": ["op.primary", "pkt.21", "geo.near"]})");
     RunOptions o;
     o.defaults = {REFCHECK_STANDIN_EXE, REFCHECK_STANDIN_PROFILE, REFCHECK_SMALL_DATA, std::nullopt, nullptr};
@@ -199,7 +221,7 @@ TEST(RulePredicates, ARunProvesOnlyWhatItExercised) {
     EXPECT_EQ(idle_report.at("exercised"), ojson::parse(R"({"op.primary": 0, "abi.face": 0})"));
     const ojson drawn_report = read_json(dir / "out/drawn.json");
     EXPECT_GT(drawn_report.at("exercised").at("op.primary").get<std::uint64_t>(), 0u);
-    EXPECT_EQ(drawn_report.at("exercised").at("geo.near"), 0);  // its predicate is none
+    EXPECT_EQ(drawn_report.at("exercised").at("geo.near"), 0); // its predicate is none
     const ojson& ledger = s.index.at("ledger");
     EXPECT_EQ(row(ledger, "op.primary").at("status"), "Proven");
     EXPECT_EQ(row(ledger, "op.primary").at("proven_by"), ojson({"drawn"}));
@@ -226,7 +248,8 @@ TEST(RulePredicates, ARunProvesOnlyWhatItExercised) {
 TEST(RulePredicates, AnEquivalentRunWithASeededFaultProvesNothing) {
     const fs::path dir = fs::path(testing::TempDir()) / "rule-predicates-seeded";
     fs::remove_all(dir);
-    const fs::path loader = write(dir / "cases/loads.json", R"({"schema": "refcheck-case/1", "family": "loader",
+    const fs::path loader =
+        write(dir / "cases/loads.json", R"({"schema": "refcheck-case/1", "family": "loader",
         "rules": ["arc.table", "rel.offsets"]})");
     RunOptions o;
     o.defaults = {REFCHECK_STANDIN_EXE, REFCHECK_STANDIN_PROFILE, REFCHECK_SMALL_DATA, std::nullopt, nullptr};

@@ -9,4 +9,4 @@ namespace refcheck::reimpl::testing {
 // Fails the current test with the first differing line when `actual` differs from golden/<name>.
 void expect_golden(const std::string& name, const std::string& actual);
 
-}  // namespace refcheck::reimpl::testing
+} // namespace refcheck::reimpl::testing

@@ -22,6 +22,6 @@ ProgramBuilder materials_program();
 RecordSpec materials_model();
 
 BuiltArchive models_archive();
-Bytes textures_archive();  // slot 1: 64 x 64 type 2; slot 0 empty
+Bytes textures_archive(); // slot 1: 64 x 64 type 2; slot 0 empty
 
-}  // namespace refcheck::reimpl::testing
+} // namespace refcheck::reimpl::testing

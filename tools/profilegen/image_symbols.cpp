@@ -14,12 +14,10 @@
 namespace refcheck::profilegen {
 namespace {
 
-std::unique_ptr<LIEF::PE::Binary> parse_pe(const std::string& path)
-{
+std::unique_ptr<LIEF::PE::Binary> parse_pe(const std::string& path) {
     try {
         std::unique_ptr<LIEF::PE::Binary> binary = LIEF::PE::Parser::parse(path);
-        if (!binary)
-            throw ProfileError(path + ": not a PE image");
+        if (!binary) throw ProfileError(path + ": not a PE image");
         return binary;
     } catch (const LIEF::exception& e) {
         throw ProfileError(path + ": cannot parse: " + e.what());
@@ -27,11 +25,9 @@ std::unique_ptr<LIEF::PE::Binary> parse_pe(const std::string& path)
 }
 
 // SHA-256 of a file as lower-case hex (the profile ties itself to the image by it).
-std::string file_sha256(const std::string& path)
-{
+std::string file_sha256(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ProfileError(path + ": cannot read");
+    if (!in) throw ProfileError(path + ": cannot read");
     std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx{EVP_MD_CTX_new(), &EVP_MD_CTX_free};
     EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
     std::array<char, 1 << 16> buffer{};
@@ -49,15 +45,12 @@ std::string file_sha256(const std::string& path)
     return out;
 }
 
-}  // namespace
+} // namespace
 
-ImageSymbols read_image_symbols(const std::string& path)
-{
+ImageSymbols read_image_symbols(const std::string& path) {
     std::unique_ptr<LIEF::PE::Binary> binary = parse_pe(path);
-    if (binary->type() != LIEF::PE::PE_TYPE::PE32)
-        throw ProfileError(path + ": not a PE32 image");
-    if (!binary->has_exports())
-        throw ProfileError(path + ": no export table");
+    if (binary->type() != LIEF::PE::PE_TYPE::PE32) throw ProfileError(path + ": not a PE32 image");
+    if (!binary->has_exports()) throw ProfileError(path + ": no export table");
     ImageSymbols image;
     image.image_name = std::filesystem::path(path).filename().string();
     image.image_sha256 = file_sha256(path);
@@ -74,4 +67,4 @@ ImageSymbols read_image_symbols(const std::string& path)
     return image;
 }
 
-}  // namespace refcheck::profilegen
+} // namespace refcheck::profilegen

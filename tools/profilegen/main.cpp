@@ -6,8 +6,7 @@
 
 #include "refcheck/profilegen/profile.hpp"
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     using namespace refcheck::profilegen;
     if (argc != 3) {
         std::cerr << "usage: profilegen IMAGE OUT.json\n";

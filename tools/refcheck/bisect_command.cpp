@@ -42,8 +42,10 @@ int bisect(const BisectArgs& a) {
     }
     harness::Case searched = c;
     searched.only = a.only;
-    std::cerr << "refcheck bisect: running case " << c.name << (a.only.empty() ? "" : " narrowed to " + a.only) << "\n";
-    const harness::CaseResult r = harness::run_case(searched, harness::resolve_environment(c, o), o.injection);
+    std::cerr << "refcheck bisect: running case " << c.name
+              << (a.only.empty() ? "" : " narrowed to " + a.only) << "\n";
+    const harness::CaseResult r =
+        harness::run_case(searched, harness::resolve_environment(c, o), o.injection);
     if (r.status == harness::Status::Error) {
         std::cerr << "refcheck: " << c.name << ": " << r.report.value("error", std::string("error")) << "\n";
         return kError;
@@ -55,35 +57,40 @@ int bisect(const BisectArgs& a) {
                   << " known divergences): nothing to bisect\n";
         return kEquivalent;
     }
-    std::cerr << "refcheck bisect: re-running input " << r.report.at("first_unexplained").at("input").get<std::string>()
-              << " alone with the probe\n";
+    std::cerr << "refcheck bisect: re-running input "
+              << r.report.at("first_unexplained").at("input").get<std::string>() << " alone with the probe\n";
     const harness::ojson dd = harness::drill_down(c, o, r.report.at("first_unexplained"), a.dd);
     std::cout << harness::format_drill_down(c.name, dd);
     return kDivergent;
 }
 
-}  // namespace
+} // namespace
 
 const Command& bisect_command() {
     static const Command command{
-        "bisect", "Narrow a case's first unexplained divergence to its input and event, and drill down into it",
+        "bisect",
+        "Narrow a case's first unexplained divergence to its input and event, and drill down into it",
         [](CLI::App& app) -> std::function<int()> {
             auto a = std::make_shared<BisectArgs>();
             app.add_option("case", a->file, "The case file")->required();
             app.add_option("--image", a->image, "The original PE32 image (default: the stand-in)");
             app.add_option("--profile", a->profile, "The image's profile JSON (default: the stand-in's)");
             app.add_option("--data", a->data, "Data root holding 3DDATA/ (default: the synthetic archives)");
-            app.add_option("--patch", a->patches, "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (as for run)");
+            app.add_option("--patch", a->patches,
+                           "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (as for run)");
             app.add_flag("--inject-reimpl-light-swap", a->swap_light,
                          "Seed a fault in the reimplementation's input: its light has x and z swapped");
-            app.add_option("--only", a->only, "Start from this input of the case instead of running all of it");
+            app.add_option("--only", a->only,
+                           "Start from this input of the case instead of running all of it");
             app.add_option("--instructions", a->dd.instructions_tail,
-                           "Window lines shown before the divergent event (loops folded)")->capture_default_str();
+                           "Window lines shown before the divergent event (loops folded)")
+                ->capture_default_str();
             app.add_option("--listing-context", a->dd.listing_context,
-                           "Draw-program instructions shown each side of the packet")->capture_default_str();
+                           "Draw-program instructions shown each side of the packet")
+                ->capture_default_str();
             return [a] { return bisect(*a); };
         }};
     return command;
 }
 
-}  // namespace refcheck::cli
+} // namespace refcheck::cli

@@ -19,19 +19,23 @@ const Command& call_command() {
             app.add_option("image", *image, "The PE32 image")->required();
             app.add_option("routine", r->routine, "Export or symbol name, or 0xADDRESS")->required();
             auto base = std::make_shared<std::string>();
-            app.add_option("args", r->args,
-                           "Arguments: decimal, -decimal or 0x hex, i32:V, u32:V; in guest memory (the address is "
-                           "passed): str:TEXT (NUL-terminated), buf:N (N zero bytes), hex:BYTES, file:PATH");
-            app.add_option("--read", r->reads,
-                           "After the call, show LEN bytes at WHERE: ARGn (the n-th argument, from 0), EAX or an "
-                           "address, e.g. --read ARG1:16 --read 0x10000000:64 (repeatable)");
-            app.add_option("--string", r->strings, "After the call, show the NUL-terminated string at ARGn, EAX or "
-                                                   "an address (repeatable)");
+            app.add_option(
+                "args", r->args,
+                "Arguments: decimal, -decimal or 0x hex, i32:V, u32:V; in guest memory (the address is "
+                "passed): str:TEXT (NUL-terminated), buf:N (N zero bytes), hex:BYTES, file:PATH");
+            app.add_option(
+                "--read", r->reads,
+                "After the call, show LEN bytes at WHERE: ARGn (the n-th argument, from 0), EAX or an "
+                "address, e.g. --read ARG1:16 --read 0x10000000:64 (repeatable)");
+            app.add_option("--string", r->strings,
+                           "After the call, show the NUL-terminated string at ARGn, EAX or "
+                           "an address (repeatable)");
             app.add_option("--base", *base, "Load the image at this base (0x hex; relocations applied)");
             app.add_option("--convention", r->convention, "cdecl, stdcall, fastcall or watcall")
                 ->check(CLI::IsMember({"cdecl", "stdcall", "fastcall", "watcall"}))
                 ->capture_default_str();
-            app.add_option("--data", *data, "Data root the guest's file access is confined to (default: none)");
+            app.add_option("--data", *data,
+                           "Data root the guest's file access is confined to (default: none)");
             app.add_option("--budget", r->budget, "Instruction budget (0: none)")->capture_default_str();
             return [r, image, data, base] {
                 r->image = *image;
@@ -58,4 +62,4 @@ const Command& call_command() {
     return command;
 }
 
-}  // namespace refcheck::cli
+} // namespace refcheck::cli

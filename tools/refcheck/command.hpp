@@ -31,4 +31,4 @@ const Command& bisect_command();
 const Command& mutate_command();
 const Command& profile_command();
 
-}  // namespace refcheck::cli
+} // namespace refcheck::cli

@@ -16,13 +16,16 @@ const Command& diff_command() {
             auto old_run = std::make_shared<std::string>();
             auto new_run = std::make_shared<std::string>();
             auto json = std::make_shared<bool>(false);
-            app.add_option("old", *old_run, "The earlier run (folder with run.json, or a run.json)")->required();
-            app.add_option("new", *new_run, "The later run (folder with run.json, or a run.json)")->required();
+            app.add_option("old", *old_run, "The earlier run (folder with run.json, or a run.json)")
+                ->required();
+            app.add_option("new", *new_run, "The later run (folder with run.json, or a run.json)")
+                ->required();
             app.add_flag("--json", *json, "Print the differences as JSON (refcheck-run-diff/1)");
             return [old_run, new_run, json] {
                 harness::ojson d;
                 try {
-                    d = harness::diff_runs(harness::load_run_index(*old_run), harness::load_run_index(*new_run));
+                    d = harness::diff_runs(harness::load_run_index(*old_run),
+                                           harness::load_run_index(*new_run));
                 } catch (const harness::DiffError& e) {
                     std::cerr << "refcheck diff: " << e.what() << "\n";
                     return kError;
@@ -37,4 +40,4 @@ const Command& diff_command() {
     return command;
 }
 
-}  // namespace refcheck::cli
+} // namespace refcheck::cli

@@ -21,7 +21,8 @@ const Command& dump_command() {
             app.add_option("--data", *data, "Data root holding 3DDATA/")->capture_default_str();
             return [record, data] {
                 const std::filesystem::path root = *data;
-                const auto models = reimpl::ModelArchive::parse(reimpl::read_file_bytes(root / "3DDATA" / "3DOBJS.BIN"));
+                const auto models =
+                    reimpl::ModelArchive::parse(reimpl::read_file_bytes(root / "3DDATA" / "3DOBJS.BIN"));
                 const auto textures =
                     reimpl::TextureArchive::parse(reimpl::read_file_bytes(root / "3DDATA" / "OBJTEXT.BIN"));
                 std::cout << reimpl::dump_record(models, *record, &textures);
@@ -31,4 +32,4 @@ const Command& dump_command() {
     return command;
 }
 
-}  // namespace refcheck::cli
+} // namespace refcheck::cli

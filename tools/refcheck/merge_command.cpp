@@ -19,7 +19,10 @@ const Command& merge_command() {
                 std::vector<std::filesystem::path> paths(dirs->begin(), dirs->end());
                 const int code = harness::merge(paths, *out);
                 std::cout << "merged " << paths.size() << " shard(s) into " << *out << "/run.json ("
-                          << (code == 0 ? "equivalent" : code == 1 ? "divergent" : "error") << ")\n";
+                          << (code == 0   ? "equivalent"
+                              : code == 1 ? "divergent"
+                                          : "error")
+                          << ")\n";
                 const auto index = harness::read_json(std::filesystem::path(*out) / "run.json");
                 if (index.contains("seeded_faults"))
                     std::cout << "refcheck: SEEDED FAULTS — the shards ran with the original or the "
@@ -30,4 +33,4 @@ const Command& merge_command() {
     return command;
 }
 
-}  // namespace refcheck::cli
+} // namespace refcheck::cli

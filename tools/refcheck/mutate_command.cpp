@@ -27,7 +27,7 @@ struct MutateArgs {
     double min_score = -1;
     std::string equivalents;
 };
-}  // namespace
+} // namespace
 
 const Command& mutate_command() {
     static const Command command{
@@ -38,21 +38,26 @@ const Command& mutate_command() {
             app.add_option("--image", a->image, "The original PE32 image (default: the stand-in)");
             app.add_option("--profile", a->profile, "The image's profile JSON (default: the stand-in's)");
             app.add_option("--data", a->data, "Data root holding 3DDATA/ (default: the synthetic archives)");
-            app.add_option("--out", a->out, "Output folder for mutate.json, mutate.html, mutate.txt")->capture_default_str();
+            app.add_option("--out", a->out, "Output folder for mutate.json, mutate.html, mutate.txt")
+                ->capture_default_str();
             a->jobs = std::max(1u, std::thread::hardware_concurrency());
             app.add_option("--jobs,-j", a->jobs, "Worker processes")->capture_default_str();
-            app.add_option("--routines", a->routines, "Only mutants of routines whose name matches this regex");
-            app.add_option("--operators", a->operators,
-                           "Comma-separated operators: negate_jcc, negate_setcc, negate_cmovcc, imm_plus_one, "
-                           "imm_minus_one, add_to_sub, sub_to_add, and_to_or, or_to_and, store_nop (default: all)");
+            app.add_option("--routines", a->routines,
+                           "Only mutants of routines whose name matches this regex");
+            app.add_option(
+                "--operators", a->operators,
+                "Comma-separated operators: negate_jcc, negate_setcc, negate_cmovcc, imm_plus_one, "
+                "imm_minus_one, add_to_sub, sub_to_add, and_to_or, or_to_and, store_nop (default: all)");
             app.add_option("--sample", a->sample, "Run a deterministic sample of N mutants (with --seed)");
             app.add_option("--seed", a->seed, "Seed of --sample")->capture_default_str();
-            app.add_option("--min-score", a->min_score, "Exit 1 when killed / (total - equivalent) is below this (0..1)");
+            app.add_option("--min-score", a->min_score,
+                           "Exit 1 when killed / (total - equivalent) is below this (0..1)");
             app.add_option("--equivalents", a->equivalents,
                            "Registry of argued-equivalent mutants (default: cases/mutants/equivalent.json)");
             return [a] {
                 harness::MutateOptions o;
-                o.run.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA, std::nullopt, nullptr};
+                o.run.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA,
+                                  std::nullopt, nullptr};
                 if (!a->image.empty()) o.run.image = a->image;
                 if (!a->profile.empty()) o.run.profile = a->profile;
                 if (!a->data.empty()) o.run.data = a->data;
@@ -96,4 +101,4 @@ const Command& mutate_command() {
     return command;
 }
 
-}  // namespace refcheck::cli
+} // namespace refcheck::cli

@@ -16,7 +16,8 @@ const Command& profile_command() {
         [](CLI::App& app) -> std::function<int()> {
             app.require_subcommand(1);
             CLI::App* import = app.add_subcommand(
-                "import", "Fill a template's addresses from a GNU ld map and/or a name,address CSV (IDA, Ghidra)");
+                "import",
+                "Fill a template's addresses from a GNU ld map and/or a name,address CSV (IDA, Ghidra)");
             auto r = std::make_shared<harness::ProfileImportRequest>();
             auto map = std::make_shared<std::string>();
             auto csv = std::make_shared<std::string>();
@@ -25,8 +26,10 @@ const Command& profile_command() {
             auto out = std::make_shared<std::string>();
             import->add_option("--map", *map, "GNU ld map file (-Wl,-Map)");
             import->add_option("--csv", *csv, "name,address CSV; wins over the map where both name a symbol");
-            import->add_option("--template", *tpl, "The profile template (profiles/real-image.template.json)")->required();
-            import->add_option("--image", *image, "The image the profile is for (its base and SHA-256 go in)")->required();
+            import->add_option("--template", *tpl, "The profile template (profiles/real-image.template.json)")
+                ->required();
+            import->add_option("--image", *image, "The image the profile is for (its base and SHA-256 go in)")
+                ->required();
             import->add_option("--out", *out, "Where to write the profile")->required();
             return [r, map, csv, tpl, image, out] {
                 r->template_file = *tpl;
@@ -55,4 +58,4 @@ const Command& profile_command() {
     return command;
 }
 
-}  // namespace refcheck::cli
+} // namespace refcheck::cli

@@ -46,7 +46,8 @@ harness::Shard parse_shard(const std::string& text) {
         s.index = index ? static_cast<unsigned>(std::stoul(index)) : 0;
         if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE")) std::fclose(std::fopen(status, "w"));
     }
-    if (s.count == 0 || s.index >= s.count) throw std::runtime_error("shard index must be below the shard count");
+    if (s.count == 0 || s.index >= s.count)
+        throw std::runtime_error("shard index must be below the shard count");
     return s;
 }
 
@@ -72,47 +73,54 @@ std::string with_commas(std::uint64_t v) {
 
 // A divergent case's reproduce line with the files as this run was given them (the report names
 // them by file name only).
-std::string reproduce_line(const std::vector<fs::path>& files, const harness::RunOptions& o, const std::string& name,
-                           const harness::ojson& bisect) {
+std::string reproduce_line(const std::vector<fs::path>& files, const harness::RunOptions& o,
+                           const std::string& name, const harness::ojson& bisect) {
     for (const auto& f : files)
         if (f.stem().string() == name)
             return harness::reproduce_command(harness::load_case(f), o,
-                                              bisect.value("reproduced_alone", false) ? bisect.at("input").get<std::string>()
-                                                                                      : std::string());
+                                              bisect.value("reproduced_alone", false)
+                                                  ? bisect.at("input").get<std::string>()
+                                                  : std::string());
     return bisect.at("reproduce").get<std::string>();
 }
 
-void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& files, const harness::RunOptions& o) {
+void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& files,
+                   const harness::RunOptions& o) {
     const auto& t = s.index.at("totals");
     const auto& c = t.at("counts");
     std::cout << "\n";
     for (const auto& r : s.results) {
         const auto& counts = r.report.value("counts", harness::ojson::object());
-        std::printf("  %-34s %-11s %12s compared %12s matched %9s known %6s unexplained  %7.1fs\n", r.name.c_str(),
-                    std::string(harness::status_name(r.status)).c_str(),
+        std::printf("  %-34s %-11s %12s compared %12s matched %9s known %6s unexplained  %7.1fs\n",
+                    r.name.c_str(), std::string(harness::status_name(r.status)).c_str(),
                     with_commas(counts.value("compared", 0ull)).c_str(),
-                    with_commas(counts.value("matched", 0ull)).c_str(), with_commas(counts.value("known", 0ull)).c_str(),
+                    with_commas(counts.value("matched", 0ull)).c_str(),
+                    with_commas(counts.value("known", 0ull)).c_str(),
                     with_commas(counts.value("unexplained", 0ull)).c_str(), r.seconds);
-        if (r.report.contains("error")) std::printf("      error: %s\n", r.report.at("error").get<std::string>().c_str());
+        if (r.report.contains("error"))
+            std::printf("      error: %s\n", r.report.at("error").get<std::string>().c_str());
         if (const auto& b = harness::member(r.report, "bisect"); b.contains("reproduce"))
-            std::printf("      first divergence in input %s; reproduce: %s\n", b.at("input").get<std::string>().c_str(),
+            std::printf("      first divergence in input %s; reproduce: %s\n",
+                        b.at("input").get<std::string>().c_str(),
                         reproduce_line(files, o, r.name, b).c_str());
     }
-    std::cout << "\nrefcheck: " << s.index.at("status").get<std::string>() << " — " << t.at("cases") << " cases ("
-              << t.at("equivalent") << " equivalent, " << t.at("divergent") << " divergent, " << t.at("error")
-              << " error); events compared " << with_commas(c.value("compared", 0ull)) << ", matched "
-              << with_commas(c.value("matched", 0ull)) << ", known divergences " << with_commas(c.value("known", 0ull))
-              << ", unexplained " << with_commas(c.value("unexplained", 0ull)) << "\n";
+    std::cout << "\nrefcheck: " << s.index.at("status").get<std::string>() << " — " << t.at("cases")
+              << " cases (" << t.at("equivalent") << " equivalent, " << t.at("divergent") << " divergent, "
+              << t.at("error") << " error); events compared " << with_commas(c.value("compared", 0ull))
+              << ", matched " << with_commas(c.value("matched", 0ull)) << ", known divergences "
+              << with_commas(c.value("known", 0ull)) << ", unexplained "
+              << with_commas(c.value("unexplained", 0ull)) << "\n";
     for (const auto& [cause, n] : harness::member(c, "known_by_cause").items())
         std::cout << "  known divergence " << cause << ": " << with_commas(n.get<std::uint64_t>())
                   << " (the cause witnessed on both sides)\n";
     if (s.index.contains("ledger")) std::cout << harness::ledger_summary(s.index.at("ledger")) << "\n";
-    std::printf("wall time %.1f s, %s events/s\n", s.seconds,
-                with_commas(static_cast<std::uint64_t>(s.seconds > 0 ? double(s.events) / s.seconds : 0)).c_str());
+    std::printf(
+        "wall time %.1f s, %s events/s\n", s.seconds,
+        with_commas(static_cast<std::uint64_t>(s.seconds > 0 ? double(s.events) / s.seconds : 0)).c_str());
     std::cout << "HTML report: " << fs::absolute(s.html).lexically_normal().string() << "\n";
 }
 
-}  // namespace
+} // namespace
 
 const Command& run_command() {
     static const Command command{
@@ -126,19 +134,24 @@ const Command& run_command() {
             app.add_option("--out", a->out, "Output folder for reports")->capture_default_str();
             a->jobs = std::max(1u, std::thread::hardware_concurrency());
             app.add_option("--jobs,-j", a->jobs, "Cases run in parallel")->capture_default_str();
-            app.add_option("--patch", a->patches,
-                           "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (OLD: the bytes it must "
-                           "replace, else exit 2), WHERE a symbol+offset or 0xADDRESS (announced first on stdout, "
-                           "recorded in run.json, JUnit, HTML and every report)");
-            app.add_flag("--inject-reimpl-light-swap", a->swap_light,
-                         "Seed a fault in the reimplementation's input: its light has x and z swapped (recorded)");
-            app.add_option("--only", a->only,
-                           "Compare just the input of this name in each case, e.g. 'record 12 view 0 light 1 state 0' "
-                           "(the reproduce line of refcheck bisect)");
-            app.add_option("--shard", a->shard, "Run shard K of N (K/N); GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX also work");
+            app.add_option(
+                "--patch", a->patches,
+                "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (OLD: the bytes it must "
+                "replace, else exit 2), WHERE a symbol+offset or 0xADDRESS (announced first on stdout, "
+                "recorded in run.json, JUnit, HTML and every report)");
+            app.add_flag(
+                "--inject-reimpl-light-swap", a->swap_light,
+                "Seed a fault in the reimplementation's input: its light has x and z swapped (recorded)");
+            app.add_option(
+                "--only", a->only,
+                "Compare just the input of this name in each case, e.g. 'record 12 view 0 light 1 state 0' "
+                "(the reproduce line of refcheck bisect)");
+            app.add_option("--shard", a->shard,
+                           "Run shard K of N (K/N); GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX also work");
             return [a] {
                 harness::RunOptions o;
-                o.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA, std::nullopt, nullptr};
+                o.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA,
+                              std::nullopt, nullptr};
                 o.rules_document = fs::path(REFCHECK_SOURCE_DIR) / "docs" / "formats" / "apache-3d.md";
                 o.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases" / "coverage" / "reasons.json";
                 if (!a->image.empty()) o.image = a->image;
@@ -160,9 +173,11 @@ const Command& run_command() {
                 o.progress = [&](std::string_view name) {
                     ++done;
                     if (tty) {
-                        const int width = 30, filled = static_cast<int>(width * done / std::max<std::size_t>(total, 1));
+                        const int width = 30,
+                                  filled = static_cast<int>(width * done / std::max<std::size_t>(total, 1));
                         std::printf("\r[%s%s] %zu/%zu %-40.40s", std::string(filled, '#').c_str(),
-                                    std::string(width - filled, '.').c_str(), done, total, std::string(name).c_str());
+                                    std::string(width - filled, '.').c_str(), done, total,
+                                    std::string(name).c_str());
                         std::fflush(stdout);
                     } else {
                         std::printf("case %zu/%zu done: %s\n", done, total, std::string(name).c_str());
@@ -185,4 +200,4 @@ const Command& run_command() {
     return command;
 }
 
-}  // namespace refcheck::cli
+} // namespace refcheck::cli

@@ -22,27 +22,33 @@ std::string event_line(const ojson& e) {
 
 void print_divergence(const ojson& d) {
     const ojson ctx = d.value("context", ojson::object());
-    std::cout << "divergence (" << d.value("kind", std::string()) << ") at input " << d.value("input", std::string())
-              << ": original event #" << d.value("original_index", 0ull) << ", reimpl event #"
-              << d.value("reimpl_index", 0ull) << "\n";
-    if (d.contains("explained_by")) std::cout << "  known divergence: " << d.at("explained_by").dump() << "\n";
+    std::cout << "divergence (" << d.value("kind", std::string()) << ") at input "
+              << d.value("input", std::string()) << ": original event #" << d.value("original_index", 0ull)
+              << ", reimpl event #" << d.value("reimpl_index", 0ull) << "\n";
+    if (d.contains("explained_by"))
+        std::cout << "  known divergence: " << d.at("explained_by").dump() << "\n";
     std::cout << "  original, before:\n";
-    for (const auto& e : ctx.value("original_before", ojson::array())) std::cout << "    " << event_line(e) << "\n";
+    for (const auto& e : ctx.value("original_before", ojson::array()))
+        std::cout << "    " << event_line(e) << "\n";
     std::cout << "  reimpl, before:\n";
-    for (const auto& e : ctx.value("reimpl_before", ojson::array())) std::cout << "    " << event_line(e) << "\n";
+    for (const auto& e : ctx.value("reimpl_before", ojson::array()))
+        std::cout << "    " << event_line(e) << "\n";
     if (d.contains("original") && !d.at("original").is_null())
         std::cout << "  original: " << event_line(d.at("original")) << "\n";
     if (d.contains("reimpl") && !d.at("reimpl").is_null())
         std::cout << "  reimpl:   " << event_line(d.at("reimpl")) << "\n";
     for (const auto& f : d.value("fields", ojson::array()))
-        std::cout << "  field " << f.value("field", std::string()) << ": " << f.value("diff", std::string()) << "\n";
+        std::cout << "  field " << f.value("field", std::string()) << ": " << f.value("diff", std::string())
+                  << "\n";
     std::cout << "  original, after:\n";
-    for (const auto& e : ctx.value("original_after", ojson::array())) std::cout << "    " << event_line(e) << "\n";
+    for (const auto& e : ctx.value("original_after", ojson::array()))
+        std::cout << "    " << event_line(e) << "\n";
     std::cout << "  reimpl, after:\n";
-    for (const auto& e : ctx.value("reimpl_after", ojson::array())) std::cout << "    " << event_line(e) << "\n";
+    for (const auto& e : ctx.value("reimpl_after", ojson::array()))
+        std::cout << "    " << event_line(e) << "\n";
 }
 
-}  // namespace
+} // namespace
 
 const Command& show_command() {
     static const Command command{
@@ -51,13 +57,15 @@ const Command& show_command() {
             auto file = std::make_shared<std::string>();
             auto event = std::make_shared<int>(-1);
             app.add_option("report", *file, "A case report (JSON) written by refcheck run")->required();
-            app.add_option("--event", *event, "Show recorded divergence N (the first unexplained, then the first known)");
+            app.add_option("--event", *event,
+                           "Show recorded divergence N (the first unexplained, then the first known)");
             return [file, event] {
                 const ojson r = harness::read_json(*file);
                 if (r.value("schema", std::string()) != harness::kCaseReportSchema)
                     throw std::runtime_error(*file + " is not a refcheck case report");
-                std::cout << "case " << r.at("case").get<std::string>() << " (" << r.at("family").get<std::string>()
-                          << "): " << r.at("status").get<std::string>() << "\n";
+                std::cout << "case " << r.at("case").get<std::string>() << " ("
+                          << r.at("family").get<std::string>() << "): " << r.at("status").get<std::string>()
+                          << "\n";
                 if (r.contains("error")) std::cout << "error: " << r.at("error").get<std::string>() << "\n";
                 for (const auto& [k, v] : harness::member(r, "inputs").items())
                     std::cout << "  " << k << ": " << v.dump() << "\n";
@@ -76,7 +84,9 @@ const Command& show_command() {
                 } else if (r.contains("first_unexplained")) {
                     print_divergence(r.at("first_unexplained"));
                     if (r.contains("bisect"))
-                        std::cout << "\n" << harness::format_drill_down(r.at("case").get<std::string>(), r.at("bisect"));
+                        std::cout << "\n"
+                                  << harness::format_drill_down(r.at("case").get<std::string>(),
+                                                                r.at("bisect"));
                 }
                 const std::string st = r.at("status").get<std::string>();
                 return st == "equivalent" ? kEquivalent : st == "divergent" ? kDivergent : kError;
@@ -85,4 +95,4 @@ const Command& show_command() {
     return command;
 }
 
-}  // namespace refcheck::cli
+} // namespace refcheck::cli

@@ -9,4 +9,4 @@ namespace refcheck::synth {
 std::function<int()> add_generate_command(CLI::App& app);
 std::function<int()> add_census_command(CLI::App& app);
 
-}  // namespace refcheck::synth
+} // namespace refcheck::synth

@@ -11,11 +11,11 @@
 namespace refcheck::synth {
 
 struct DataRootFiles {
-  std::vector<uint8_t> objects, textures, palette;  // 3DDATA/3DOBJS.BIN, 3DDATA/OBJTEXT.BIN, 3DPAL.RGB
+    std::vector<uint8_t> objects, textures, palette; // 3DDATA/3DOBJS.BIN, 3DDATA/OBJTEXT.BIN, 3DPAL.RGB
 };
 
 struct GenerationStats {
-  int painter_fallbacks = 0;  // item sets no separating face could order (drawn in authoring order)
+    int painter_fallbacks = 0; // item sets no separating face could order (drawn in authoring order)
 };
 
 Archive generate(const Profile& profile, uint64_t seed, GenerationStats* stats = nullptr);
@@ -24,4 +24,4 @@ DataRootFiles serialise(const Archive& a);
 // own counters; returns that census as JSON text.
 std::string write_data_root(const Archive& a, const std::filesystem::path& root);
 
-}  // namespace refcheck::synth
+} // namespace refcheck::synth

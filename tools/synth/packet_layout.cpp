@@ -31,11 +31,11 @@ constexpr PacketLayout kLayouts[kPrimitiveTypes] = {
     {2, 1, -1, -1, -1, -1, -1, false, false, "heat haze"},
 };
 
-}  // namespace
+} // namespace
 
 const PacketLayout& packet_layout(uint8_t type) {
-  if (type >= kPrimitiveTypes) throw std::out_of_range("primitive type out of range");
-  return kLayouts[type];
+    if (type >= kPrimitiveTypes) throw std::out_of_range("primitive type out of range");
+    return kLayouts[type];
 }
 
-}  // namespace refcheck::synth
+} // namespace refcheck::synth

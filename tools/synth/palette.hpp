@@ -8,8 +8,21 @@
 namespace refcheck::synth {
 
 enum Ramp : uint8_t {
-  kGrey, kConcrete, kBrick, kWood, kSand, kOlive, kFoliage, kGrass, kNaval, kBlue, kRed, kLight, kRust, kKhaki,
-  kRampCount
+    kGrey,
+    kConcrete,
+    kBrick,
+    kWood,
+    kSand,
+    kOlive,
+    kFoliage,
+    kGrass,
+    kNaval,
+    kBlue,
+    kRed,
+    kLight,
+    kRust,
+    kKhaki,
+    kRampCount
 };
 
 constexpr int kRampLength = 16;
@@ -17,4 +30,4 @@ constexpr uint8_t colour(Ramp r, int level) { return static_cast<uint8_t>(r * kR
 
 std::vector<Rgb> make_palette();
 
-}  // namespace refcheck::synth
+} // namespace refcheck::synth

@@ -45,7 +45,7 @@ void build_wreck(Kit& k);
 
 // Shared pieces.
 struct Windows {
-  std::vector<Poly> panes;
+    std::vector<Poly> panes;
 };
 // A grid of windows on a wall face, at most `budget` of them (4 vertices each).
 Windows window_grid(Kit& k, const Poly& wall, int floors, double wall_len, int budget);
@@ -61,4 +61,4 @@ void add_seams(Kit& k, Block& program, uint8_t colour);
 // An attached child standing on a thin pad (whose side faces order it against its neighbours).
 std::vector<Item> pad_and_child(Kit& k, uint8_t slot, Vec3 centre, int quarter, const Material& pad);
 
-}  // namespace refcheck::synth
+} // namespace refcheck::synth

@@ -6,7 +6,7 @@
 
 namespace refcheck::synth {
 
-double sin_turns(double turns);  // sine of an angle given in full turns
+double sin_turns(double turns); // sine of an angle given in full turns
 double cos_turns(double turns);
 
 // Q31 rotation coefficient from a value in [-1, 1] (saturating at +-0x7fffffff).
@@ -18,4 +18,4 @@ std::array<int32_t, 9> q31_yaw(double turns);
 std::array<int32_t, 9> q31_roll_yaw(double roll_turns, double yaw_turns);
 std::array<int32_t, 9> q31_identity();
 
-}  // namespace refcheck::synth
+} // namespace refcheck::synth

@@ -8,8 +8,7 @@
 #endif
 
 /* Writes reps passes over buf[0..n) (byte stores). Returns the last byte written. */
-BENCH_EXPORT __attribute__((noinline)) int __cdecl store_loop(unsigned char *buf, int n, int reps)
-{
+BENCH_EXPORT __attribute__((noinline)) int __cdecl store_loop(unsigned char* buf, int n, int reps) {
     unsigned v = 0;
     for (int r = 0; r < reps; r++)
         for (int i = 0; i < n; i++) {
@@ -20,11 +19,9 @@ BENCH_EXPORT __attribute__((noinline)) int __cdecl store_loop(unsigned char *buf
 }
 
 /* Sums reps passes over buf[0..n) (byte loads). */
-BENCH_EXPORT __attribute__((noinline)) int __cdecl load_loop(const unsigned char *buf, int n, int reps)
-{
+BENCH_EXPORT __attribute__((noinline)) int __cdecl load_loop(const unsigned char* buf, int n, int reps) {
     unsigned sum = 0;
     for (int r = 0; r < reps; r++)
-        for (int i = 0; i < n; i++)
-            sum = sum * 3 + buf[i];
+        for (int i = 0; i < n; i++) sum = sum * 3 + buf[i];
     return (int)sum;
 }

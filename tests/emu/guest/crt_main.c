@@ -6,19 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-int main(int argc, char **argv)
-{
-    FILE *f = fopen("DATA\\INPUT.BIN", "rb");
-    if (!f)
-        return 250;
-    unsigned char *buf = malloc(256);
-    if (!buf)
-        return 251;
+int main(int argc, char** argv) {
+    FILE* f = fopen("DATA\\INPUT.BIN", "rb");
+    if (!f) return 250;
+    unsigned char* buf = malloc(256);
+    if (!buf) return 251;
     size_t n = fread(buf, 1, 256, f);
     fclose(f);
     int sum = argc + (strlen(argv[0]) > 0 ? 0 : 1000);
-    for (size_t i = 0; i < n; ++i)
-        sum += buf[i];
+    for (size_t i = 0; i < n; ++i) sum += buf[i];
     free(buf);
     return sum;
 }

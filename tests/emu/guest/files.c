@@ -3,11 +3,9 @@
 #include "guest.h"
 
 /* Reads up to cap bytes of path into buf; returns the count, or -(GetLastError()) on failure. */
-EXPORT int __cdecl read_file(const char *path, char *buf, int cap)
-{
+EXPORT int __cdecl read_file(const char* path, char* buf, int cap) {
     HANDLE h = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ, 0, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, 0);
-    if (h == INVALID_HANDLE_VALUE)
-        return -(int)GetLastError();
+    if (h == INVALID_HANDLE_VALUE) return -(int)GetLastError();
     DWORD got = 0;
     BOOL ok = ReadFile(h, buf, (DWORD)cap, &got, 0);
     CloseHandle(h);
@@ -16,11 +14,9 @@ EXPORT int __cdecl read_file(const char *path, char *buf, int cap)
 
 /* Size via GetFileSize, then the last byte via SetFilePointer(FILE_END) + ReadFile:
    returns size * 256 + last byte, or -(GetLastError()). */
-EXPORT int __cdecl size_and_last_byte(const char *path)
-{
+EXPORT int __cdecl size_and_last_byte(const char* path) {
     HANDLE h = CreateFileA(path, GENERIC_READ, 0, 0, OPEN_EXISTING, 0, 0);
-    if (h == INVALID_HANDLE_VALUE)
-        return -(int)GetLastError();
+    if (h == INVALID_HANDLE_VALUE) return -(int)GetLastError();
     DWORD size = GetFileSize(h, 0);
     unsigned char last = 0;
     DWORD got = 0;
@@ -31,11 +27,9 @@ EXPORT int __cdecl size_and_last_byte(const char *path)
 }
 
 /* Creates (or truncates) path and writes n bytes; returns the count written or -(GetLastError()). */
-EXPORT int __cdecl write_file(const char *path, const char *data, int n)
-{
+EXPORT int __cdecl write_file(const char* path, const char* data, int n) {
     HANDLE h = CreateFileA(path, GENERIC_WRITE, 0, 0, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, 0);
-    if (h == INVALID_HANDLE_VALUE)
-        return -(int)GetLastError();
+    if (h == INVALID_HANDLE_VALUE) return -(int)GetLastError();
     DWORD put = 0;
     BOOL ok = WriteFile(h, data, (DWORD)n, &put, 0);
     CloseHandle(h);
@@ -43,12 +37,10 @@ EXPORT int __cdecl write_file(const char *path, const char *data, int n)
 }
 
 /* Counts the files matching pattern and copies the first name found into first (260 bytes). */
-EXPORT int __cdecl count_files(const char *pattern, char *first)
-{
+EXPORT int __cdecl count_files(const char* pattern, char* first) {
     WIN32_FIND_DATAA data;
     HANDLE h = FindFirstFileA(pattern, &data);
-    if (h == INVALID_HANDLE_VALUE)
-        return -(int)GetLastError();
+    if (h == INVALID_HANDLE_VALUE) return -(int)GetLastError();
     int n = 0;
     do {
         if (n == 0) {

@@ -2,34 +2,29 @@
 #include <windows.h>
 #include "guest.h"
 
-EXPORT void *__cdecl heap_alloc(int size) { return HeapAlloc(GetProcessHeap(), 0, (SIZE_T)size); }
+EXPORT void* __cdecl heap_alloc(int size) { return HeapAlloc(GetProcessHeap(), 0, (SIZE_T)size); }
 
-EXPORT int __cdecl heap_free(void *p) { return HeapFree(GetProcessHeap(), 0, p); }
+EXPORT int __cdecl heap_free(void* p) { return HeapFree(GetProcessHeap(), 0, p); }
 
 /* Grows p to size, then returns HeapSize of the result (the pointer goes to *out). */
-EXPORT int __cdecl heap_grow(void *p, int size, void **out)
-{
-    void *q = HeapReAlloc(GetProcessHeap(), 0, p, (SIZE_T)size);
+EXPORT int __cdecl heap_grow(void* p, int size, void** out) {
+    void* q = HeapReAlloc(GetProcessHeap(), 0, p, (SIZE_T)size);
     *out = q;
     return q ? (int)HeapSize(GetProcessHeap(), 0, q) : -1;
 }
 
 /* Fills an allocation with a pattern and reads one byte at offset off (maybe past its end). */
-EXPORT int __cdecl fill_and_peek(unsigned char *p, int size, int off)
-{
-    for (int i = 0; i < size; i++)
-        p[i] = (unsigned char)(i + 1);
-    return ((volatile unsigned char *)p)[off];
+EXPORT int __cdecl fill_and_peek(unsigned char* p, int size, int off) {
+    for (int i = 0; i < size; i++) p[i] = (unsigned char)(i + 1);
+    return ((volatile unsigned char*)p)[off];
 }
 
 /* Global, local and virtual memory: allocates from each, writes, frees; returns a checksum. */
-EXPORT int __cdecl other_allocators(void)
-{
-    unsigned char *g = (unsigned char *)GlobalAlloc(GMEM_FIXED | GMEM_ZEROINIT, 100);
-    unsigned char *l = (unsigned char *)LocalAlloc(LMEM_FIXED, 50);
-    unsigned char *v = (unsigned char *)VirtualAlloc(0, 8192, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
-    if (!g || !l || !v)
-        return -1;
+EXPORT int __cdecl other_allocators(void) {
+    unsigned char* g = (unsigned char*)GlobalAlloc(GMEM_FIXED | GMEM_ZEROINIT, 100);
+    unsigned char* l = (unsigned char*)LocalAlloc(LMEM_FIXED, 50);
+    unsigned char* v = (unsigned char*)VirtualAlloc(0, 8192, MEM_COMMIT | MEM_RESERVE, PAGE_READWRITE);
+    if (!g || !l || !v) return -1;
     g[99] = 1;
     l[49] = 2;
     v[8191] = 3;
@@ -41,15 +36,13 @@ EXPORT int __cdecl other_allocators(void)
 }
 
 /* SetLastError / GetLastError round trip. */
-EXPORT int __cdecl last_error_roundtrip(int code)
-{
+EXPORT int __cdecl last_error_roundtrip(int code) {
     SetLastError((DWORD)code);
     return (int)GetLastError();
 }
 
 /* Deterministic time: returns GetTickCount delta over two calls, and the frequency's low word. */
-EXPORT int __cdecl time_probe(unsigned *ticks, long long *counter, long long *frequency)
-{
+EXPORT int __cdecl time_probe(unsigned* ticks, long long* counter, long long* frequency) {
     *ticks = GetTickCount();
     LARGE_INTEGER c, f;
     QueryPerformanceCounter(&c);
@@ -59,7 +52,7 @@ EXPORT int __cdecl time_probe(unsigned *ticks, long long *counter, long long *fr
     return 1;
 }
 
-EXPORT void __cdecl say(const char *text) { OutputDebugStringA(text); }
+EXPORT void __cdecl say(const char* text) { OutputDebugStringA(text); }
 
 EXPORT void __cdecl quit(unsigned code) { ExitProcess(code); }
 
@@ -69,8 +62,7 @@ EXPORT int __cdecl unshimmed(void) { return (int)GetCurrentProcessId() + 1; }
 /* .bss must be zero-filled at load: sums the zero-initialised array, then dirties it. */
 static unsigned char scratch[8192];
 
-EXPORT int __cdecl bss_probe(void)
-{
+EXPORT int __cdecl bss_probe(void) {
     int sum = 0;
     for (int i = 0; i < (int)sizeof scratch; i++) {
         sum += scratch[i];

@@ -20,7 +20,8 @@ const fs::path kSource = REFCHECK_SOURCE_DIR;
 
 ojson read(const fs::path& p) {
     std::ifstream in(p);
-    if (!in) throw std::runtime_error("cannot read " + p.string() + " (the ctest fixture default_run writes it)");
+    if (!in)
+        throw std::runtime_error("cannot read " + p.string() + " (the ctest fixture default_run writes it)");
     return ojson::parse(in);
 }
 
@@ -43,7 +44,7 @@ const ojson& standin_coverage(const ojson& index) {
     throw std::runtime_error("run.json has no coverage of standin.exe");
 }
 
-}  // namespace
+} // namespace
 
 TEST(DefaultRun, EveryReportMatchesItsSchema) {
     const SchemaSet s = schemas();
@@ -78,7 +79,8 @@ TEST(DefaultRun, EveryUnreachedBlockOfTheGroupsHasAReason) {
                 ojson entry = {{"routine", name}, {"code", e.at("code")}};
                 if (e.contains("occurrence")) entry["occurrence"] = e.at("occurrence");
                 entry["cause"] = "?";
-                entry["note"] = "at " + e.at("address").get<std::string>() + " (+" + e.at("offset").get<std::string>() + ")";
+                entry["note"] = "at " + e.at("address").get<std::string>() + " (+" +
+                                e.at("offset").get<std::string>() + ")";
                 missing.push_back(entry);
             }
     EXPECT_EQ(image.at("reasons").at("without_reason"), missing.size());
@@ -88,9 +90,10 @@ TEST(DefaultRun, EveryUnreachedBlockOfTheGroupsHasAReason) {
 TEST(DefaultRun, NoReasonIsStale) {
     const ojson image = standin_coverage(read(kRun / "run.json"));
     const ojson& stale = image.at("reasons").at("stale");
-    EXPECT_TRUE(stale.empty()) << "reasons whose block some case reached, or that name no block (remove them from "
-                                  "cases/coverage/reasons.json):\n"
-                               << stale.dump(1);
+    EXPECT_TRUE(stale.empty())
+        << "reasons whose block some case reached, or that name no block (remove them from "
+           "cases/coverage/reasons.json):\n"
+        << stale.dump(1);
 }
 
 // Proven means exercised: every rule a shipped case claims ("rules") is satisfied by at least one

@@ -34,7 +34,9 @@ public:
     Address ptr(unsigned i) const { return u32(i); }
     std::string cstring(unsigned i, size_t max = 4096) const;
     template <class T>
-    T get(unsigned i) const { return static_cast<T>(u32(i)); }
+    T get(unsigned i) const {
+        return static_cast<T>(u32(i));
+    }
 
     unsigned count() const { return count_; }
     Convention convention() const { return convention_; }
@@ -54,11 +56,11 @@ private:
 
 // Caller side: lays out `args` below `stack_top` and sets the argument registers; the return
 // address is pushed last. Returns the ESP at entry.
-Address write_call_frame(Machine& machine, Convention c, std::span<const uint32_t> args,
-                         Address stack_top, Address return_address);
+Address write_call_frame(Machine& machine, Convention c, std::span<const uint32_t> args, Address stack_top,
+                         Address return_address);
 // ESP after the callee returned and the caller did its part of the clean-up, for a balanced call.
 inline Address balanced_esp(Address stack_top) { return stack_top; }
 // Bytes the caller pops after the return (cdecl only).
 uint32_t caller_pops(Convention c, unsigned nargs);
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

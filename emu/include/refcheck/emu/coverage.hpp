@@ -23,8 +23,8 @@ struct Routine {
 };
 
 struct BlockHits {
-    uint32_t size = 0;   // bytes, as last translated
-    uint32_t hits = 0;   // executions, saturating at UINT32_MAX
+    uint32_t size = 0; // bytes, as last translated
+    uint32_t hits = 0; // executions, saturating at UINT32_MAX
 };
 
 // One routine per export and COFF symbol in the image's code, each running to the next such
@@ -40,11 +40,9 @@ public:
 
     // A block of `size` bytes at `block` ran. Blocks outside the span are not recorded (the block
     // hook covers the routines' ranges only).
-    void record(Address block, uint32_t size)
-    {
+    void record(Address block, uint32_t size) {
         const uint32_t at = block - span_.begin;
-        if (at >= table_.size())
-            return;
+        if (at >= table_.size()) return;
         BlockHits& b = table_[at];
         b.size = size;
         b.hits += b.hits != UINT32_MAX;
@@ -63,7 +61,7 @@ public:
 private:
     std::vector<Routine> routines_;
     Range span_;
-    std::vector<BlockHits> table_;  // one slot per byte of the span; hits == 0: never ran
+    std::vector<BlockHits> table_; // one slot per byte of the span; hits == 0: never ran
 };
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

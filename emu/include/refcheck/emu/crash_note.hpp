@@ -10,10 +10,10 @@
 namespace refcheck::emu {
 
 struct CrashNote {
-    volatile std::uint32_t eip = 0;      // the last guest EIP known (a call's entry, a hook's address, a return)
-    volatile std::uint32_t known = 0;    // 1 once eip was written
-    volatile std::uint32_t in_call = 0;  // 1 while Machine::call runs the guest
-    char routine[96] = {};               // the routine Machine::call runs (NUL-terminated, cut)
+    volatile std::uint32_t eip = 0;   // the last guest EIP known (a call's entry, a hook's address, a return)
+    volatile std::uint32_t known = 0; // 1 once eip was written
+    volatile std::uint32_t in_call = 0; // 1 while Machine::call runs the guest
+    char routine[96] = {};              // the routine Machine::call runs (NUL-terminated, cut)
 };
 
 // Where the machines of this process keep their note (null: nowhere, the default). The memory must
@@ -21,4 +21,4 @@ struct CrashNote {
 void set_crash_note(CrashNote* note);
 CrashNote* crash_note();
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

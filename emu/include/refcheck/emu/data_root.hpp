@@ -29,26 +29,26 @@ inline constexpr uint32_t not_enough_memory = 8;
 inline constexpr uint32_t no_more_files = 18;
 inline constexpr uint32_t file_exists = 80;
 inline constexpr uint32_t invalid_parameter = 87;
-}  // namespace win32_error
+} // namespace win32_error
 
 struct FileAccess {
-    std::string guest_path;    // as the guest gave it
-    std::string resolved;      // relative to the root with '/' separators; empty if refused
-    std::string mode;          // "read", "write", "read/write" or "list"
-    std::string routine;       // the routine being called
+    std::string guest_path; // as the guest gave it
+    std::string resolved;   // relative to the root with '/' separators; empty if refused
+    std::string mode;       // "read", "write", "read/write" or "list"
+    std::string routine;    // the routine being called
     uint64_t bytes_read = 0;
     uint64_t bytes_written = 0;
-    bool refused = false;      // refused by confinement (ERROR_ACCESS_DENIED)
-    uint32_t error = 0;        // Win32 error of the open, 0 when it succeeded
+    bool refused = false; // refused by confinement (ERROR_ACCESS_DENIED)
+    uint32_t error = 0;   // Win32 error of the open, 0 when it succeeded
 };
 
 struct Resolution {
     enum class Status { found, missing, refused };
     Status status = Status::refused;
-    std::filesystem::path host;  // where it is (or would be created) on the host
-    std::string relative;        // relative to the root, '/' separators
-    uint32_t error = win32_error::access_denied;  // Win32 error when not found
-    std::string reason;          // why it was refused or not found
+    std::filesystem::path host;                  // where it is (or would be created) on the host
+    std::string relative;                        // relative to the root, '/' separators
+    uint32_t error = win32_error::access_denied; // Win32 error when not found
+    std::string reason;                          // why it was refused or not found
 };
 
 class DataRoot {
@@ -70,11 +70,11 @@ public:
 private:
     bool inside_root(const std::filesystem::path& p) const;
 
-    std::filesystem::path root_;   // canonical
-    std::string mount_;            // upper-case drive, backslashes, trailing backslash
+    std::filesystem::path root_; // canonical
+    std::string mount_;          // upper-case drive, backslashes, trailing backslash
     std::vector<std::string> mount_parts_;
     bool writable_ = false;
     std::vector<FileAccess> accesses_;
 };
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

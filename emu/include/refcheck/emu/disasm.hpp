@@ -13,7 +13,7 @@ namespace refcheck::emu {
 struct Instruction {
     Address address = 0;
     uint8_t size = 0;
-    std::string text;  // "mov ecx, dword ptr [0x10]"
+    std::string text; // "mov ecx, dword ptr [0x10]"
 };
 
 class Disassembler {
@@ -32,4 +32,4 @@ private:
     size_t handle_ = 0;
 };
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

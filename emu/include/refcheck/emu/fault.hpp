@@ -20,40 +20,40 @@ enum class FaultKind : uint8_t {
     invalid_instruction,
     division_error,
     breakpoint,
-    interrupt,             // any other interrupt or exception vector
-    halt,                  // hlt executed
+    interrupt, // any other interrupt or exception vector
+    halt,      // hlt executed
     budget_exceeded,
     wall_limit,
-    unimplemented_import,  // an import bound to the trap was called
-    process_exit,          // ExitProcess
-    stack_imbalance,       // returned with ESP not where the convention puts it
-    stopped,               // a host hook called Machine::stop
-    host_error,            // a shim or hook threw
+    unimplemented_import, // an import bound to the trap was called
+    process_exit,         // ExitProcess
+    stack_imbalance,      // returned with ESP not where the convention puts it
+    stopped,              // a host hook called Machine::stop
+    host_error,           // a shim or hook threw
 };
 std::string_view to_string(FaultKind k);
 
 struct StackFrame {
     Address return_address = 0;
-    Address stack_slot = 0;    // where on the stack the return address was found
-    std::string symbol;        // "name+0x12"
-    bool from_frame_chain = false;  // confirmed by the EBP chain, not only by the stack scan
+    Address stack_slot = 0;        // where on the stack the return address was found
+    std::string symbol;            // "name+0x12"
+    bool from_frame_chain = false; // confirmed by the EBP chain, not only by the stack scan
 };
 
 struct Fault {
     FaultKind kind = FaultKind::host_error;
-    std::string message;       // one line, e.g. "read of unmapped memory at 0x00000010"
-    std::string routine;       // the routine that was called
-    Registers registers;       // at the faulting instruction (EIP = eip)
-    Address eip = 0;           // the faulting instruction (exact when eip_exact)
-    Address reported_eip = 0;  // what Unicorn reported (a block start for data faults)
+    std::string message;      // one line, e.g. "read of unmapped memory at 0x00000010"
+    std::string routine;      // the routine that was called
+    Registers registers;      // at the faulting instruction (EIP = eip)
+    Address eip = 0;          // the faulting instruction (exact when eip_exact)
+    Address reported_eip = 0; // what Unicorn reported (a block start for data faults)
     bool eip_exact = true;
     std::optional<Address> data_address;  // for memory faults
-    std::string attribution;   // heap (or other) attribution of data_address
-    std::vector<std::string> disassembly;  // a few instructions around eip, "=>" marks it
-    std::vector<StackFrame> stack;         // innermost first
+    std::string attribution;              // heap (or other) attribution of data_address
+    std::vector<std::string> disassembly; // a few instructions around eip, "=>" marks it
+    std::vector<StackFrame> stack;        // innermost first
 
     // A multi-line human report: message, registers, disassembly, call stack.
     std::string report() const;
 };
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

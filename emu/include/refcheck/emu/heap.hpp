@@ -30,10 +30,10 @@ enum class AllocationKind : uint8_t { heap, global, local, virtual_memory, crt }
 std::string_view to_string(AllocationKind k);
 
 struct Allocation {
-    uint32_t index = 0;        // #1, #2, ... in order of allocation
+    uint32_t index = 0; // #1, #2, ... in order of allocation
     Address address = 0;
-    uint32_t size = 0;         // bytes requested
-    std::string routine;       // the routine being called when it was made
+    uint32_t size = 0;   // bytes requested
+    std::string routine; // the routine being called when it was made
     AllocationKind kind = AllocationKind::heap;
     bool freed = false;
     Address end() const { return address + size; }
@@ -79,11 +79,11 @@ private:
 
     std::function<void(Address, uint32_t)> map_;
     std::vector<Allocation> allocations_;
-    std::map<Address, uint32_t> by_address_;  // start address -> index into allocations_
+    std::map<Address, uint32_t> by_address_; // start address -> index into allocations_
     Address base_ = default_base;
     Address limit_ = default_limit;
     Address next_ = default_base;
     Address mapped_end_ = default_base;
 };
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

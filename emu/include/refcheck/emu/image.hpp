@@ -16,17 +16,17 @@ namespace refcheck::emu {
 
 struct ImageSection {
     std::string name;
-    Range range;               // guest addresses, page-rounded end
-    uint32_t data_size = 0;    // bytes initialised from the file; the rest is zero (.bss)
+    Range range;            // guest addresses, page-rounded end
+    uint32_t data_size = 0; // bytes initialised from the file; the rest is zero (.bss)
     bool readable = false, writable = false, executable = false;
 };
 
 struct ImportBinding {
-    std::string dll;           // as named by the image, e.g. "KERNEL32.dll"
-    std::string function;      // name, or "#12" for an ordinal import
-    Address iat_slot = 0;      // guest address of the IAT entry
-    Address thunk = 0;         // what the slot now holds: a shim thunk or the trap
-    bool shimmed = false;      // false: calling it stops the run (unimplemented import)
+    std::string dll;      // as named by the image, e.g. "KERNEL32.dll"
+    std::string function; // name, or "#12" for an ordinal import
+    Address iat_slot = 0; // guest address of the IAT entry
+    Address thunk = 0;    // what the slot now holds: a shim thunk or the trap
+    bool shimmed = false; // false: calling it stops the run (unimplemented import)
 };
 
 // COFF storage classes.
@@ -37,24 +37,25 @@ inline constexpr uint8_t coff_external = 2, coff_static = 3, coff_file = 103;
 // table). Only symbols in a section are kept; `file` is the source file named by the last .file
 // record before it ("shadow.c"), empty when none.
 struct CoffSymbol {
-    std::string name;     // as spelled, e.g. "_push", "_bar@8"
+    std::string name; // as spelled, e.g. "_push", "_bar@8"
     std::string file;
-    Address address = 0;  // guest address (section start + value)
-    uint8_t storage_class = 0;  // 2 external, 3 static, 6 label...
+    Address address = 0;       // guest address (section start + value)
+    uint8_t storage_class = 0; // 2 external, 3 static, 6 label...
 };
 
 struct Image {
     std::filesystem::path path;
-    Address base = 0;            // where it was loaded
-    Address preferred_base = 0;  // OptionalHeader.ImageBase
-    uint32_t size = 0;           // SizeOfImage
+    Address base = 0;           // where it was loaded
+    Address preferred_base = 0; // OptionalHeader.ImageBase
+    uint32_t size = 0;          // SizeOfImage
     Address entry = 0;
-    uint32_t relocations_applied = 0;  // HIGHLOW fixups applied (0 when loaded at its preferred base)
+    uint32_t relocations_applied = 0; // HIGHLOW fixups applied (0 when loaded at its preferred base)
     std::vector<ImageSection> sections;
     std::vector<ImportBinding> imports;
-    std::map<std::string, Address> exports;  // by exported name
-    std::map<std::string, Address> symbols;  // COFF symbols (decorated, e.g. "_foo", "_bar@8"); first of duplicates
-    std::vector<CoffSymbol> coff_symbols;    // every COFF symbol in a section, in table order
+    std::map<std::string, Address> exports; // by exported name
+    std::map<std::string, Address>
+        symbols; // COFF symbols (decorated, e.g. "_foo", "_bar@8"); first of duplicates
+    std::vector<CoffSymbol> coff_symbols; // every COFF symbol in a section, in table order
 
     Range range() const { return {base, base + size}; }
     // Exports first, then COFF symbols as spelled, then COFF symbols with the C decoration
@@ -74,4 +75,4 @@ std::string undecorate(std::string_view coff_name);
 // ("program.c:push", "shadow.c:push": statics of the same name may sit in several files).
 std::map<Address, std::string> address_names(const Image& image);
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

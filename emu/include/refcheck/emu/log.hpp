@@ -23,4 +23,4 @@ private:
     Sink sink_;
 };
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

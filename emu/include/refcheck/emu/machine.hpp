@@ -52,9 +52,9 @@
 namespace refcheck::emu {
 
 struct MachineOptions {
-    std::filesystem::path data_root;   // empty: every file open is refused
-    std::string mount = "C:\\";        // the Windows folder the data root appears as
-    bool writable_data_root = false;   // allow CreateFileA for writing inside the root
+    std::filesystem::path data_root; // empty: every file open is refused
+    std::string mount = "C:\\";      // the Windows folder the data root appears as
+    bool writable_data_root = false; // allow CreateFileA for writing inside the root
 };
 
 // How an instruction budget is enforced (only when CallLimits::instruction_budget != 0).
@@ -67,9 +67,9 @@ struct MachineOptions {
 enum class BudgetMethod : uint8_t { block_hook, unicorn_count };
 
 struct CallLimits {
-    uint64_t instruction_budget = 0;  // 0: unlimited, and no hook at all
-    uint32_t wall_ms = 10000;         // 0: none. Enforced by one watchdog thread per machine
-                                      // (not uc_emu_start's timeout, which starts a thread per call)
+    uint64_t instruction_budget = 0; // 0: unlimited, and no hook at all
+    uint32_t wall_ms = 10000;        // 0: none. Enforced by one watchdog thread per machine
+                                     // (not uc_emu_start's timeout, which starts a thread per call)
     BudgetMethod budget_method = BudgetMethod::block_hook;
 };
 
@@ -77,7 +77,7 @@ struct CallResult {
     std::optional<Fault> fault;
     uint32_t eax = 0;
     uint32_t edx = 0;
-    std::optional<uint64_t> instructions;  // known when a budget was counted
+    std::optional<uint64_t> instructions; // known when a budget was counted
     bool ok() const { return !fault.has_value(); }
     uint64_t edx_eax() const { return (uint64_t{edx} << 32) | eax; }
 };
@@ -92,8 +92,8 @@ struct MemoryAccess {
     Access kind = Access::read;
     Address address = 0;
     uint32_t size = 0;
-    uint64_t value = 0;   // the value written (writes only)
-    Address eip = 0;      // the accessing instruction
+    uint64_t value = 0; // the value written (writes only)
+    Address eip = 0;    // the accessing instruction
 };
 using WatchFn = std::function<void(Machine&, const MemoryAccess&)>;
 
@@ -110,7 +110,7 @@ public:
     static constexpr Address shim_base = 0x7ffe0000;
     static constexpr uint32_t shim_size = 0x10000;
     static constexpr uint32_t thunk_size = 8;
-    static constexpr Address sentinel = shim_base + shim_size - 16;  // return address of call()
+    static constexpr Address sentinel = shim_base + shim_size - 16; // return address of call()
 
     explicit Machine(MachineOptions options = {});
     ~Machine();
@@ -131,13 +131,15 @@ public:
     // limits. Never throws for guest misbehaviour: the fault is in the result and the machine is
     // ready for the next call.
     CallResult call(Address address, Convention c, std::span<const uint32_t> args, CallLimits limits = {});
-    CallResult call(Address address, Convention c, std::initializer_list<uint32_t> args, CallLimits limits = {})
-    {
+    CallResult call(Address address, Convention c, std::initializer_list<uint32_t> args,
+                    CallLimits limits = {}) {
         return call(address, c, std::span<const uint32_t>(args.begin(), args.size()), limits);
     }
     // By export or symbol name of the image (throws EmuError if unknown).
-    CallResult call(std::string_view routine, Convention c, std::initializer_list<uint32_t> args, CallLimits limits = {});
-    CallResult call(std::string_view routine, Convention c, std::span<const uint32_t> args, CallLimits limits = {});
+    CallResult call(std::string_view routine, Convention c, std::initializer_list<uint32_t> args,
+                    CallLimits limits = {});
+    CallResult call(std::string_view routine, Convention c, std::span<const uint32_t> args,
+                    CallLimits limits = {});
     // The routine named by the running (or last) call(): symbol name, or its address in hex.
     const std::string& current_routine() const;
     // From a hook or shim: ends the current run with a fault of this kind.
@@ -167,7 +169,7 @@ public:
     Registers registers() const;
 
     GuestHeap& heap();
-    DataRoot* data_root();  // null when the machine has none
+    DataRoot* data_root(); // null when the machine has none
     win32::Kernel32State& kernel32();
     win32::MsvcrtState& msvcrt();
     SymbolTable& symbols();
@@ -202,4 +204,4 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

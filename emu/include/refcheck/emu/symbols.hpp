@@ -29,4 +29,4 @@ private:
     std::map<std::string, Address, std::less<>> by_name_;
 };
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

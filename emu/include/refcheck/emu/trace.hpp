@@ -11,8 +11,7 @@ namespace refcheck::emu {
 class Trace {
 public:
     void reset(size_t capacity);
-    void record(Address a)
-    {
+    void record(Address a) {
         ring_[next_] = a;
         next_ = next_ + 1 == ring_.size() ? 0 : next_ + 1;
         ++total_;
@@ -28,4 +27,4 @@ private:
     uint64_t total_ = 0;
 };
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

@@ -29,7 +29,7 @@ enum class Reg : uint8_t { eax, ebx, ecx, edx, esi, edi, ebp, esp, eip, eflags }
 struct Registers {
     uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0, esi = 0, edi = 0, ebp = 0, esp = 0, eip = 0, eflags = 0;
     uint32_t get(Reg r) const;
-    std::string to_string() const;  // "eax=00000001 ebx=... eip=... eflags=..."
+    std::string to_string() const; // "eax=00000001 ebx=... eip=... eflags=..."
 };
 
 enum class Convention : uint8_t { cdecl, stdcall, fastcall, watcall };
@@ -37,11 +37,13 @@ std::string_view to_string(Convention c);
 
 // Memory access kinds for watches (bit flags).
 enum class Access : uint8_t { read = 1, write = 2, read_write = 3 };
-inline bool has(Access set, Access bit) { return (static_cast<unsigned>(set) & static_cast<unsigned>(bit)) != 0; }
+inline bool has(Access set, Access bit) {
+    return (static_cast<unsigned>(set) & static_cast<unsigned>(bit)) != 0;
+}
 
 // "0x00401000"
 std::string hex(uint32_t value);
 // "4,108"
 std::string with_commas(uint64_t value);
 
-}  // namespace refcheck::emu
+} // namespace refcheck::emu

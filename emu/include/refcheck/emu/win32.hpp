@@ -23,10 +23,10 @@ namespace win32 {
 using ShimFn = uint32_t (*)(Machine&, const Args&);
 
 struct Shim {
-    std::string_view dll;       // lower case, e.g. "kernel32.dll"
+    std::string_view dll; // lower case, e.g. "kernel32.dll"
     std::string_view name;
     ShimFn function;
-    Convention convention;      // stdcall for every kernel32 export
+    Convention convention; // stdcall for every kernel32 export
     uint8_t arg_count;
 };
 
@@ -48,7 +48,7 @@ inline constexpr uint32_t invalid_handle_value = 0xffffffff;
 
 struct OpenFile {
     int fd = -1;
-    size_t access_index = 0;  // into DataRoot::accesses()
+    size_t access_index = 0; // into DataRoot::accesses()
     bool can_read = false, can_write = false;
 };
 
@@ -74,15 +74,15 @@ struct Kernel32State {
     uint32_t next_handle = 0x100;
     std::map<uint32_t, OpenFile> files;
     std::map<uint32_t, FindSearch> searches;
-    uint32_t tick_count = 1000;          // GetTickCount: +16 per call
-    uint64_t performance_counter = 1000000;  // QueryPerformanceCounter: +1000 per call
+    uint32_t tick_count = 1000;             // GetTickCount: +16 per call
+    uint64_t performance_counter = 1000000; // QueryPerformanceCounter: +1000 per call
 };
 
 // msvcrt's state inside one machine: FILE objects (guest addresses in the system region, each
 // backed by a host descriptor opened through the data root), errno, exit callbacks registered.
 struct CrtFile {
     int fd = -1;
-    size_t access_index = 0;  // into DataRoot::accesses()
+    size_t access_index = 0; // into DataRoot::accesses()
     bool can_read = false, can_write = false, eof = false, error = false;
 };
 
@@ -192,7 +192,7 @@ uint32_t exit(Machine& m, const Args& a);
 uint32_t _exit(Machine& m, const Args& a);
 uint32_t _amsg_exit(Machine& m, const Args& a);
 uint32_t abort(Machine& m, const Args& a);
-}  // namespace msvcrt
+} // namespace msvcrt
 
-}  // namespace win32
-}  // namespace refcheck::emu
+} // namespace win32
+} // namespace refcheck::emu

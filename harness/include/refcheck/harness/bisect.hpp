@@ -26,10 +26,10 @@
 namespace refcheck::harness {
 
 struct DrillDownOptions {
-    std::size_t listing_context = 6;          // draw-program instructions shown each side of the packet
-    std::size_t instructions_head = 40;       // window instructions shown from its start...
-    std::size_t instructions_tail = 200;      // ...and before its end; the middle is elided
-    std::size_t trace_capacity = std::size_t{1} << 22;  // window instructions kept (the last ones)
+    std::size_t listing_context = 6;     // draw-program instructions shown each side of the packet
+    std::size_t instructions_head = 40;  // window instructions shown from its start...
+    std::size_t instructions_tail = 200; // ...and before its end; the middle is elided
+    std::size_t trace_capacity = std::size_t{1} << 22; // window instructions kept (the last ones)
     // Files in the reproduce line: as the run was given them (refcheck bisect's output), or by file
     // name only (reports, which name no host path: "files by name" says so beside the line).
     bool host_paths = true;
@@ -48,7 +48,8 @@ std::string reproduce_command(const Case& c, const RunOptions& options, const st
 // narrowed re-run diverges elsewhere it is probed again at its own divergence; when it is
 // equivalent ("confirmed": false) the reproduce line runs the whole case. Throws on a bad
 // environment (the caller has run the case already).
-ojson drill_down(const Case& c, const RunOptions& options, const ojson& divergence, const DrillDownOptions& dd = {});
+ojson drill_down(const Case& c, const RunOptions& options, const ojson& divergence,
+                 const DrillDownOptions& dd = {});
 
 // For run(): puts drill_down() into a divergent result's report as "bisect", files in its reproduce
 // line by name (an error computing it becomes {"error": ...} there; the case's status is unchanged).
@@ -64,11 +65,12 @@ std::string drill_down_html(const ojson& drill_down);
 // Pieces, tested by themselves.
 // Lines of a draw-program disassembly (reimpl::disassemble) from `context` instructions before the
 // instruction at `offset` to `context` after it, that one marked "->", the others indented.
-std::vector<std::string> listing_around(const std::string& disassembly, std::uint32_t offset, std::size_t context);
+std::vector<std::string> listing_around(const std::string& disassembly, std::uint32_t offset,
+                                        std::size_t context);
 // Both events field by field: "  name: value" when equal, "! name: original -> reimpl" when not;
 // a side without the event prints "(none)".
 std::vector<std::string> field_diff_lines(const ojson& original, const ojson& reimpl);
 // `text` quoted for sh when it holds anything but [A-Za-z0-9_./:+=,-].
 std::string shell_quote(const std::string& text);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -24,49 +24,49 @@ struct CallError : std::runtime_error {
 
 struct CallRequest {
     std::filesystem::path image;
-    std::string routine;                  // export or symbol name, or 0xADDRESS
-    std::vector<std::string> args;        // see parse_call_argument
-    std::string convention = "watcall";   // cdecl, stdcall, fastcall, watcall
-    std::optional<std::filesystem::path> data;  // data root; none: every file open is refused
-    std::uint64_t budget = 0;             // instruction budget, 0 = none
+    std::string routine;                       // export or symbol name, or 0xADDRESS
+    std::vector<std::string> args;             // see parse_call_argument
+    std::string convention = "watcall";        // cdecl, stdcall, fastcall, watcall
+    std::optional<std::filesystem::path> data; // data root; none: every file open is refused
+    std::uint64_t budget = 0;                  // instruction budget, 0 = none
     std::uint32_t wall_ms = 20000;
-    std::optional<std::uint32_t> base;    // load the image there (relocated) instead of its preferred base
-    std::vector<std::string> reads;       // WHERE:LEN shown as hex after the call (see parse_memory_read)
-    std::vector<std::string> strings;     // WHERE shown as a NUL-terminated string after the call
+    std::optional<std::uint32_t> base; // load the image there (relocated) instead of its preferred base
+    std::vector<std::string> reads;    // WHERE:LEN shown as hex after the call (see parse_memory_read)
+    std::vector<std::string> strings;  // WHERE shown as a NUL-terminated string after the call
 };
 
 // Memory shown after the call. WHERE is ARGn (the n-th argument's value, e.g. a buffer the
 // call filled), EAX (the return value) or an address (0x hex or decimal).
 struct MemoryRead {
-    std::string spec;                  // as given
+    std::string spec; // as given
     std::uint32_t address = 0;
-    std::vector<std::uint8_t> bytes;   // for a string: its characters, without the terminator
+    std::vector<std::uint8_t> bytes; // for a string: its characters, without the terminator
     bool string = false;
-    std::string error;                 // "not mapped at ..." when the memory could not be read
+    std::string error; // "not mapped at ..." when the memory could not be read
 };
 
 struct ImportCall {
-    std::string function;              // "KERNEL32.dll!CreateFileA"
-    std::vector<std::uint32_t> args;   // as many as the shim takes (none for an unshimmed import)
-    std::string text;                  // the string argument of CreateFileA/FindFirstFileA/OutputDebugStringA
-    std::uint32_t result = 0;          // EAX after the shim
-    bool shimmed = true;               // false: the call stopped the run (unimplemented import)
-    std::string returns_to;            // "routine+0x1c"
+    std::string function;            // "KERNEL32.dll!CreateFileA"
+    std::vector<std::uint32_t> args; // as many as the shim takes (none for an unshimmed import)
+    std::string text;                // the string argument of CreateFileA/FindFirstFileA/OutputDebugStringA
+    std::uint32_t result = 0;        // EAX after the shim
+    bool shimmed = true;             // false: the call stopped the run (unimplemented import)
+    std::string returns_to;          // "routine+0x1c"
 };
 
 struct CallOutcome {
-    std::string routine;               // "name" or the address given
+    std::string routine; // "name" or the address given
     std::uint32_t address = 0;
     emu::Convention convention = emu::Convention::watcall;
-    std::vector<std::uint32_t> args;   // as passed (string arguments as their guest addresses)
+    std::vector<std::uint32_t> args; // as passed (string arguments as their guest addresses)
     emu::CallResult result;
-    emu::Registers registers;          // after the return, or at the faulting instruction
+    emu::Registers registers; // after the return, or at the faulting instruction
     std::vector<emu::FileAccess> files;
     std::vector<ImportCall> imports;
-    std::vector<std::string> log;      // the machine's log lines
-    ojson coverage;                    // coverage_json of the routine and those it reaches
-    std::uint32_t image_base = 0;      // where the image was loaded
-    std::vector<MemoryRead> reads;     // --read and --string, in the order given (reads first)
+    std::vector<std::string> log;  // the machine's log lines
+    ojson coverage;                // coverage_json of the routine and those it reaches
+    std::uint32_t image_base = 0;  // where the image was loaded
+    std::vector<MemoryRead> reads; // --read and --string, in the order given (reads first)
 };
 
 // "123", "-5", "0x1f", "i32:-5" (signed 32-bit), "u32:4000000000" or "u32:0xffffffff" -> the
@@ -83,4 +83,4 @@ CallOutcome call_routine(const CallRequest& request);
 // The outcome for people: return value, registers, files, import calls, coverage, fault report.
 std::string call_report(const CallOutcome& outcome);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

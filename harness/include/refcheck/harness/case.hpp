@@ -22,24 +22,24 @@ enum class Family { Loader, Palette, Construct, Program, Shadow, Mobile, Receive
 std::string_view family_name(Family f);
 
 struct View {
-    std::int32_t yaw = 0, pitch = 0, roll = 0;  // degrees
-    std::int32_t distance = 4;                  // in units of the model's bounding radius
+    std::int32_t yaw = 0, pitch = 0, roll = 0; // degrees
+    std::int32_t distance = 4;                 // in units of the model's bounding radius
 };
 
 struct RecordSelection {
-    std::string encoding = "any";            // "any", "s16", "grid"
-    std::optional<std::uint32_t> from, to;   // inclusive range of record indices
-    std::vector<std::uint32_t> list;         // explicit list (overrides the range)
-    std::uint32_t stride = 1;                // every n-th record of the range
+    std::string encoding = "any";          // "any", "s16", "grid"
+    std::optional<std::uint32_t> from, to; // inclusive range of record indices
+    std::vector<std::uint32_t> list;       // explicit list (overrides the range)
+    std::uint32_t stride = 1;              // every n-th record of the range
 };
 
 // Scene family (selection.scene): the terrain the case supplies through the hooked sampler (sea
 // level everywhere but on its islands, each a paraboloid dome), the scene parameters of every frame,
 // and the scripted sequences (harness/src/scene_script.cpp) with their frame counts.
 struct Island {
-    std::int32_t x = 0, z = 0;       // centre, world units
-    std::int32_t radius = 1;         // world units
-    std::int32_t height = 0;         // at the centre
+    std::int32_t x = 0, z = 0; // centre, world units
+    std::int32_t radius = 1;   // world units
+    std::int32_t height = 0;   // at the centre
 };
 struct SceneScript {
     std::string name;
@@ -53,26 +53,26 @@ struct SceneSelection {
 };
 
 struct Case {
-    std::string name;         // file stem
+    std::string name; // file stem
     std::filesystem::path file;
     Family family = Family::Program;
     std::string description;
     std::string image = "default", profile = "default", data = "default";
     RecordSelection records;
     std::vector<View> views;
-    std::vector<std::vector<std::int32_t>> lights;  // Q14 directions
-    std::vector<std::uint32_t> states;              // animation states
-    std::vector<std::int32_t> warzones;             // palette family
-    std::vector<std::vector<std::int32_t>> suns;    // shadow family: sun directions (Q14, y < 0)
-    std::uint32_t steps = 0;                        // mobile family: steps of the scripted sequence
-    std::uint32_t queries = 0;                      // receiver family: queries
-    std::uint64_t seed = 1;                         // mobile and receiver scripts
-    SceneSelection scene;                           // scene family
-    std::vector<std::string> replace;               // face routines replaced by recorders
-    std::vector<std::string> run;                   // routines that run (frame capture)
-    std::int64_t tolerance = 0;                     // for "grid_rounding"
-    std::vector<std::string> allow;                 // registry ids (divergences.hpp)
-    std::vector<std::string> rules;                 // rule ids of docs/formats/apache-3d.md
+    std::vector<std::vector<std::int32_t>> lights; // Q14 directions
+    std::vector<std::uint32_t> states;             // animation states
+    std::vector<std::int32_t> warzones;            // palette family
+    std::vector<std::vector<std::int32_t>> suns;   // shadow family: sun directions (Q14, y < 0)
+    std::uint32_t steps = 0;                       // mobile family: steps of the scripted sequence
+    std::uint32_t queries = 0;                     // receiver family: queries
+    std::uint64_t seed = 1;                        // mobile and receiver scripts
+    SceneSelection scene;                          // scene family
+    std::vector<std::string> replace;              // face routines replaced by recorders
+    std::vector<std::string> run;                  // routines that run (frame capture)
+    std::int64_t tolerance = 0;                    // for "grid_rounding"
+    std::vector<std::string> allow;                // registry ids (divergences.hpp)
+    std::vector<std::string> rules;                // rule ids of docs/formats/apache-3d.md
     // The event kinds the case exists to compare ("compares"; default: its family's, see
     // default_compared_kinds): an equivalent run must have compared each at least once.
     std::vector<std::string> compares;
@@ -88,11 +88,11 @@ struct Case {
     bool narrowed() const { return !only.empty() || !only_inputs.empty(); }
 };
 
-Case load_case(const std::filesystem::path& file);  // throws CaseError
+Case load_case(const std::filesystem::path& file); // throws CaseError
 
 // The event kinds a family compares (a case's "compares" when it names none); `frames`: the case
 // runs face routines and so compares frames too.
 std::vector<std::string> default_compared_kinds(Family f, bool frames);
-std::vector<std::filesystem::path> list_cases(const std::filesystem::path& dir);  // sorted *.json
+std::vector<std::filesystem::path> list_cases(const std::filesystem::path& dir); // sorted *.json
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -27,19 +27,19 @@ enum class DivergenceKind { FieldMismatch, MissingInReimpl, ExtraInReimpl, Origi
 
 struct Divergence {
     DivergenceKind kind = DivergenceKind::FieldMismatch;
-    std::string input;                  // which input of the case (record, view, light, state)
-    std::size_t original_index = 0;     // event index in the original's stream (of this input)
+    std::string input;              // which input of the case (record, view, light, state)
+    std::size_t original_index = 0; // event index in the original's stream (of this input)
     std::size_t reimpl_index = 0;
     std::optional<EventRecord> original;
     std::optional<EventRecord> reimpl;
-    std::vector<FieldDiff> fields;      // differing fields, `original -> reimpl`
-    std::vector<std::string> explained_by;  // registry ids when known
-    std::vector<EventRecord> original_before, original_after;  // five events of context each side
+    std::vector<FieldDiff> fields;                            // differing fields, `original -> reimpl`
+    std::vector<std::string> explained_by;                    // registry ids when known
+    std::vector<EventRecord> original_before, original_after; // five events of context each side
     std::vector<EventRecord> reimpl_before, reimpl_after;
 };
 
 struct Counts {
-    std::uint64_t compared = 0;     // aligned pairs + unaligned events
+    std::uint64_t compared = 0; // aligned pairs + unaligned events
     std::uint64_t matched = 0;
     std::uint64_t known = 0;
     std::uint64_t unexplained = 0;  // includes faults
@@ -47,15 +47,15 @@ struct Counts {
     std::uint64_t inputs = 0;       // inputs whose streams or frames were compared
     std::uint64_t blank_frames = 0; // blank frames on both sides, set aside (not compared)
     std::map<std::string, std::uint64_t> known_by_cause;
-    std::map<std::string, std::uint64_t> by_kind;  // events compared per event kind
+    std::map<std::string, std::uint64_t> by_kind; // events compared per event kind
     void add(const Counts& other);
 };
 
 struct CompareOptions {
-    std::vector<std::string> allowed;  // registry ids the case allows
-    std::int64_t tolerance = 0;        // for tolerance entries (e.g. grid rounding)
+    std::vector<std::string> allowed; // registry ids the case allows
+    std::int64_t tolerance = 0;       // for tolerance entries (e.g. grid rounding)
     std::size_t context = 5;
-    std::size_t window = 64;           // look-ahead when re-aligning after a missing/extra event
+    std::size_t window = 64; // look-ahead when re-aligning after a missing/extra event
     // Frames: the colour a blank frame holds, and whether a blank frame compared with a blank frame
     // counts (Case::blank_frames); when not, such a pair is set aside (Counts::blank_frames).
     std::optional<std::uint8_t> clear_colour;
@@ -63,9 +63,9 @@ struct CompareOptions {
 };
 
 struct FrameComparison {
-    std::size_t differing = 0;              // pixels that differ
-    std::size_t unexplained = 0;            // of those, pixels no allowed registry entry explains
-    std::vector<std::uint8_t> explained;    // per pixel: 1 when it differs and is explained
+    std::size_t differing = 0;           // pixels that differ
+    std::size_t unexplained = 0;         // of those, pixels no allowed registry entry explains
+    std::vector<std::uint8_t> explained; // per pixel: 1 when it differs and is explained
 };
 
 // Accumulates the comparison of many streams (one per input); keeps the first unexplained divergence
@@ -109,7 +109,7 @@ public:
 private:
     void record(Divergence d, const std::vector<EventRecord>& a, const std::vector<EventRecord>& b);
     bool classify(Divergence& d) const;
-    bool skipped(const std::string& input);  // not the input only() names
+    bool skipped(const std::string& input); // not the input only() names
     CompareOptions options_;
     Counts counts_;
     std::optional<Divergence> first_unexplained_;
@@ -118,8 +118,8 @@ private:
     std::string only_;
     std::set<std::string> only_set_;
     bool saw_only_ = false;
-    bool fault_pending_input_ = false;  // the first unexplained divergence is a fault awaiting its input
+    bool fault_pending_input_ = false; // the first unexplained divergence is a fault awaiting its input
     MatchObserver observer_;
 };
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

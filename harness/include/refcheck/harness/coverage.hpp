@@ -22,15 +22,16 @@ namespace refcheck::harness {
 
 struct StaticBlock {
     std::uint32_t address = 0;
-    std::uint32_t size = 0;  // bytes
+    std::uint32_t size = 0; // bytes
 };
 
 // What a linear sweep of one routine's extent found.
 struct SweptCode {
-    std::vector<StaticBlock> blocks;      // sorted by address
-    std::vector<std::uint32_t> outgoing;  // direct call and jump targets outside the extent, sorted
-    std::vector<std::uint32_t> pointer_tables;  // T of [T + reg*4] outside a jmp (routine pointers?), sorted
-    std::vector<std::uint32_t> immediates;   // immediate operands of other instructions (addresses taken?), sorted
+    std::vector<StaticBlock> blocks;           // sorted by address
+    std::vector<std::uint32_t> outgoing;       // direct call and jump targets outside the extent, sorted
+    std::vector<std::uint32_t> pointer_tables; // T of [T + reg*4] outside a jmp (routine pointers?), sorted
+    std::vector<std::uint32_t>
+        immediates; // immediate operands of other instructions (addresses taken?), sorted
 };
 
 // Reads a 32-bit value of the image (for jump tables); nullopt when unmapped.
@@ -43,9 +44,9 @@ SweptCode sweep(std::span<const std::uint8_t> code, std::uint32_t address, const
 struct RoutineBlocks {
     std::string name;
     emu::Range range;
-    bool in_profile = false;  // an entry given by name (a profile routine); others were reached from one
+    bool in_profile = false; // an entry given by name (a profile routine); others were reached from one
     std::vector<StaticBlock> blocks;
-    std::vector<std::uint32_t> calls;  // routines it reaches (as discover_routines follows them), sorted
+    std::vector<std::uint32_t> calls; // routines it reaches (as discover_routines follows them), sorted
 };
 
 // The routines `entries` ({name, address}) and those they reach, transitively, in address order: by
@@ -55,8 +56,9 @@ struct RoutineBlocks {
 // export or symbol in code, e.g. a callback passed as an argument). A reached routine is named by the
 // image's export or symbol at its address, or "sub_XXXXXXXX". Extents end at the next start among
 // the image's exports and symbols, the entries and the reached routines, or at the section end.
-std::vector<RoutineBlocks> discover_routines(const emu::Machine& machine,
-                                             const std::vector<std::pair<std::string, std::uint32_t>>& entries);
+std::vector<RoutineBlocks>
+discover_routines(const emu::Machine& machine,
+                  const std::vector<std::pair<std::string, std::uint32_t>>& entries);
 
 // The profile's routines that have an address, as entries for discover_routines.
 std::vector<std::pair<std::string, std::uint32_t>> profile_entries(const Profile& profile);
@@ -80,4 +82,4 @@ std::vector<std::uint8_t> drcov_bytes(emu::Machine& machine);
 // index.html section: per image, one table row per routine.
 std::string coverage_html(const ojson& run_coverage);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

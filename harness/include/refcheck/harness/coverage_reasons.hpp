@@ -45,23 +45,23 @@ struct BlockKey {
 
 struct CoverageReason {
     BlockKey key;
-    std::string cause;  // an id of CoverageReasons::causes
-    std::string note;   // what this block is, in the words of the source (may be empty)
+    std::string cause; // an id of CoverageReasons::causes
+    std::string note;  // what this block is, in the words of the source (may be empty)
 };
 
 struct CoverageReasons {
-    std::string file, sha256;  // file name and SHA-256 of the reasons file
-    std::string image;         // the image file name the reasons are for ("standin.exe")
-    std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // name -> entry routines
-    std::map<std::string, std::string> causes;                             // id -> explanation
+    std::string file, sha256; // file name and SHA-256 of the reasons file
+    std::string image;        // the image file name the reasons are for ("standin.exe")
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups; // name -> entry routines
+    std::map<std::string, std::string> causes;                            // id -> explanation
     std::vector<CoverageReason> blocks;
 };
 
-CoverageReasons load_coverage_reasons(const std::filesystem::path& file);  // throws CoverageReasonsError
+CoverageReasons load_coverage_reasons(const std::filesystem::path& file); // throws CoverageReasonsError
 
 // One block of a group routine, keyed (computed before any patch is applied to the image).
 struct KeyedBlock {
-    std::uint32_t address = 0, offset = 0;  // offset from the routine's start
+    std::uint32_t address = 0, offset = 0; // offset from the routine's start
     BlockKey key;
     std::vector<std::string> groups;
 };
@@ -77,7 +77,8 @@ std::vector<KeyedBlock> keyed_blocks(const emu::Machine& machine, const std::vec
 // Adds to a case's coverage (coverage_json) the groups' routines' "groups", "unreached" and
 // "reached_with_reason", and "reasons" (file, hash, the causes' explanations, reasons naming no
 // block).
-void annotate_coverage(ojson& coverage, const std::vector<KeyedBlock>& blocks, const CoverageReasons& reasons);
+void annotate_coverage(ojson& coverage, const std::vector<KeyedBlock>& blocks,
+                       const CoverageReasons& reasons);
 
 // Run level: joins the annotations of one image's case coverages into `merged` (merge_coverage's
 // entry for that image, whose "missed" lists are already the intersection): the groups' tallies and
@@ -87,4 +88,4 @@ void merge_reasons(ojson& merged, const std::vector<const ojson*>& case_coverage
 // index.html: per group, the unreached blocks with their causes, and the stale reasons.
 std::string reasons_html(const ojson& merged_image_coverage);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -31,4 +31,4 @@ bool regressed(const ojson& diff);
 // The differences for people, one section per kind, ending with the verdict line.
 std::string diff_text(const ojson& diff);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -15,19 +15,19 @@ namespace refcheck::harness {
 // Flags carried by EventRecord::flags: the same bits as refcheck::events::FaceFlag, set from the
 // reimplementation's documented-fault flags.
 enum Flag : std::uint32_t {
-    kMissingNormal = 1u << 0,      // a normal index past the list (fault.normal.missing)
-    kTextureRightEdge = 1u << 1,   // u equal to the row stride samples the next row (fault.tex.right_edge)
-    kTexturePastImage = 1u << 2,   // v past the image reads past the allocation (fault.tex.past_alloc)
-    kGridModel = 1u << 3,          // a grid-encoded model: lookup-table rounding (geo.grid.rounding)
+    kMissingNormal = 1u << 0,    // a normal index past the list (fault.normal.missing)
+    kTextureRightEdge = 1u << 1, // u equal to the row stride samples the next row (fault.tex.right_edge)
+    kTexturePastImage = 1u << 2, // v past the image reads past the allocation (fault.tex.past_alloc)
+    kGridModel = 1u << 3,        // a grid-encoded model: lookup-table rounding (geo.grid.rounding)
 };
 
 struct KnownDivergence {
-    std::string_view id;                   // stable id cases use in "allow"
-    std::string_view rule;                 // rule id in docs/formats/apache-3d.md
-    std::uint32_t flag;                    // the flag the event must carry
-    std::vector<std::string_view> fields;  // the only fields it may explain
-    bool tolerance;                        // explains integer fields only within the case's tolerance
-    std::string_view cause;                // one sentence for reports
+    std::string_view id;                  // stable id cases use in "allow"
+    std::string_view rule;                // rule id in docs/formats/apache-3d.md
+    std::uint32_t flag;                   // the flag the event must carry
+    std::vector<std::string_view> fields; // the only fields it may explain
+    bool tolerance;                       // explains integer fields only within the case's tolerance
+    std::string_view cause;               // one sentence for reports
 };
 
 std::span<const KnownDivergence> known_divergences();
@@ -37,4 +37,4 @@ std::uint32_t flags_explaining(const std::vector<std::string>& allowed, std::str
 // Which of `flags` some byte of a per-pixel taint holds.
 std::uint32_t taint_causes(std::span<const std::uint8_t> taint, std::uint32_t flags);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

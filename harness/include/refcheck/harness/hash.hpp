@@ -9,6 +9,6 @@
 namespace refcheck::harness {
 
 std::string sha256_hex(std::span<const std::uint8_t> bytes);
-std::string sha256_file(const std::filesystem::path& path);  // throws std::runtime_error if unreadable
+std::string sha256_file(const std::filesystem::path& path); // throws std::runtime_error if unreadable
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

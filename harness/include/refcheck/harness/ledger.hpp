@@ -29,16 +29,16 @@ struct LedgerError : std::runtime_error {
 };
 
 struct RuleEntry {
-    std::string id;       // "op.primary"
-    std::string level;    // "Sourced", "Chosen" or "Unknown"
-    std::string section;  // "8. Draw program"
-    RulePredicate predicate;  // what a compared event must show (rule_predicates.hpp)
+    std::string id;          // "op.primary"
+    std::string level;       // "Sourced", "Chosen" or "Unknown"
+    std::string section;     // "8. Draw program"
+    RulePredicate predicate; // what a compared event must show (rule_predicates.hpp)
 };
 
 struct RuleIndex {
     std::filesystem::path file;
     std::string sha256;
-    std::vector<RuleEntry> rules;  // in document order
+    std::vector<RuleEntry> rules; // in document order
     const RuleEntry* find(std::string_view id) const;
 };
 
@@ -76,4 +76,4 @@ std::string ledger_summary(const ojson& ledger);
 // "Proven", "Chosen-unproven", "Sourced-unproven" or "Unknown".
 std::string ledger_status(const std::string& level, bool proven);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

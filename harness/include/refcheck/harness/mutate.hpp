@@ -24,31 +24,32 @@ namespace refcheck::harness {
 
 // The operators, in the order a site's mutants are listed.
 inline constexpr const char* kMutationOperators[] = {
-    "negate_jcc",     // Jcc (short 7x and near 0F 8x) with the opposite condition
-    "negate_setcc",   // SETcc (0F 9x) with the opposite condition
-    "negate_cmovcc",  // CMOVcc (0F 4x) with the opposite condition
-    "imm_plus_one",   // the immediate of CMP ADD SUB AND OR XOR TEST shifts IMUL, plus one
-    "imm_minus_one",  // ... minus one
-    "add_to_sub", "sub_to_add", "and_to_or", "or_to_and",
-    "store_nop",      // a store (MOV family to memory) replaced by NOPs
+    "negate_jcc",    // Jcc (short 7x and near 0F 8x) with the opposite condition
+    "negate_setcc",  // SETcc (0F 9x) with the opposite condition
+    "negate_cmovcc", // CMOVcc (0F 4x) with the opposite condition
+    "imm_plus_one",  // the immediate of CMP ADD SUB AND OR XOR TEST shifts IMUL, plus one
+    "imm_minus_one", // ... minus one
+    "add_to_sub",    "sub_to_add", "and_to_or", "or_to_and",
+    "store_nop", // a store (MOV family to memory) replaced by NOPs
 };
 
 struct Mutant {
-    std::string routine;        // the routine (profile name, export, symbol or sub_XXXXXXXX)
+    std::string routine; // the routine (profile name, export, symbol or sub_XXXXXXXX)
     std::uint32_t routine_address = 0;
-    std::uint32_t address = 0;  // of the instruction
-    std::string op;             // one of kMutationOperators
-    std::string instruction;    // Capstone's text of the original instruction
+    std::uint32_t address = 0; // of the instruction
+    std::string op;            // one of kMutationOperators
+    std::string instruction;   // Capstone's text of the original instruction
     std::vector<std::uint8_t> old_bytes, new_bytes;
     std::uint32_t offset() const { return address - routine_address; }
     // Stable: "routine+0xOFF op: instruction".
     std::string id() const;
-    Patch patch() const;  // "0xADDRESS:OLD->NEW"
+    Patch patch() const; // "0xADDRESS:OLD->NEW"
 };
 
 // Every mutant of the routines' static blocks, by address, then operator order. ESP/EBP frame
 // arithmetic (add/sub/and/or with ESP or EBP as destination) is left out.
-std::vector<Mutant> enumerate_mutants(const emu::Machine& machine, const std::vector<RoutineBlocks>& routines);
+std::vector<Mutant> enumerate_mutants(const emu::Machine& machine,
+                                      const std::vector<RoutineBlocks>& routines);
 
 // Argued-equivalent mutants (cases/mutants/equivalent.json): for one image (file and SHA-256),
 // entries keyed by routine + operator + instruction text, each with its argument.
@@ -59,23 +60,23 @@ struct EquivalentRegistry {
     std::string image, sha256;
     std::vector<EquivalentEntry> entries;
 };
-EquivalentRegistry load_equivalent_registry(const std::filesystem::path& file);  // throws std::runtime_error
+EquivalentRegistry load_equivalent_registry(const std::filesystem::path& file); // throws std::runtime_error
 
 struct MutateOptions {
-    RunOptions run;               // environment (defaults, --image/--profile/--data), out, jobs
-    std::string routines;         // ECMAScript regex over routine names (empty: all)
-    std::vector<std::string> operators;  // empty: all
-    std::optional<std::size_t> sample;   // run a deterministic sample of N mutants
+    RunOptions run;                     // environment (defaults, --image/--profile/--data), out, jobs
+    std::string routines;               // ECMAScript regex over routine names (empty: all)
+    std::vector<std::string> operators; // empty: all
+    std::optional<std::size_t> sample;  // run a deterministic sample of N mutants
     std::uint64_t seed = 0;
-    std::optional<double> min_score;     // exit 1 when the score is below
-    std::optional<std::filesystem::path> equivalents;  // the registry
-    std::function<void(std::string_view)> progress;    // one line now and then (may be empty)
+    std::optional<double> min_score;                  // exit 1 when the score is below
+    std::optional<std::filesystem::path> equivalents; // the registry
+    std::function<void(std::string_view)> progress;   // one line now and then (may be empty)
 };
 
 struct MutateSummary {
     int exit_code = 2;
-    ojson report;       // mutate.json (reports/mutate-report.schema.json)
-    std::string text;   // the text summary
+    ojson report;     // mutate.json (reports/mutate-report.schema.json)
+    std::string text; // the text summary
     std::filesystem::path json, html;
 };
 
@@ -89,4 +90,4 @@ std::string mutate_html(const ojson& report);
 
 inline constexpr const char* kMutateReportSchema = "refcheck-mutate/1";
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

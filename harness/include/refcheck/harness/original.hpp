@@ -20,7 +20,7 @@
 
 namespace refcheck::harness {
 
-emu::Convention parse_convention(const std::string& name);  // throws ProfileError
+emu::Convention parse_convention(const std::string& name); // throws ProfileError
 ojson to_json(const emu::Fault& fault);
 // A fault as an event of kind "fault" (routine called, fault kind, EIP, message, data address,
 // registers, disassembly, guest call stack), for the comparison's first divergence.
@@ -57,7 +57,7 @@ public:
     // first time it is seen (direct and indirect calls alike); the tap fires for a pending return
     // only when the stack pointer is exactly where the convention leaves it.
     void on_return(const std::string& callee, emu::TapFn fn);
-    void forget_pending_returns() { pending_.clear(); }  // before a new top-level call
+    void forget_pending_returns() { pending_.clear(); } // before a new top-level call
     void note_ran(const std::string& routine) { ran_.push_back(routine); }
 
     // Instruction budgets of call() (refcheck mutate): per routine, else `fallback` (0: none). With
@@ -71,7 +71,9 @@ public:
 
     const std::vector<ojson>& faults() const { return faults_; }
     // Called with every fault of a call() as it is recorded (run_case makes each a divergence).
-    void on_fault(std::function<void(const std::string& routine, const emu::Fault&)> fn) { on_fault_ = std::move(fn); }
+    void on_fault(std::function<void(const std::string& routine, const emu::Fault&)> fn) {
+        on_fault_ = std::move(fn);
+    }
     ojson hooks_json() const;
     ojson files_json() const;
 
@@ -82,8 +84,8 @@ private:
     std::function<void(const std::string&, const emu::Fault&)> on_fault_;
     struct PendingReturn {
         std::uint32_t address;
-        std::uint32_t esp;       // expected ESP after the return
-        std::size_t watcher;     // index into return_watchers_
+        std::uint32_t esp;   // expected ESP after the return
+        std::size_t watcher; // index into return_watchers_
     };
     std::vector<PendingReturn> pending_;
     std::vector<emu::TapFn> return_watchers_;
@@ -93,4 +95,4 @@ private:
     std::uint64_t fallback_budget_ = 0;
 };
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -18,15 +18,15 @@ struct ProfileError : std::runtime_error {
 };
 
 struct ProfileArg {
-    std::string reg;  // "eax", "edx", "ebx", "ecx" or "stack"
+    std::string reg; // "eax", "edx", "ebx", "ecx" or "stack"
     std::string type;
     std::string name;
 };
 
 struct ProfileRoutine {
     std::string name;
-    std::optional<std::uint32_t> address;  // empty in a template until the user fills it in
-    std::string convention;                // cdecl, stdcall, fastcall, watcall
+    std::optional<std::uint32_t> address; // empty in a template until the user fills it in
+    std::string convention;               // cdecl, stdcall, fastcall, watcall
     std::string role;
     std::vector<ProfileArg> args;
     std::string returns;
@@ -48,24 +48,24 @@ struct ProfileField {
 struct Profile {
     std::filesystem::path file;
     std::string image;
-    std::string image_sha256;  // the image this profile describes; empty: not tied to one (a template)
+    std::string image_sha256; // the image this profile describes; empty: not tied to one (a template)
     std::uint32_t image_base = 0;
     std::map<std::string, ProfileRoutine> routines;
     std::map<std::string, ProfileData> data;
     std::map<std::string, std::vector<ProfileField>> structs;
 
-    const ProfileRoutine& routine(const std::string& name) const;  // throws ProfileError
-    std::uint32_t address_of(const std::string& name) const;       // routine or data; throws
+    const ProfileRoutine& routine(const std::string& name) const; // throws ProfileError
+    std::uint32_t address_of(const std::string& name) const;      // routine or data; throws
     std::uint32_t offset_of(const std::string& type, const std::string& field) const;
     // Names from `needed` that the profile lacks or leaves without an address.
     std::vector<std::string> missing(const std::vector<std::string>& needed) const;
 };
 
-Profile load_profile(const std::filesystem::path& file);  // throws ProfileError
+Profile load_profile(const std::filesystem::path& file); // throws ProfileError
 
 // Empty when the profile names no image hash or names the image's; otherwise the problem, naming
 // both files (as given: reports pass file names) and both hashes.
 std::string profile_image_mismatch(const Profile& profile, const std::filesystem::path& profile_shown,
                                    const std::filesystem::path& image_shown, const std::string& image_sha256);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -25,21 +25,21 @@ std::map<std::string, std::uint32_t> read_ld_map(const std::filesystem::path& fi
 std::map<std::string, std::uint32_t> read_symbol_csv(const std::filesystem::path& file);
 
 struct ProfileImport {
-    nlohmann::ordered_json profile;        // the template, filled in
-    std::vector<std::string> filled;       // names given an address, in template order
-    std::vector<std::string> missing;      // names still without an address
-    std::vector<std::string> notes;        // "name: the CSV's 0x... replaces the map's 0x..."
+    nlohmann::ordered_json profile;   // the template, filled in
+    std::vector<std::string> filled;  // names given an address, in template order
+    std::vector<std::string> missing; // names still without an address
+    std::vector<std::string> notes;   // "name: the CSV's 0x... replaces the map's 0x..."
 };
 
 struct ProfileImportRequest {
     std::filesystem::path template_file;
     std::filesystem::path image;
     std::optional<std::filesystem::path> map;
-    std::optional<std::filesystem::path> csv;  // wins over the map where both name a symbol
+    std::optional<std::filesystem::path> csv; // wins over the map where both name a symbol
 };
 
 // Names match exactly, else without a decoration ("_name", "name@8"). An address outside the
 // image (preferred base .. + SizeOfImage) is an error naming the symbol and the file.
 ProfileImport import_profile(const ProfileImportRequest& request);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

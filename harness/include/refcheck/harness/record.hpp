@@ -26,7 +26,7 @@ struct Field {
 // where both sides carry the same excuse.
 struct Excuse {
     std::uint32_t flag = 0;
-    std::string_view field;  // a static string: "face_level", "vertex_levels", "screen_x", ...
+    std::string_view field; // a static string: "face_level", "vertex_levels", "screen_x", ...
     std::int32_t element = -1;
     friend bool operator==(const Excuse&, const Excuse&) = default;
 };
@@ -45,7 +45,7 @@ struct EventRecord {
 };
 
 std::string to_string(const Value& v);
-std::string key_of(const EventRecord& e);  // kind + key fields, for alignment and messages
+std::string key_of(const EventRecord& e); // kind + key fields, for alignment and messages
 std::string to_string(const EventRecord& e);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

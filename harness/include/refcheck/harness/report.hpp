@@ -24,8 +24,8 @@ Status parse_status(std::string_view s);
 struct CaseResult {
     std::string name;
     Status status = Status::Error;
-    ojson report;            // the whole case report (deterministic)
-    double seconds = 0;      // wall time; printed, never written into reports
+    ojson report;       // the whole case report (deterministic)
+    double seconds = 0; // wall time; printed, never written into reports
     std::uint64_t events = 0;
     // Files beside the report (frame pictures), relative to the run's output folder.
     std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files;
@@ -55,8 +55,9 @@ ojson make_run_index(const std::vector<ojson>& case_reports, const ojson& seeded
 // One line for run.json's "seeded_faults": what was modified ("the original is modified (2 patches);
 // the reimplementation's input is modified (light x and z swapped)").
 std::string seeded_fault_summary(const ojson& seeded_faults);
-void write_junit(const std::filesystem::path& file, const ojson& run_index, const std::vector<ojson>& reports);
+void write_junit(const std::filesystem::path& file, const ojson& run_index,
+                 const std::vector<ojson>& reports);
 void write_html(const std::filesystem::path& file, const ojson& run_index, const std::vector<ojson>& reports,
                 const std::filesystem::path& out_dir);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -71,7 +71,7 @@ struct PredicateCondition {
     Op op = Op::Eq;
     std::int64_t number = 0;
     std::string word;                                          // string comparisons
-    std::vector<std::pair<std::int64_t, std::int64_t>> ranges;  // In: inclusive ranges
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges; // In: inclusive ranges
     std::uint32_t flag = 0;                                    // Flag: the face flag's bit
     FieldType type = FieldType::Int;                           // of the field (checked at parse)
     mutable std::size_t slot = 0;                              // cached field position
@@ -80,14 +80,14 @@ struct PredicateCondition {
 struct PredicateAlternative {
     enum class Source { Event, Routine, Known };
     Source source = Source::Event;
-    std::string name;  // event kind, routine name, or known-divergence id
+    std::string name; // event kind, routine name, or known-divergence id
     std::vector<PredicateCondition> conditions;
 };
 
 struct RulePredicate {
-    std::string text;    // as written
-    bool none = false;   // never witnessed
-    std::string reason;  // why, for "none"
+    std::string text;   // as written
+    bool none = false;  // never witnessed
+    std::string reason; // why, for "none"
     std::vector<PredicateAlternative> alternatives;
     bool needs_coverage() const;
 };
@@ -123,8 +123,8 @@ private:
     std::string last_kind_;
     const std::vector<Watch>* last_ = nullptr;
     std::uint64_t matched_ = 0;
-    std::uint64_t face_types_ = 0;  // bit t: a matched face_draw of type t since the last frame
+    std::uint64_t face_types_ = 0; // bit t: a matched face_draw of type t since the last frame
     void count(const EventRecord& original, const EventRecord& reimpl);
 };
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

@@ -18,7 +18,7 @@
 
 namespace refcheck::harness {
 
-struct RuleIndex;  // ledger.hpp
+struct RuleIndex; // ledger.hpp
 
 // A case whose family needs a record the data root lacks (a receiver, a named model): the data may be
 // valid, it just cannot serve this case. An error (exit 2) that says so, apart from "the data root
@@ -44,29 +44,29 @@ struct Environment {
 // near the top of run.json, <properties> in JUnit, a red banner on the HTML page, and every case
 // report's "injected" (with the bytes each patch replaced).
 struct Patch {
-    std::string where;                // "symbol+0x1c" (export or COFF symbol of the image) or "0x00401234"
-    std::vector<std::uint8_t> bytes;  // written over the original's code or data after loading
+    std::string where;               // "symbol+0x1c" (export or COFF symbol of the image) or "0x00401234"
+    std::vector<std::uint8_t> bytes; // written over the original's code or data after loading
     // The bytes the patch states it replaces (WHERE:OLD->NEW), empty when not stated. When stated,
     // other bytes at WHERE are an error naming the address, the expected and the found bytes: an
     // old offset applied to a rebuilt image never overwrites another instruction silently.
     std::vector<std::uint8_t> expected;
-    std::string text() const;         // as --patch takes it: "WHERE:NEW" or "WHERE:OLD->NEW"
+    std::string text() const; // as --patch takes it: "WHERE:NEW" or "WHERE:OLD->NEW"
 };
 struct Injection {
-    std::vector<Patch> patches;       // bytes of the original changed under emulation
-    bool reimpl_light_swapped = false;  // the reimplementation gets the light with x and z swapped
+    std::vector<Patch> patches;        // bytes of the original changed under emulation
+    bool reimpl_light_swapped = false; // the reimplementation gets the light with x and z swapped
     bool empty() const { return patches.empty() && !reimpl_light_swapped; }
 };
 // "WHERE:HEXBYTES" or "WHERE:OLDHEX->NEWHEX" (OLD and NEW of the same length); throws
 // std::invalid_argument.
 Patch parse_patch(const std::string& text);
-std::string hex_string(std::span<const std::uint8_t> bytes);  // "0f85", as patches are written
+std::string hex_string(std::span<const std::uint8_t> bytes); // "0f85", as patches are written
 
 // A patch as applied to one image: where it resolved and the bytes it replaced.
 struct AppliedPatch {
     Patch patch;
     std::uint32_t address = 0;
-    std::vector<std::uint8_t> replaced;  // the image's bytes at `address` before the patch
+    std::vector<std::uint8_t> replaced; // the image's bytes at `address` before the patch
 };
 // Thrown when a patch's stated bytes are not the image's (Patch::expected).
 struct PatchMismatch : std::runtime_error {
@@ -82,12 +82,12 @@ struct Shard {
 };
 
 struct RunOptions {
-    Environment defaults;                 // the stand-in, its profile, the default archives
-    std::optional<std::filesystem::path> image, profile, data;  // --image/--profile/--data overrides
+    Environment defaults; // the stand-in, its profile, the default archives
+    std::optional<std::filesystem::path> image, profile, data; // --image/--profile/--data overrides
     std::filesystem::path out = "out";
-    unsigned jobs = 1;                    // worker processes (workers.hpp); a worker's crash is its case's error
+    unsigned jobs = 1; // worker processes (workers.hpp); a worker's crash is its case's error
     Shard shard;
-    std::function<void(std::string_view)> progress;  // one call per finished case (may be empty)
+    std::function<void(std::string_view)> progress; // one call per finished case (may be empty)
     Injection injection;
     // The format specification whose rule index becomes the evidence ledger (docs/formats/apache-3d.md).
     // When set, a case naming a rule id the document lacks is a preflight problem (exit 2), and every
@@ -101,8 +101,8 @@ struct RunOptions {
 
 struct RunSummary {
     int exit_code = 2;
-    std::vector<std::string> problems;  // from preflight(); nothing ran when not empty
-    std::string interrupted;            // SIGINT/SIGTERM stopped the run: what did not finish (exit 128 + signal)
+    std::vector<std::string> problems; // from preflight(); nothing ran when not empty
+    std::string interrupted; // SIGINT/SIGTERM stopped the run: what did not finish (exit 128 + signal)
     std::vector<CaseResult> results;
     ojson index;
     double seconds = 0;
@@ -129,7 +129,7 @@ std::vector<std::filesystem::path> select_shard(const std::vector<std::filesyste
 // the image, the address, the expected and the found bytes, so no case runs with a wrong patch.
 // `sites`, when given, receives where each patch lands on each image.
 struct PatchSite {
-    std::string image;  // the image's file name
+    std::string image; // the image's file name
     AppliedPatch applied;
 };
 std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOptions& options,
@@ -157,7 +157,7 @@ int merge(const std::vector<std::filesystem::path>& shard_dirs, const std::files
 // A run with seeded faults carries them ("seeded_faults", near the top of run.json; a JUnit
 // property each; a red banner in the HTML header). merge keeps them and refuses shards whose
 // seeded faults differ.
-ojson write_run_outputs(const std::filesystem::path& out, const std::vector<ojson>& reports, const Shard& shard = {},
-                        const ojson& seeded_faults = nullptr);
+ojson write_run_outputs(const std::filesystem::path& out, const std::vector<ojson>& reports,
+                        const Shard& shard = {}, const ojson& seeded_faults = nullptr);
 
-}  // namespace refcheck::harness
+} // namespace refcheck::harness

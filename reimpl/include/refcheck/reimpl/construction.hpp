@@ -14,15 +14,17 @@
 
 namespace refcheck::reimpl {
 
-inline constexpr std::uint32_t kMaxInstanceDepth = 8;  // att.depth: children at depth 9+ are not built
+inline constexpr std::uint32_t kMaxInstanceDepth = 8; // att.depth: children at depth 9+ are not built
 
 struct Instance {
-  std::uint32_t model = 0;  // record index
-  Transform transform;      // world placement (composed for attached instances)
-  std::uint32_t depth = 0;  // 0 for the root
-  std::vector<std::unique_ptr<Instance>> slots;  // one per attachment record; null = empty slot
+    std::uint32_t model = 0;                      // record index
+    Transform transform;                          // world placement (composed for attached instances)
+    std::uint32_t depth = 0;                      // 0 for the root
+    std::vector<std::unique_ptr<Instance>> slots; // one per attachment record; null = empty slot
 
-  const Instance* slot(std::uint32_t index) const { return index < slots.size() ? slots[index].get() : nullptr; }
+    const Instance* slot(std::uint32_t index) const {
+        return index < slots.size() ? slots[index].get() : nullptr;
+    }
 };
 
 // att.compose.pos / att.compose.rot: the world transform of an attachment placed on `parent`.
@@ -42,4 +44,4 @@ std::uint32_t count_instances(const Instance& root);
 // the record and attachment record that closes a cycle of attachment ids, if there is one.
 void check_attachment_cycles(const ModelArchive& archive);
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

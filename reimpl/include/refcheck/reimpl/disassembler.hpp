@@ -19,6 +19,7 @@ std::string disassemble(const Program& program);
 
 // The listing of `refcheck dump`: the record's header, blocks and attachment slots, then its
 // program's disassembly. FormatError when the record or its program is invalid.
-std::string dump_record(const ModelArchive& archive, std::uint32_t record, const TextureArchive* textures = nullptr);
+std::string dump_record(const ModelArchive& archive, std::uint32_t record,
+                        const TextureArchive* textures = nullptr);
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

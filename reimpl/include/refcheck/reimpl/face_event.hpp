@@ -13,11 +13,11 @@
 namespace refcheck::reimpl {
 
 struct FaceContext {
-  Encoding encoding = Encoding::S16;
-  std::span<const ScreenPoint> screen;      // every vertex of the model, projected
-  std::span<const std::int32_t> levels;     // level of each lit normal (lit count entries)
-  bool gouraud = true;
-  const TextureArchive* textures = nullptr;  // for the texture flags
+    Encoding encoding = Encoding::S16;
+    std::span<const ScreenPoint> screen;  // every vertex of the model, projected
+    std::span<const std::int32_t> levels; // level of each lit normal (lit count entries)
+    bool gouraud = true;
+    const TextureArchive* textures = nullptr; // for the texture flags
 };
 
 // Fills every field that depends on the packet and the model (type, material, vertices, texture,
@@ -29,4 +29,4 @@ events::FaceDraw face_event(const Packet& packet, const FaceContext& context);
 // (9, 10, 11 -> 0, 1, 2; 12 -> 3; 13, 14 -> 4, 5; 15, 16 -> 7, 8; 17 -> 2; 18 -> 3; 19, 20 -> 7, 8).
 std::uint8_t unshaded_counterpart(std::uint8_t type);
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

@@ -10,4 +10,4 @@ namespace refcheck::reimpl {
 // std::runtime_error naming the path when the file cannot be read.
 std::vector<std::uint8_t> read_file_bytes(const std::filesystem::path& path);
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

@@ -20,8 +20,8 @@ Vec3 decode_vertex(Encoding encoding, const RawVertex& raw);
 
 // Model-to-camera: M (Q14) and T for one instance seen from one camera (geo.camera).
 struct CameraTransform {
-  Mat3 m{};
-  Vec3 t{};
+    Mat3 m{};
+    Vec3 t{};
 };
 CameraTransform camera_transform(const Camera& camera, const Transform& instance);
 
@@ -32,14 +32,14 @@ Vec3 transform_exact(const CameraTransform& ct, const Vec3& local);
 // The grid path's lookup tables (geo.grid.table): per axis column j, coarse_j[c] and fine_j[f]
 // hold that term's camera-space vector; a vertex sums six separately floored terms.
 class GridTables {
- public:
-  explicit GridTables(const CameraTransform& ct);
-  Vec3 transform(const RawVertex& raw) const;  // raw bytes must lie in 0..63 (geo.grid.range)
+public:
+    explicit GridTables(const CameraTransform& ct);
+    Vec3 transform(const RawVertex& raw) const; // raw bytes must lie in 0..63 (geo.grid.range)
 
- private:
-  std::array<std::array<Vec3, kGridTableEntries>, 3> coarse_{};
-  std::array<std::array<Vec3, kGridTableEntries>, 3> fine_{};
-  Vec3 t_{};
+private:
+    std::array<std::array<Vec3, kGridTableEntries>, 3> coarse_{};
+    std::array<std::array<Vec3, kGridTableEntries>, 3> fine_{};
+    Vec3 t_{};
 };
 
 // geo.grid.rounding: the table result minus T lies in [e - 5, e], e the exact value minus T.
@@ -47,24 +47,25 @@ inline constexpr std::int32_t kGridRoundingBound = 5;
 
 // Camera-space coordinates of one vertex of a model drawn with `ct`, by the model's own path
 // (s16: exact formula; grid: lookup tables).
-Vec3 transform_vertex(Encoding encoding, const CameraTransform& ct, const GridTables* grid, const RawVertex& raw);
+Vec3 transform_vertex(Encoding encoding, const CameraTransform& ct, const GridTables* grid,
+                      const RawVertex& raw);
 
 // ---- screen ----------------------------------------------------------------------------------------
 
-inline constexpr std::int32_t kNearZ = 64;  // geo.near
+inline constexpr std::int32_t kNearZ = 64; // geo.near
 inline constexpr std::int32_t kFrameWidth = 320;
 inline constexpr std::int32_t kFrameHeight = 200;
 
 // geo.project: sx = 160 + qx, sy = 100 - qy (qx, qy the int32-wrapped 64-bit quotients of
 // cam * 256 / cam.z), each clamped to [-32768, 32767].
 struct ScreenPoint {
-  std::int32_t sx = 0;
-  std::int32_t sy = 0;
-  std::int32_t z = 0;
-  bool behind = false;  // cam.z < 64: sx, sy are 0 and meaningless
+    std::int32_t sx = 0;
+    std::int32_t sy = 0;
+    std::int32_t z = 0;
+    bool behind = false; // cam.z < 64: sx, sy are 0 and meaningless
 };
 ScreenPoint project(const Vec3& cam);
-bool inside_frame(const ScreenPoint& p);  // fb.visible, per vertex
+bool inside_frame(const ScreenPoint& p); // fb.visible, per vertex
 
 // wind.formula: w = (int32)((x1-x0)*(y2-y0) - (y1-y0)*(x2-x0)) >> 16, 32-bit wrapping.
 std::int32_t winding(const ScreenPoint& p0, const ScreenPoint& p1, const ScreenPoint& p2);
@@ -78,4 +79,4 @@ Vec3 model_space_light(const Transform& instance, const Light& light);
 // light.clamp + light.level: min(max(dot, 0) >> 2, 31).
 std::int32_t light_level(const Vec3& model_light, const std::array<std::int8_t, 3>& normal);
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

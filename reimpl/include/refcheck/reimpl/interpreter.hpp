@@ -18,44 +18,44 @@
 
 namespace refcheck::reimpl {
 
-inline constexpr std::uint32_t kMaxNesting = 32;    // op.nesting
-inline constexpr std::uint32_t kMaxSteps = 65536;   // op.steps
+inline constexpr std::uint32_t kMaxNesting = 32;  // op.nesting
+inline constexpr std::uint32_t kMaxSteps = 65536; // op.steps
 
 struct DrawOptions {
-  bool gouraud = true;  // light.gouraud (the stand-in's gouraud_enabled)
+    bool gouraud = true; // light.gouraud (the stand-in's gouraud_enabled)
 };
 
 struct DrawInput {
-  Camera camera;
-  Light light;
-  std::uint32_t state = 0;  // animation state
+    Camera camera;
+    Light light;
+    std::uint32_t state = 0; // animation state
 };
 
 class Interpreter {
- public:
-  // The archives must outlive the interpreter.
-  Interpreter(const ModelArchive& models, const TextureArchive& textures, DrawOptions options = {});
+public:
+    // The archives must outlive the interpreter.
+    Interpreter(const ModelArchive& models, const TextureArchive& textures, DrawOptions options = {});
 
-  // Draws the instance tree rooted at `root` (events for the root's path {}).
-  // FormatError (archive, record, byte offset) for invalid data; events emitted before stay emitted.
-  void draw(const Instance& root, const DrawInput& input, events::EventSink& sink);
+    // Draws the instance tree rooted at `root` (events for the root's path {}).
+    // FormatError (archive, record, byte offset) for invalid data; events emitted before stay emitted.
+    void draw(const Instance& root, const DrawInput& input, events::EventSink& sink);
 
-  // The decoded program of a record (decoded and checked on first use, then kept).
-  const Program& program(std::uint32_t record);
+    // The decoded program of a record (decoded and checked on first use, then kept).
+    const Program& program(std::uint32_t record);
 
-  const ModelArchive& models() const { return models_; }
-  const TextureArchive& textures() const { return textures_; }
-  const DrawOptions& options() const { return options_; }
+    const ModelArchive& models() const { return models_; }
+    const TextureArchive& textures() const { return textures_; }
+    const DrawOptions& options() const { return options_; }
 
- private:
-  friend class ModelDraw;
-  void draw_instance(const Instance& instance, const DrawInput& input, std::vector<std::int32_t>& path,
-                     events::EventSink& sink);
+private:
+    friend class ModelDraw;
+    void draw_instance(const Instance& instance, const DrawInput& input, std::vector<std::int32_t>& path,
+                       events::EventSink& sink);
 
-  const ModelArchive& models_;
-  const TextureArchive& textures_;
-  DrawOptions options_;
-  std::map<std::uint32_t, Program> programs_;
+    const ModelArchive& models_;
+    const TextureArchive& textures_;
+    DrawOptions options_;
+    std::map<std::uint32_t, Program> programs_;
 };
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

@@ -24,66 +24,66 @@ inline constexpr std::string_view kModelArchiveName = "3DOBJS.BIN";
 using RawVertex = std::array<std::uint8_t, 6>;
 inline constexpr std::uint32_t kVertexSize = 6;
 inline constexpr std::uint32_t kBoundingBoxVertices = 8;
-inline constexpr std::uint32_t kGridTableEntries = 64;  // geo.grid.range: bytes 0..63
-inline constexpr std::uint32_t kMaxNormals = 256;       // valid.index
-inline constexpr std::uint32_t kMaxAttachments = 256;   // valid.attach
+inline constexpr std::uint32_t kGridTableEntries = 64; // geo.grid.range: bytes 0..63
+inline constexpr std::uint32_t kMaxNormals = 256;      // valid.index
+inline constexpr std::uint32_t kMaxAttachments = 256;  // valid.attach
 
 struct NormalList {
-  std::uint16_t count_all = 0;   // every entry
-  std::uint16_t count_flat = 0;  // the subset needed when Gouraud shading is off
-  std::vector<std::array<std::int8_t, 3>> vectors;  // count_all signed x, y, z (unit about 127)
+    std::uint16_t count_all = 0;                     // every entry
+    std::uint16_t count_flat = 0;                    // the subset needed when Gouraud shading is off
+    std::vector<std::array<std::int8_t, 3>> vectors; // count_all signed x, y, z (unit about 127)
 };
 
 // One 52-byte attachment record: model id (0 = a slot filled by gameplay), translation, Q31 rotation.
 struct Attachment {
-  std::uint32_t model;
-  std::int32_t translation[3];
-  std::int32_t rotation[9];
+    std::uint32_t model;
+    std::int32_t translation[3];
+    std::int32_t rotation[9];
 };
 static_assert(sizeof(Attachment) == 52, "an attachment record is 52 bytes");
 
 struct ModelRecord {
-  std::uint32_t index = 0;
-  Extent extent;  // absolute archive offsets
-  ModelHeader header{};
-  Encoding encoding = Encoding::S16;
-  std::vector<RawVertex> vertices;
-  std::vector<RawVertex> bounding_box;  // 8 vertices, or none when absent
-  NormalList normals;
-  std::vector<Attachment> attachments;
-  std::optional<std::int32_t> shadow_record;  // -1 = self
+    std::uint32_t index = 0;
+    Extent extent; // absolute archive offsets
+    ModelHeader header{};
+    Encoding encoding = Encoding::S16;
+    std::vector<RawVertex> vertices;
+    std::vector<RawVertex> bounding_box; // 8 vertices, or none when absent
+    NormalList normals;
+    std::vector<Attachment> attachments;
+    std::optional<std::int32_t> shadow_record; // -1 = self
 
-  std::string name() const { return field_string(header.short_name, sizeof header.short_name); }
-  std::string description() const { return field_string(header.description, sizeof header.description); }
-  // Absolute archive offset of a record-relative offset.
-  std::uint64_t absolute(std::uint64_t relative) const { return extent.begin + relative; }
+    std::string name() const { return field_string(header.short_name, sizeof header.short_name); }
+    std::string description() const { return field_string(header.description, sizeof header.description); }
+    // Absolute archive offset of a record-relative offset.
+    std::uint64_t absolute(std::uint64_t relative) const { return extent.begin + relative; }
 };
 
 class ModelArchive {
- public:
-  // Parses and checks every populated record (table, header, blocks, attachment ids; the programs
-  // are decoded by decode_program). Throws FormatError naming archive, record and offset.
-  static ModelArchive parse(std::span<const std::uint8_t> bytes);
+public:
+    // Parses and checks every populated record (table, header, blocks, attachment ids; the programs
+    // are decoded by decode_program). Throws FormatError naming archive, record and offset.
+    static ModelArchive parse(std::span<const std::uint8_t> bytes);
 
-  std::span<const std::uint8_t> bytes() const { return bytes_; }
-  const OffsetTable& table() const { return table_; }
-  std::uint32_t count() const { return table_.count(); }
-  bool populated(std::uint32_t index) const { return table_.populated(index); }
-  // The record in a populated slot (std::out_of_range otherwise).
-  const ModelRecord& record(std::uint32_t index) const&;
-  const ModelRecord& record(std::uint32_t index) const&& = delete;  // would dangle
-  // A checked reader confined to the record's extent.
-  ByteReader reader(std::uint32_t index) const;
+    std::span<const std::uint8_t> bytes() const { return bytes_; }
+    const OffsetTable& table() const { return table_; }
+    std::uint32_t count() const { return table_.count(); }
+    bool populated(std::uint32_t index) const { return table_.populated(index); }
+    // The record in a populated slot (std::out_of_range otherwise).
+    const ModelRecord& record(std::uint32_t index) const&;
+    const ModelRecord& record(std::uint32_t index) const&& = delete; // would dangle
+    // A checked reader confined to the record's extent.
+    ByteReader reader(std::uint32_t index) const;
 
- private:
-  void check_attachment_ids(const ModelRecord& record) const;
+private:
+    void check_attachment_ids(const ModelRecord& record) const;
 
-  std::vector<std::uint8_t> bytes_;
-  OffsetTable table_;
-  std::vector<std::optional<ModelRecord>> records_;
+    std::vector<std::uint8_t> bytes_;
+    OffsetTable table_;
+    std::vector<std::optional<ModelRecord>> records_;
 };
 
 // Parses one record in isolation (used by ModelArchive::parse).
 ModelRecord parse_model_record(const ByteReader& record, std::uint32_t index);
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

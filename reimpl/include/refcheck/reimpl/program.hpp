@@ -20,82 +20,84 @@ namespace refcheck::reimpl {
 
 enum class Opcode : std::uint8_t { Primary, Secondary, Plane, IfMask, Choose, Select, Attach, Return };
 inline constexpr std::uint8_t kOpcodeCount = 8;
-inline constexpr std::uint32_t kMaxPacketSize = 254;  // valid.packet: 1 + P fits the secondary length byte
+inline constexpr std::uint32_t kMaxPacketSize = 254; // valid.packet: 1 + P fits the secondary length byte
 std::string_view opcode_name(Opcode op);
 
 // One primitive packet: type, count, the header bytes after them, and the per-vertex records.
 struct Packet {
-  std::uint32_t offset = 0;  // program offset of the type byte
-  std::uint8_t type = 0;
-  const PrimitiveInfo* info = nullptr;
-  std::vector<std::uint8_t> material;  // header bytes after type and count
-  std::vector<std::uint8_t> vertices;  // vertex indices
-  std::vector<std::uint8_t> u;         // textured types only
-  std::vector<std::uint8_t> v;
-  std::vector<std::uint8_t> normals;   // Gouraud types only (per vertex)
+    std::uint32_t offset = 0; // program offset of the type byte
+    std::uint8_t type = 0;
+    const PrimitiveInfo* info = nullptr;
+    std::vector<std::uint8_t> material; // header bytes after type and count
+    std::vector<std::uint8_t> vertices; // vertex indices
+    std::vector<std::uint8_t> u;        // textured types only
+    std::vector<std::uint8_t> v;
+    std::vector<std::uint8_t> normals; // Gouraud types only (per vertex)
 
-  std::uint32_t size() const { return info->header_size + static_cast<std::uint32_t>(vertices.size()) * info->vertex_size; }
-  std::uint8_t count() const { return static_cast<std::uint8_t>(vertices.size()); }
-  // Material fields (nullopt when the type has no such field).
-  std::optional<std::uint8_t> colour() const;
-  std::optional<std::uint8_t> colour_b() const;
-  std::optional<std::uint16_t> texture() const;
-  std::optional<std::uint8_t> mask() const;
-  std::optional<std::uint8_t> face_normal() const;
+    std::uint32_t size() const {
+        return info->header_size + static_cast<std::uint32_t>(vertices.size()) * info->vertex_size;
+    }
+    std::uint8_t count() const { return static_cast<std::uint8_t>(vertices.size()); }
+    // Material fields (nullopt when the type has no such field).
+    std::optional<std::uint8_t> colour() const;
+    std::optional<std::uint8_t> colour_b() const;
+    std::optional<std::uint16_t> texture() const;
+    std::optional<std::uint8_t> mask() const;
+    std::optional<std::uint8_t> face_normal() const;
 };
 
 // Operands per opcode. Targets are program offsets (already resolved from the displacements).
-struct FaceOperands {  // op 0 primary, op 1 secondary
-  std::optional<std::uint8_t> length;  // secondary only: bytes from the length byte to the packet end
-  Packet packet;
+struct FaceOperands {                   // op 0 primary, op 1 secondary
+    std::optional<std::uint8_t> length; // secondary only: bytes from the length byte to the packet end
+    Packet packet;
 };
-struct PlaneOperands {  // op 2
-  std::array<std::uint8_t, 3> vertices{};
-  std::uint32_t front = 0, back = 0, continuation = 0;
+struct PlaneOperands { // op 2
+    std::array<std::uint8_t, 3> vertices{};
+    std::uint32_t front = 0, back = 0, continuation = 0;
 };
-struct IfMaskOperands {  // op 3
-  std::uint32_t mask = 0;
-  std::uint32_t branch = 0, continuation = 0;
+struct IfMaskOperands { // op 3
+    std::uint32_t mask = 0;
+    std::uint32_t branch = 0, continuation = 0;
 };
-struct ChooseOperands {  // op 4
-  std::uint32_t mask = 0;
-  std::uint32_t set = 0, clear = 0, continuation = 0;
+struct ChooseOperands { // op 4
+    std::uint32_t mask = 0;
+    std::uint32_t set = 0, clear = 0, continuation = 0;
 };
-struct SelectOperands {  // op 5
-  std::uint8_t shift = 0;
-  std::uint32_t mask = 0;
-  std::vector<std::uint32_t> cases;  // the authored table (count entries)
-  std::uint32_t continuation = 0;
+struct SelectOperands { // op 5
+    std::uint8_t shift = 0;
+    std::uint32_t mask = 0;
+    std::vector<std::uint32_t> cases; // the authored table (count entries)
+    std::uint32_t continuation = 0;
 };
-struct AttachOperands {  // op 6
-  std::uint8_t slot = 0;
+struct AttachOperands { // op 6
+    std::uint8_t slot = 0;
 };
-struct ReturnOperands {};  // op 7
+struct ReturnOperands {}; // op 7
 
 using Operands = std::variant<FaceOperands, PlaneOperands, IfMaskOperands, ChooseOperands, SelectOperands,
                               AttachOperands, ReturnOperands>;
 
 struct Instruction {
-  std::uint32_t offset = 0;  // program offset of the opcode byte
-  std::uint32_t size = 0;    // bytes, opcode included
-  Opcode opcode = Opcode::Return;
-  Operands operands;
-  std::vector<std::uint8_t> bytes;  // the instruction's bytes as stored
+    std::uint32_t offset = 0; // program offset of the opcode byte
+    std::uint32_t size = 0;   // bytes, opcode included
+    Opcode opcode = Opcode::Return;
+    Operands operands;
+    std::vector<std::uint8_t> bytes; // the instruction's bytes as stored
 
-  // Where execution goes next in this sequence (op 0, 1, 6: the next instruction; ops 2-5: the
-  // continuation; op 7: none) and the branches it may execute before that.
-  std::optional<std::uint32_t> next() const;
-  std::vector<std::uint32_t> branches() const;
+    // Where execution goes next in this sequence (op 0, 1, 6: the next instruction; ops 2-5: the
+    // continuation; op 7: none) and the branches it may execute before that.
+    std::optional<std::uint32_t> next() const;
+    std::vector<std::uint32_t> branches() const;
 };
 
 struct Program {
-  std::uint32_t record = 0;
-  std::uint64_t base = 0;    // absolute archive offset of program offset 0
-  std::uint32_t limit = 0;   // bytes from the program start to the record end
-  std::map<std::uint32_t, Instruction> instructions;  // every reachable instruction, by offset
+    std::uint32_t record = 0;
+    std::uint64_t base = 0;                            // absolute archive offset of program offset 0
+    std::uint32_t limit = 0;                           // bytes from the program start to the record end
+    std::map<std::uint32_t, Instruction> instructions; // every reachable instruction, by offset
 
-  bool empty() const { return instructions.empty(); }
-  const Instruction& at(std::uint32_t offset) const { return instructions.at(offset); }
+    bool empty() const { return instructions.empty(); }
+    const Instruction& at(std::uint32_t offset) const { return instructions.at(offset); }
 };
 
 // Decodes the record's program (header 0x3c; an absent program decodes to an empty Program).
@@ -104,7 +106,9 @@ struct Program {
 // inside the attachment list, select shift <= 31, branch targets and continuations inside the
 // program, select case tables inside the record, no cycle through branches and continuations,
 // and, when `textures` is given, every texture slot populated.
-Program decode_program(const ModelArchive& archive, std::uint32_t record, const TextureArchive* textures = nullptr);
-Program decode_program(const ModelRecord& record, const ByteReader& reader, const TextureArchive* textures = nullptr);
+Program decode_program(const ModelArchive& archive, std::uint32_t record,
+                       const TextureArchive* textures = nullptr);
+Program decode_program(const ModelRecord& record, const ByteReader& reader,
+                       const TextureArchive* textures = nullptr);
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

@@ -15,18 +15,18 @@
 
 namespace refcheck::reimpl {
 
-inline constexpr std::uint8_t kClearColour = 224;  // fb.clear: sky colour 0
+inline constexpr std::uint8_t kClearColour = 224; // fb.clear: sky colour 0
 
 struct Frame {
-  explicit Frame(std::uint8_t fill = kClearColour)
-      : pixels(kFrameWidth * kFrameHeight, fill), taint(kFrameWidth * kFrameHeight, 0) {}
-  std::uint8_t at(std::int32_t x, std::int32_t y) const { return pixels[y * kFrameWidth + x]; }
-  events::FaceFlags flags_at(std::int32_t x, std::int32_t y) const {
-    return events::FaceFlags::from_bits(taint[y * kFrameWidth + x]);
-  }
+    explicit Frame(std::uint8_t fill = kClearColour)
+        : pixels(kFrameWidth * kFrameHeight, fill), taint(kFrameWidth * kFrameHeight, 0) {}
+    std::uint8_t at(std::int32_t x, std::int32_t y) const { return pixels[y * kFrameWidth + x]; }
+    events::FaceFlags flags_at(std::int32_t x, std::int32_t y) const {
+        return events::FaceFlags::from_bits(taint[y * kFrameWidth + x]);
+    }
 
-  std::vector<std::uint8_t> pixels;  // palette indices, pitch 320 (fb.size)
-  std::vector<std::uint8_t> taint;   // per pixel FaceFlags bits (div.taint)
+    std::vector<std::uint8_t> pixels; // palette indices, pitch 320 (fb.size)
+    std::vector<std::uint8_t> taint;  // per pixel FaceFlags bits (div.taint)
 };
 
 // One row of a filled polygon (rast.rows, rast.edge, rast.span): edge i runs from vertex i to
@@ -34,13 +34,13 @@ struct Frame {
 // the edge earliest in order on equal crossings). The row's pixels are x = x_begin .. x_end - 1
 // (none when x_end <= x_begin).
 struct PolygonRow {
-  std::int32_t y = 0;
-  std::size_t left_edge = 0;
-  std::size_t right_edge = 0;
-  std::int32_t left = 0;
-  std::int32_t right = 0;
-  std::int32_t x_begin() const { return left > 0 ? left : 0; }
-  std::int32_t x_end() const { return right < kFrameWidth ? right : kFrameWidth; }
+    std::int32_t y = 0;
+    std::size_t left_edge = 0;
+    std::size_t right_edge = 0;
+    std::int32_t left = 0;
+    std::int32_t right = 0;
+    std::int32_t x_begin() const { return left > 0 ? left : 0; }
+    std::int32_t x_end() const { return right < kFrameWidth ? right : kFrameWidth; }
 };
 
 // The rows of a polygon with at least one edge crossing, top to bottom, clipped to the frame's rows
@@ -48,30 +48,30 @@ struct PolygonRow {
 std::vector<PolygonRow> polygon_rows(std::span<const events::ScreenVertex> screen);
 
 class Rasteriser {
- public:
-  // The tables and textures must outlive the rasteriser.
-  Rasteriser(const PaletteTables& palette, const TextureArchive& textures);
+public:
+    // The tables and textures must outlive the rasteriser.
+    Rasteriser(const PaletteTables& palette, const TextureArchive& textures);
 
-  // Draws one face. A face with the missing_normal flag is drawn as its unshaded counterpart
-  // (fault.normal.flag). A texture sample at v*stride+u >= stride*height is omitted and its pixel
-  // marked tex_past_alloc; a sample at u >= stride inside the image is taken and marked
-  // tex_right_edge. std::invalid_argument when the face names a texture the archive lacks.
-  void draw(const events::FaceDraw& face, Frame& frame) const;
+    // Draws one face. A face with the missing_normal flag is drawn as its unshaded counterpart
+    // (fault.normal.flag). A texture sample at v*stride+u >= stride*height is omitted and its pixel
+    // marked tex_past_alloc; a sample at u >= stride inside the image is taken and marked
+    // tex_right_edge. std::invalid_argument when the face names a texture the archive lacks.
+    void draw(const events::FaceDraw& face, Frame& frame) const;
 
- private:
-  const PaletteTables& palette_;
-  const TextureArchive& textures_;
+private:
+    const PaletteTables& palette_;
+    const TextureArchive& textures_;
 };
 
 // A sink that rasterises every face event into a frame (other events are ignored).
 class FrameSink final : public events::EventSink {
- public:
-  FrameSink(const Rasteriser& rasteriser, Frame& frame) : rasteriser_(rasteriser), frame_(frame) {}
-  void emit(events::Event event) override;
+public:
+    FrameSink(const Rasteriser& rasteriser, Frame& frame) : rasteriser_(rasteriser), frame_(frame) {}
+    void emit(events::Event event) override;
 
- private:
-  const Rasteriser& rasteriser_;
-  Frame& frame_;
+private:
+    const Rasteriser& rasteriser_;
+    Frame& frame_;
 };
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

@@ -12,8 +12,8 @@
 namespace refcheck::reimpl {
 
 struct RelocatedModels {
-  std::vector<std::uint8_t> bytes;         // the whole of 3DOBJS.BIN, relocated in place
-  std::vector<std::uint32_t> object_table;  // per slot: allocation + record offset, 0 for empty slots
+    std::vector<std::uint8_t> bytes;         // the whole of 3DOBJS.BIN, relocated in place
+    std::vector<std::uint32_t> object_table; // per slot: allocation + record offset, 0 for empty slots
 };
 
 // 3DOBJS.BIN is one allocation at `allocation`; each populated slot's model address is
@@ -22,21 +22,22 @@ struct RelocatedModels {
 RelocatedModels relocate_models(const ModelArchive& archive, std::uint32_t allocation);
 
 struct RelocatedTexture {
-  std::uint32_t slot = 0;
-  std::uint32_t address = 0;        // the allocation
-  std::vector<std::uint8_t> bytes;  // 12-byte descriptor (word 2 = address + 12) and the pixels
+    std::uint32_t slot = 0;
+    std::uint32_t address = 0;       // the allocation
+    std::vector<std::uint8_t> bytes; // 12-byte descriptor (word 2 = address + 12) and the pixels
 };
 
 struct RelocatedTextures {
-  std::vector<RelocatedTexture> textures;    // populated slots in slot order
-  std::vector<std::uint32_t> texture_table;  // per slot: allocation, 0 for empty slots
+    std::vector<RelocatedTexture> textures;   // populated slots in slot order
+    std::vector<std::uint32_t> texture_table; // per slot: allocation, 0 for empty slots
 };
 
 // `allocations` holds one guest address per table slot (ignored for empty slots).
 // std::invalid_argument when its size differs from the table's count.
-RelocatedTextures relocate_textures(const TextureArchive& archive, std::span<const std::uint32_t> allocations);
+RelocatedTextures relocate_textures(const TextureArchive& archive,
+                                    std::span<const std::uint32_t> allocations);
 
 // The descriptor and pixels of one texture as the loader leaves them at `address`.
 std::vector<std::uint8_t> relocated_texture_bytes(const Texture& texture, std::uint32_t address);
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

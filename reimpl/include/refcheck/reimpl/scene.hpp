@@ -23,27 +23,27 @@
 
 namespace refcheck::reimpl {
 
-inline constexpr std::uint32_t kMaxCellReach = 15;     // scene.params.valid
-inline constexpr std::uint8_t kFirstLandColour = 240;  // scene.terrain.colour
+inline constexpr std::uint32_t kMaxCellReach = 15;    // scene.params.valid
+inline constexpr std::uint8_t kFirstLandColour = 240; // scene.terrain.colour
 inline constexpr std::int32_t kLandBands = 8;
 
 // scene.abi: struct scene_params. `limits` are the drawing queue's (a struct scene).
 struct SceneParams {
-  Scene limits;
-  std::uint32_t cell_shift = 14;  // terrain cells are 1 << cell_shift world units square
-  std::uint32_t cell_reach = 7;   // cells drawn each side of the camera's cell
-  std::uint32_t sea_colour = 252;
-  std::uint32_t band_shift = 12;  // land colour 240 + min(7, hmax >> band_shift)
-  bool valid() const;             // scene.params.valid
-  friend bool operator==(const SceneParams&, const SceneParams&) = default;
+    Scene limits;
+    std::uint32_t cell_shift = 14; // terrain cells are 1 << cell_shift world units square
+    std::uint32_t cell_reach = 7;  // cells drawn each side of the camera's cell
+    std::uint32_t sea_colour = 252;
+    std::uint32_t band_shift = 12; // land colour 240 + min(7, hmax >> band_shift)
+    bool valid() const;            // scene.params.valid
+    friend bool operator==(const SceneParams&, const SceneParams&) = default;
 };
 
 // One frame's input: camera, light (its reverse is the sun, scene.sun), animation state, parameters.
 struct SceneInput {
-  Camera camera;
-  Light light;
-  std::uint32_t state = 0;
-  SceneParams params;
+    Camera camera;
+    Light light;
+    std::uint32_t state = 0;
+    SceneParams params;
 };
 
 // scene.sampler: the ground height at world (x, z), 0 at sea level.
@@ -54,31 +54,31 @@ using InstanceOf = std::function<const Instance*(std::uint32_t mobile_id)>;
 // ---- what a scene does, in order (scene.observed) ----------------------------------------------------
 
 struct TerrainSample {
-  std::int32_t x = 0, z = 0, height = 0;
-  friend bool operator==(const TerrainSample&, const TerrainSample&) = default;
+    std::int32_t x = 0, z = 0, height = 0;
+    friend bool operator==(const TerrainSample&, const TerrainSample&) = default;
 };
 struct QueueBuilt {
-  std::vector<std::uint32_t> ids;  // farthest first
-  friend bool operator==(const QueueBuilt&, const QueueBuilt&) = default;
+    std::vector<std::uint32_t> ids; // farthest first
+    friend bool operator==(const QueueBuilt&, const QueueBuilt&) = default;
 };
 struct PlaneQuery {
-  std::uint32_t caster = 0;
-  std::int32_t terrain_height = 0;
-  std::int32_t height = 0;     // the plane (shadow.plane.rule)
-  std::uint32_t receiver = 0;  // 0: none
-  friend bool operator==(const PlaneQuery&, const PlaneQuery&) = default;
+    std::uint32_t caster = 0;
+    std::int32_t terrain_height = 0;
+    std::int32_t height = 0;    // the plane (shadow.plane.rule)
+    std::uint32_t receiver = 0; // 0: none
+    friend bool operator==(const PlaneQuery&, const PlaneQuery&) = default;
 };
 struct ShadowDrawn {
-  std::uint32_t caster = 0;
-  std::int32_t plane_height = 0;
-  std::uint32_t receiver = 0;  // the deck it waited for, 0 when drawn at once
-  std::int32_t terrain_height = 0;
-  std::uint32_t pixels = 0;    // diagnostic, not observable on the original: pixels it turned to index 0
-  friend bool operator==(const ShadowDrawn&, const ShadowDrawn&) = default;
+    std::uint32_t caster = 0;
+    std::int32_t plane_height = 0;
+    std::uint32_t receiver = 0; // the deck it waited for, 0 when drawn at once
+    std::int32_t terrain_height = 0;
+    std::uint32_t pixels = 0; // diagnostic, not observable on the original: pixels it turned to index 0
+    friend bool operator==(const ShadowDrawn&, const ShadowDrawn&) = default;
 };
 struct ObjectDrawn {
-  std::uint32_t id = 0;
-  friend bool operator==(const ObjectDrawn&, const ObjectDrawn&) = default;
+    std::uint32_t id = 0;
+    friend bool operator==(const ObjectDrawn&, const ObjectDrawn&) = default;
 };
 using SceneStep = std::variant<TerrainSample, QueueBuilt, PlaneQuery, ShadowDrawn, ObjectDrawn>;
 
@@ -87,9 +87,9 @@ using SceneStep = std::variant<TerrainSample, QueueBuilt, PlaneQuery, ShadowDraw
 // One terrain triangle after the near clip (scene.terrain.near, scene.terrain.face): the face the
 // primary face routine draws (type 2, 3 or 4 vertices).
 struct TerrainFace {
-  std::uint8_t colour = 0;
-  std::vector<ScreenPoint> screen;
-  bool clipped = false;  // drawn by the partially visible routine (fb.visible)
+    std::uint8_t colour = 0;
+    std::vector<ScreenPoint> screen;
+    bool clipped = false; // drawn by the partially visible routine (fb.visible)
 };
 
 // scene.terrain.near: a triangle of camera-space points clipped to z >= 64, projected; empty when
@@ -107,32 +107,33 @@ events::FaceDraw terrain_face_event(const TerrainFace& face);
 // ---- the whole frame ---------------------------------------------------------------------------------
 
 class SceneRenderer {
- public:
-  // The archives and tables must outlive the renderer.
-  SceneRenderer(const ModelArchive& models, const TextureArchive& textures, const PaletteTables& palette);
+public:
+    // The archives and tables must outlive the renderer.
+    SceneRenderer(const ModelArchive& models, const TextureArchive& textures, const PaletteTables& palette);
 
-  // draw_scene_: the terrain, the queue, the shadows and the objects into `frame` (scene.clear: it
-  // is not cleared). Returns what the scene did, in order. std::invalid_argument for invalid
-  // parameters (nothing drawn); FormatError for invalid model data.
-  std::vector<SceneStep> render(const SceneInput& input, const MobileMap& mobiles, const InstanceOf& instance_of,
-                                const TerrainSampler& sampler, Frame& frame);
+    // draw_scene_: the terrain, the queue, the shadows and the objects into `frame` (scene.clear: it
+    // is not cleared). Returns what the scene did, in order. std::invalid_argument for invalid
+    // parameters (nothing drawn); FormatError for invalid model data.
+    std::vector<SceneStep> render(const SceneInput& input, const MobileMap& mobiles,
+                                  const InstanceOf& instance_of, const TerrainSampler& sampler, Frame& frame);
 
- private:
-  struct Planned {
-    std::uint32_t caster = 0;
-    std::uint32_t receiver = 0;
-    ShadowParams params;
-  };
-  std::vector<Planned> plan_shadows(const SceneInput& input, const MobileMap& mobiles, const InstanceOf& instance_of,
-                                    const TerrainSampler& sampler, const std::vector<std::uint32_t>& queue,
-                                    std::vector<SceneStep>& steps, Frame& frame);
-  void draw_shadow(const SceneInput& input, const Instance& caster, const Planned& planned,
-                   std::vector<SceneStep>& steps, Frame& frame);
+private:
+    struct Planned {
+        std::uint32_t caster = 0;
+        std::uint32_t receiver = 0;
+        ShadowParams params;
+    };
+    std::vector<Planned> plan_shadows(const SceneInput& input, const MobileMap& mobiles,
+                                      const InstanceOf& instance_of, const TerrainSampler& sampler,
+                                      const std::vector<std::uint32_t>& queue, std::vector<SceneStep>& steps,
+                                      Frame& frame);
+    void draw_shadow(const SceneInput& input, const Instance& caster, const Planned& planned,
+                     std::vector<SceneStep>& steps, Frame& frame);
 
-  const ModelArchive& models_;
-  Interpreter interpreter_;
-  ShadowRenderer shadows_;
-  Rasteriser rasteriser_;
+    const ModelArchive& models_;
+    Interpreter interpreter_;
+    ShadowRenderer shadows_;
+    Rasteriser rasteriser_;
 };
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

@@ -21,30 +21,30 @@
 
 namespace refcheck::reimpl {
 
-inline constexpr std::uint32_t kShadowCasterBit = 1u << 0;    // hdr.properties bit 0
-inline constexpr std::uint32_t kShadowReceiverBit = 1u << 1;  // hdr.properties bit 1
-inline constexpr std::uint8_t kShadowColour = 0;               // shadow.colour
+inline constexpr std::uint32_t kShadowCasterBit = 1u << 0;   // hdr.properties bit 0
+inline constexpr std::uint32_t kShadowReceiverBit = 1u << 1; // hdr.properties bit 1
+inline constexpr std::uint8_t kShadowColour = 0;             // shadow.colour
 // shadow.substitute: these models take their shadow geometry from kShadowSubstitute.
 inline constexpr std::uint32_t kShadowSubstituted[2] = {0x4ba, 0x4bb};
 inline constexpr std::uint32_t kShadowSubstitute = 0x40a;
 
 // abi.structs: struct shadow_params. `sun` travels from the sun (Q14, sun[1] < 0 to draw).
 struct ShadowParams {
-  Vec3 sun{0, -kQ14One, 0};
-  std::int32_t terrain_height = 0;
-  std::int32_t cloud_altitude = 0x00100000;
-  std::int32_t plane_height = 0;  // the plane the renderer projects onto
-  friend bool operator==(const ShadowParams&, const ShadowParams&) = default;
+    Vec3 sun{0, -kQ14One, 0};
+    std::int32_t terrain_height = 0;
+    std::int32_t cloud_altitude = 0x00100000;
+    std::int32_t plane_height = 0; // the plane the renderer projects onto
+    friend bool operator==(const ShadowParams&, const ShadowParams&) = default;
 };
 
 // ---- receiver query ----------------------------------------------------------------------------------
 
 // One shadow_plane_height_ query (shadow.receiver.raise): receiver 0 when none was hit.
 struct ReceiverQuery {
-  std::uint32_t caster = 0;
-  std::uint32_t receiver = 0;
-  std::int32_t height = 0;
-  friend bool operator==(const ReceiverQuery&, const ReceiverQuery&) = default;
+    std::uint32_t caster = 0;
+    std::uint32_t receiver = 0;
+    std::int32_t height = 0;
+    friend bool operator==(const ReceiverQuery&, const ReceiverQuery&) = default;
 };
 
 // shadow.plane.rule: the cloud altitude when the caster is at or above it; else the terrain
@@ -52,8 +52,8 @@ struct ReceiverQuery {
 // 3 x 3 scan around the caster's projection onto y = 0 whose rotated bounds hold that projection.
 // std::invalid_argument when `caster_id` is not in `mobiles` or a scanned mobile names no
 // populated record.
-ReceiverQuery shadow_plane_height(const ModelArchive& archive, const MobileMap& mobiles, std::uint32_t caster_id,
-                                  const ShadowParams& params);
+ReceiverQuery shadow_plane_height(const ModelArchive& archive, const MobileMap& mobiles,
+                                  std::uint32_t caster_id, const ShadowParams& params);
 
 // shadow.receiver.test: the receiver's local x and z of a world point, tested against its bounds.
 bool receiver_holds(const ModelRecord& receiver, const Mobile& placement, const Vec3& point);
@@ -64,18 +64,18 @@ bool receiver_holds(const ModelRecord& receiver, const Mobile& placement, const 
 // std::invalid_argument unless sun[1] < 0.
 Vec3 project_to_plane(const Vec3& world, const Vec3& sun, std::int32_t plane_height);
 
-enum class ShadowMesh : std::uint8_t { Fine = 0, Medium = 1 };  // abi.shadow_face
+enum class ShadowMesh : std::uint8_t { Fine = 0, Medium = 1 }; // abi.shadow_face
 
 // One draw_shadow_face_ call (diagnostics): the face's program position and its screen vertices.
 struct ShadowFace {
-  std::uint32_t record = 0;             // the record whose program holds the face (after substitution)
-  std::vector<std::int32_t> path;       // instance path: attachment slots from the root
-  std::uint32_t offset = 0;             // program offset of the opcode byte
-  std::uint8_t opcode = 0;              // 0 primary, 1 secondary
-  std::uint8_t type = 0;                // primitive type
-  ShadowMesh mesh = ShadowMesh::Fine;
-  std::vector<events::ScreenVertex> screen;
-  friend bool operator==(const ShadowFace&, const ShadowFace&) = default;
+    std::uint32_t record = 0;       // the record whose program holds the face (after substitution)
+    std::vector<std::int32_t> path; // instance path: attachment slots from the root
+    std::uint32_t offset = 0;       // program offset of the opcode byte
+    std::uint8_t opcode = 0;        // 0 primary, 1 secondary
+    std::uint8_t type = 0;          // primitive type
+    ShadowMesh mesh = ShadowMesh::Fine;
+    std::vector<events::ScreenVertex> screen;
+    friend bool operator==(const ShadowFace&, const ShadowFace&) = default;
 };
 
 // shadow.mesh: the mesh a primitive type's shadow is drawn with, or none (types 0, 1, 9, 10, 21).
@@ -91,26 +91,26 @@ void draw_shadow_face(std::span<const events::ScreenVertex> screen, ShadowMesh m
 std::uint32_t shadow_geometry(const ModelArchive& archive, std::uint32_t model);
 
 class ShadowRenderer {
- public:
-  explicit ShadowRenderer(const ModelArchive& archive) : archive_(archive) {}
+public:
+    explicit ShadowRenderer(const ModelArchive& archive) : archive_(archive) {}
 
-  // draw_3d_object_shadow_: nothing unless the root's model casts (shadow.caster) and sun[1] < 0;
-  // else every instance of the tree, onto the plane at params.plane_height. Returns the faces
-  // drawn, in order. FormatError for invalid data (faces drawn before stay drawn).
-  std::vector<ShadowFace> draw(const Instance& root, const Camera& camera, const ShadowParams& params,
-                               std::uint32_t state, Frame& frame);
+    // draw_3d_object_shadow_: nothing unless the root's model casts (shadow.caster) and sun[1] < 0;
+    // else every instance of the tree, onto the plane at params.plane_height. Returns the faces
+    // drawn, in order. FormatError for invalid data (faces drawn before stay drawn).
+    std::vector<ShadowFace> draw(const Instance& root, const Camera& camera, const ShadowParams& params,
+                                 std::uint32_t state, Frame& frame);
 
-  // The decoded program of a record (decoded on first use, then kept).
-  const Program& program(std::uint32_t record);
-  const ModelArchive& archive() const { return archive_; }
+    // The decoded program of a record (decoded on first use, then kept).
+    const Program& program(std::uint32_t record);
+    const ModelArchive& archive() const { return archive_; }
 
- private:
-  const ModelArchive& archive_;
-  std::map<std::uint32_t, Program> programs_;
+private:
+    const ModelArchive& archive_;
+    std::map<std::uint32_t, Program> programs_;
 };
 
 // The one-call form: a fresh renderer for one shadow.
 std::vector<ShadowFace> draw_shadow(const ModelArchive& archive, const Instance& root, const Camera& camera,
                                     const ShadowParams& params, std::uint32_t state, Frame& frame);
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

@@ -20,33 +20,33 @@ inline constexpr std::uint32_t kTextureHeaderSize = 12;
 std::optional<std::uint32_t> stride_of_type(std::uint32_t type);
 
 struct Texture {
-  std::uint32_t slot = 0;
-  Extent extent;  // absolute archive offsets of the record
-  std::uint32_t type = 0;
-  std::uint32_t stride = 0;
-  std::uint32_t height = 0;
-  std::uint32_t pixel_pointer = 0;  // header word 2 as stored in the file
-  std::vector<std::uint8_t> pixels;  // stride * height
+    std::uint32_t slot = 0;
+    Extent extent; // absolute archive offsets of the record
+    std::uint32_t type = 0;
+    std::uint32_t stride = 0;
+    std::uint32_t height = 0;
+    std::uint32_t pixel_pointer = 0;  // header word 2 as stored in the file
+    std::vector<std::uint8_t> pixels; // stride * height
 
-  // The descriptor and pixels as the loader copies them: 12 + stride * height bytes.
-  std::uint64_t allocation_size() const { return kTextureHeaderSize + pixels.size(); }
+    // The descriptor and pixels as the loader copies them: 12 + stride * height bytes.
+    std::uint64_t allocation_size() const { return kTextureHeaderSize + pixels.size(); }
 };
 
 class TextureArchive {
- public:
-  static TextureArchive parse(std::span<const std::uint8_t> bytes);
+public:
+    static TextureArchive parse(std::span<const std::uint8_t> bytes);
 
-  const OffsetTable& table() const { return table_; }
-  std::uint32_t count() const { return table_.count(); }
-  bool populated(std::uint32_t slot) const { return table_.populated(slot); }
-  const Texture& texture(std::uint32_t slot) const&;  // std::out_of_range unless populated
-  const Texture* find(std::uint32_t slot) const&;     // nullptr unless populated
-  const Texture& texture(std::uint32_t slot) const&& = delete;  // would dangle
-  const Texture* find(std::uint32_t slot) const&& = delete;
+    const OffsetTable& table() const { return table_; }
+    std::uint32_t count() const { return table_.count(); }
+    bool populated(std::uint32_t slot) const { return table_.populated(slot); }
+    const Texture& texture(std::uint32_t slot) const&;           // std::out_of_range unless populated
+    const Texture* find(std::uint32_t slot) const&;              // nullptr unless populated
+    const Texture& texture(std::uint32_t slot) const&& = delete; // would dangle
+    const Texture* find(std::uint32_t slot) const&& = delete;
 
- private:
-  OffsetTable table_;
-  std::vector<std::optional<Texture>> textures_;
+private:
+    OffsetTable table_;
+    std::vector<std::optional<Texture>> textures_;
 };
 
-}  // namespace refcheck::reimpl
+} // namespace refcheck::reimpl

@@ -21,15 +21,15 @@ inline constexpr std::size_t kDescriptorSize = 256;
 inline constexpr const char* kDescriptorSection = ".rcdesc";
 
 struct Descriptor {
-    std::string kind;  // routine | data | struct | field
-    std::string name;  // routine/global/struct name, or "struct.field"
-    std::string text;  // routine: "convention;role;returns;args"; data/field: type
-    std::uint32_t value = 0;  // field: offset
-    std::uint32_t size = 0;   // data, struct, field: bytes
+    std::string kind;        // routine | data | struct | field
+    std::string name;        // routine/global/struct name, or "struct.field"
+    std::string text;        // routine: "convention;role;returns;args"; data/field: type
+    std::uint32_t value = 0; // field: offset
+    std::uint32_t size = 0;  // data, struct, field: bytes
 };
 
 // Splits the section into records; all-zero records (section padding) are skipped. Throws
 // ProfileError on a record without the "RCD1" magic or a trailing partial record with data.
 std::vector<Descriptor> parse_descriptors(std::span<const std::uint8_t> section);
 
-}  // namespace refcheck::profilegen
+} // namespace refcheck::profilegen

@@ -20,4 +20,4 @@ struct ImageSymbols {
 // no export table or no descriptor section.
 ImageSymbols read_image_symbols(const std::string& path);
 
-}  // namespace refcheck::profilegen
+} // namespace refcheck::profilegen

@@ -20,4 +20,4 @@ inline constexpr const char* kProfileSchema = "refcheck-profile/1";
 // a field of an undescribed struct).
 nlohmann::ordered_json build_profile(const ImageSymbols& image, const std::vector<Descriptor>& descriptors);
 
-}  // namespace refcheck::profilegen
+} // namespace refcheck::profilegen
