@@ -250,3 +250,29 @@ uint32_t FindClose(Machine& m, const Args& a) {
 }
 
 } // namespace refcheck::emu::win32
+
+namespace refcheck::emu {
+
+namespace {
+// Reopens `fd` as a new file description of the same file (through /proc/self/fd), at the same
+// offset, in place: the descriptor number stays, its position is this process's own.
+void reopen_private(int fd) {
+    const off_t at = ::lseek(fd, 0, SEEK_CUR);
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (at < 0 || flags < 0) return;
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    const int fresh = ::open(self.c_str(), flags & (O_ACCMODE | O_APPEND));
+    if (fresh < 0) return;
+    if (::lseek(fresh, at, SEEK_SET) == at) ::dup2(fresh, fd);
+    ::close(fresh);
+}
+} // namespace
+
+void Machine::own_open_files() {
+    for (auto& [handle, f] : kernel32().files)
+        if (f.fd >= 0) reopen_private(f.fd);
+    for (auto& [file, f] : msvcrt().files)
+        if (f.fd >= 0) reopen_private(f.fd);
+}
+
+} // namespace refcheck::emu

@@ -272,6 +272,7 @@ void Machine::write(Address a, std::span<const uint8_t> bytes) {
     if (uc_mem_write(impl_->uc, a, bytes.data(), bytes.size()) != UC_ERR_OK)
         throw EmuError("cannot write " + std::to_string(bytes.size()) + " bytes at " + hex(a) +
                        ": not mapped");
+    impl_->remove_cache({a, a + static_cast<Address>(bytes.size())}); // no call unless it is code
 }
 
 void Machine::write_u8(Address a, uint8_t v) { write(a, {&v, 1}); }

@@ -1,8 +1,11 @@
 // An observer of the cases this process runs (refcheck mutate; nothing else sets one): told when a
 // case's original is booted (coverage enabled, before any patch or call), when each input a family
-// names is about to run (note_input), and when the case is over (the original still alive). One
-// per process: mutate's workers are forked processes, each running one case at a time.
+// selects is about to run (CaseContext::selected), which it may then skip, and when the case is over
+// (the original still alive, the report complete). One per process: mutate's workers are forked
+// processes, each running one case at a time.
 #pragma once
+
+#include "refcheck/harness/report.hpp"
 
 #include <string_view>
 
@@ -15,10 +18,16 @@ class CaseObserver {
 public:
     virtual ~CaseObserver() = default;
     virtual void booted(Original& original, Comparator& comparator) = 0;
+    // An input begins. `skippable`: the family asks whether it runs (CaseContext::selected), and the
+    // answer counts (false: the family skips it, as an input the case does not select); otherwise it
+    // runs whatever the answer (CaseContext::begins: its state carries on to the next input).
     // May throw OriginalFailed (families.hpp) to stop the case: it is called from the families'
     // input loops, never from inside the emulator.
-    virtual void input(std::string_view name) = 0;
-    virtual void finished(Original& original) = 0;
+    virtual bool input(std::string_view name, bool skippable) = 0;
+    // Whether any input whose name starts with `prefix` may still run (families skip the work of
+    // the others, CaseContext::selects_within).
+    virtual bool within(std::string_view) { return true; }
+    virtual void finished(Original& original, const ojson& report) = 0;
 };
 
 CaseObserver* case_observer();

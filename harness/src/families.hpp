@@ -8,6 +8,7 @@
 #include "refcheck/harness/report.hpp"
 #include "refcheck/harness/run.hpp"
 #include "refcheck/events.hpp"
+#include "case_observer.hpp"
 #include "workers.hpp"
 
 #include <cstdint>
@@ -52,13 +53,23 @@ struct CaseContext {
     // Case::only narrows a case to one input: whether `input` is compared, and whether any input
     // whose name starts with `prefix` ("record 12 ") is (families skip the work of the others).
     // A selected input is about to run: a worker's breadcrumb notes it (workers.hpp).
+    // A case observer (refcheck mutate, case_observer.hpp) may skip a selected input.
     bool selected(std::string_view input) const {
-        const bool yes = c.only_inputs.empty() ? c.only.empty() || c.only == input
-                                               : c.only_inputs.count(std::string(input)) != 0;
+        bool yes = c.only_inputs.empty() ? c.only.empty() || c.only == input
+                                         : c.only_inputs.count(std::string(input)) != 0;
+        if (yes)
+            if (CaseObserver* observer = case_observer()) yes = observer->input(input, true);
         if (yes) note_input(input);
         return yes;
     }
+    // An input of a family that runs every input (its state carries on to the next: scenes,
+    // construction, palettes) begins: a case observer and a worker's breadcrumb are told.
+    void begins(std::string_view input) const {
+        if (CaseObserver* observer = case_observer()) observer->input(input, false);
+        note_input(input);
+    }
     bool selects_within(std::string_view prefix) const {
+        if (CaseObserver* observer = case_observer(); observer && !observer->within(prefix)) return false;
         if (!c.only_inputs.empty()) {
             const auto it = c.only_inputs.lower_bound(std::string(prefix));
             return it != c.only_inputs.end() && it->starts_with(prefix);

@@ -64,6 +64,8 @@ void run_construct(CaseContext& ctx) {
     for (const std::uint32_t record : select_records(ctx.c, models)) {
         ++records;
         for (std::size_t k = 0; k < placements.size(); ++k) {
+            const std::string input = "record " + std::to_string(record) + " placement " + std::to_string(k);
+            ctx.begins(input);
             std::vector<EventRecord> original, reimpl_events;
             const auto r = o.call("construct_3d_object_",
                                   {record, placement_addresses[2 * k], placement_addresses[2 * k + 1]});
@@ -87,8 +89,7 @@ void run_construct(CaseContext& ctx) {
                 });
             if (k == 0) ++roots;
             ctx.events += original.size() + reimpl_events.size();
-            ctx.comparator.compare("record " + std::to_string(record) + " placement " + std::to_string(k),
-                                   original, reimpl_events);
+            ctx.comparator.compare(input, original, reimpl_events);
         }
     }
     o.note_ran("construct_3d_object_");

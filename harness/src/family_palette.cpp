@@ -10,6 +10,7 @@ void run_palette(CaseContext& ctx) {
     Original& o = ctx.original;
     ojson per_warzone = ojson::array();
     for (const std::int32_t wz : ctx.c.warzones) {
+        ctx.begins("warzone " + std::to_string(wz));
         const auto result = o.call("initialise_3d_palette_", {static_cast<std::uint32_t>(wz)});
         require_success(ctx, result, "initialise_3d_palette_(" + std::to_string(wz) + ")", Expect::Zero);
         const reimpl::PaletteTables t = reimpl::build_palette(ctx.palette, static_cast<std::uint32_t>(wz));

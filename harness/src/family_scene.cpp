@@ -281,6 +281,9 @@ public:
             input_.camera = plan.camera.at(f, script.frames);
             input_.state = frame_no_; // scene.state
             const std::string name = "frame " + std::to_string(frame_no_);
+            // A frame is drawn from the world as placed and the camera alone (on both sides), so an
+            // unselected frame is skipped; the actors are placed for every frame all the same.
+            if (!ctx_.selected(name)) continue;
             const auto [fc, seen] = frame(name, world, shows);
             const bool sample = !sampled && seen.count(plan.shows);
             if (sample || (fc.differing && divergent_pictures_ < kDivergentPictures)) {

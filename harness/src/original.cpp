@@ -103,6 +103,7 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
     if (result.instructions) {
         std::uint64_t& most = needed_[routine];
         most = std::max(most, *result.instructions);
+        instructions_total_ += *result.instructions;
     }
     if (result.fault) {
         faults_.push_back(to_json(*result.fault));

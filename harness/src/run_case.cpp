@@ -339,7 +339,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         result.files.emplace_back(drcov, drcov_bytes(original->machine()));
     }
     if (exercised) r["exercised"] = exercised->json(r);
-    if (CaseObserver* observer = case_observer(); observer && original) observer->finished(*original);
+    if (CaseObserver* observer = case_observer(); observer && original) observer->finished(*original, r);
     return result;
 }
 

@@ -1,7 +1,5 @@
 #include "workers.hpp"
 
-#include "case_observer.hpp"
-
 #include "families.hpp"
 
 #include "refcheck/emu/crash_note.hpp"
@@ -196,7 +194,6 @@ struct Worker {
 } // namespace
 
 void note_input(std::string_view input) {
-    if (CaseObserver* observer = case_observer()) observer->input(input);
     if (!g_crumb) return;
     copy_cut(g_crumb->input, sizeof g_crumb->input, input);
     if (!g_crash_case.empty() && g_crash_case == g_crumb->case_name) {

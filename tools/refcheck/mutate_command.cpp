@@ -26,6 +26,7 @@ struct MutateArgs {
     std::uint64_t seed = 0;
     double min_score = -1;
     std::string equivalents;
+    std::size_t inputs_per_mutant = 32;
 };
 } // namespace
 
@@ -50,6 +51,10 @@ const Command& mutate_command() {
                 "imm_minus_one, add_to_sub, sub_to_add, and_to_or, or_to_and, store_nop (default: all)");
             app.add_option("--sample", a->sample, "Run a deterministic sample of N mutants (with --seed)");
             app.add_option("--seed", a->seed, "Seed of --sample")->capture_default_str();
+            app.add_option("--inputs-per-mutant", a->inputs_per_mutant,
+                           "Per case, run a mutant on at most N of the inputs that reach it, spread evenly "
+                           "(0: all)")
+                ->capture_default_str();
             app.add_option("--min-score", a->min_score,
                            "Exit 1 when killed / (total - equivalent) is below this (0..1)");
             app.add_option("--equivalents", a->equivalents,
@@ -69,6 +74,7 @@ const Command& mutate_command() {
                     if (!op.empty()) o.operators.push_back(op);
                 if (a->sample) o.sample = a->sample;
                 o.seed = a->seed;
+                o.inputs_per_mutant = a->inputs_per_mutant;
                 if (a->min_score >= 0) o.min_score = a->min_score;
                 o.equivalents = a->equivalents.empty()
                                     ? fs::path(REFCHECK_SOURCE_DIR) / "cases" / "mutants" / "equivalent.json"

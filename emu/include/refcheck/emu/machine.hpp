@@ -158,6 +158,8 @@ public:
     void read(Address a, std::span<uint8_t> out) const;
     std::vector<uint8_t> read_bytes(Address a, size_t n) const;
     std::string read_cstring(Address a, size_t max = 4096) const;
+    // A write over code (an executable section, the shim page) drops the translations there, so
+    // patched code runs as written even after it was translated.
     void write(Address a, std::span<const uint8_t> bytes);
     void write_u8(Address a, uint8_t v);
     void write_u16(Address a, uint16_t v);
@@ -167,6 +169,10 @@ public:
     uint32_t reg(Reg r) const;
     void set_reg(Reg r, uint32_t v);
     Registers registers() const;
+
+    // After fork(): gives this process its own offsets in the files the guest has open (a forked
+    // child otherwise shares each host file description, and its position, with its parent).
+    void own_open_files();
 
     GuestHeap& heap();
     DataRoot* data_root(); // null when the machine has none

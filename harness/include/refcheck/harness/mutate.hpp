@@ -68,6 +68,9 @@ struct MutateOptions {
     std::vector<std::string> operators; // empty: all
     std::optional<std::size_t> sample;  // run a deterministic sample of N mutants
     std::uint64_t seed = 0;
+    // Per case, a mutant runs on at most this many of the inputs that reach it, spread evenly over
+    // the case's order (0: all of them). A survivor is then a survivor of those inputs.
+    std::size_t inputs_per_mutant = 32;
     std::optional<double> min_score;                  // exit 1 when the score is below
     std::optional<std::filesystem::path> equivalents; // the registry
     std::function<void(std::string_view)> progress;   // one line now and then (may be empty)

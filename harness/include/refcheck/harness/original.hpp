@@ -68,6 +68,7 @@ public:
         fallback_budget_ = fallback;
     }
     const std::map<std::string, std::uint64_t>& instructions_needed() const { return needed_; }
+    std::uint64_t instructions_total() const { return instructions_total_; } // of every budgeted call
 
     const std::vector<ojson>& faults() const { return faults_; }
     // Called with every fault of a call() as it is recorded (run_case makes each a divergence).
@@ -93,6 +94,7 @@ private:
     std::vector<std::string> replaced_, tapped_, ran_;
     std::map<std::string, std::uint64_t> budgets_, needed_;
     std::uint64_t fallback_budget_ = 0;
+    std::uint64_t instructions_total_ = 0;
 };
 
 } // namespace refcheck::harness
