@@ -268,10 +268,11 @@ void reopen_private(int fd) {
 }
 } // namespace
 
-void Machine::own_open_files() {
-    for (auto& [handle, f] : kernel32().files)
+void win32::own_open_files(Machine& m) {
+    Machine& self = m;
+    for (auto& [handle, f] : self.kernel32().files)
         if (f.fd >= 0) reopen_private(f.fd);
-    for (auto& [file, f] : msvcrt().files)
+    for (auto& [file, f] : self.msvcrt().files)
         if (f.fd >= 0) reopen_private(f.fd);
 }
 

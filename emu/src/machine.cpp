@@ -275,6 +275,12 @@ void Machine::write(Address a, std::span<const uint8_t> bytes) {
     impl_->remove_cache({a, a + static_cast<Address>(bytes.size())}); // no call unless it is code
 }
 
+void Machine::after_fork() {
+    (void)impl_->watchdog.release(); // never notified, joined or freed in this process
+    impl_->watchdog = std::make_unique<Watchdog>(impl_->uc);
+    win32::own_open_files(*this);
+}
+
 void Machine::write_u8(Address a, uint8_t v) { write(a, {&v, 1}); }
 void Machine::write_u16(Address a, uint16_t v) {
     uint8_t b[2] = {uint8_t(v), uint8_t(v >> 8)};

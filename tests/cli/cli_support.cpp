@@ -1,6 +1,6 @@
 #include "cli_support.hpp"
 
-#include "placement.hpp" // harness/src: the camera a run builds for each view
+#include "family/placement.hpp" // harness/src: the camera a run builds for each view
 
 #include "refcheck/reimpl/construction.hpp"
 #include "refcheck/reimpl/file_bytes.hpp"

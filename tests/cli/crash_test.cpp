@@ -1,5 +1,5 @@
 // A crash in one case is that case's error (issue 19). Cases run in forked worker processes
-// (harness/src/workers.cpp); a worker that dies becomes its case's error report, naming the death,
+// (harness/src/run/workers.cpp); a worker that dies becomes its case's error report, naming the death,
 // the input and the reproduce command, and the other cases run and report as usual.
 //
 // Worker deaths are provoked with the test-only REFCHECK_TEST_WORKER_CRASH=CASE:HOW (workers.hpp):

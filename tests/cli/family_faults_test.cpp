@@ -5,9 +5,9 @@
 #include "cli_support.hpp"
 #include "code_site.hpp"
 
-#include "mobile_script.hpp" // harness/src: the scripted inputs of the mobile and receiver families
-#include "placement.hpp"
-#include "selection.hpp"
+#include "family/mobile_script.hpp" // harness/src: the scripted inputs of the mobile and receiver families
+#include "family/placement.hpp"
+#include "family/selection.hpp"
 
 #include "refcheck/emu/machine.hpp"
 #include "refcheck/harness/case.hpp"

@@ -2,7 +2,7 @@
 // previous complete run, byte for byte, no half-written or temporary file is left, and stderr says
 // what did not finish. The interruption comes at a known point, not a timed one: the test-only
 // REFCHECK_TEST_WORKER_CRASH=CASE:term-parent makes the worker running CASE send SIGTERM to the
-// parent when that case's first input begins (harness/src/workers.hpp).
+// parent when that case's first input begins (harness/src/run/workers.hpp).
 #include "cli_support.hpp"
 
 namespace refcheck::cli_test {

@@ -4,7 +4,7 @@
 // family's script on the reimplementation gives for it.
 #include "cli_support.hpp"
 
-#include "mobile_script.hpp" // harness/src: the scripted inputs of the mobile and receiver families
+#include "family/mobile_script.hpp" // harness/src: the scripted inputs of the mobile and receiver families
 
 #include "refcheck/reimpl/file_bytes.hpp"
 #include "refcheck/reimpl/mobile.hpp"

@@ -5,7 +5,7 @@
 #include "cli_support.hpp"
 #include "code_site.hpp"
 
-#include "scene_script.hpp" // harness/src: the scripted inputs of the scene family
+#include "family/scene_script.hpp" // harness/src: the scripted inputs of the scene family
 
 #include "refcheck/emu/machine.hpp"
 #include "refcheck/reimpl/construction.hpp"

@@ -29,6 +29,19 @@ TEST_F(Hooks, ReplaceAfterTheCodeAlreadyRan) {
     EXPECT_EQ(m.call("call_add3", Convention::cdecl, {2}).eax, 13u);
 }
 
+TEST_F(Hooks, CodeWrittenAfterItRanRunsAsWritten) {
+    // A seeded fault written over code that already ran (refcheck mutate patches a booted machine):
+    // the write drops the translations there, so the next call runs the new bytes.
+    CallResult before = m.call("add3_cdecl", Convention::cdecl, {1, 2, 3});
+    ASSERT_TRUE(before.ok()) << describe(before);
+    EXPECT_EQ(before.eax, 14u);
+    const std::uint8_t mov_eax_42_ret[] = {0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3};
+    m.write(m.image().require("add3_cdecl"), mov_eax_42_ret);
+    CallResult after = m.call("add3_cdecl", Convention::cdecl, {1, 2, 3});
+    ASSERT_TRUE(after.ok()) << describe(after);
+    EXPECT_EQ(after.eax, 42u);
+}
+
 TEST_F(Hooks, ReplaceAStdcallRoutinePopsItsArguments) {
     m.replace(m.image().require("add3_stdcall"), Convention::stdcall, 3,
               [](Machine&, const Args& a) { return a.u32(2); });

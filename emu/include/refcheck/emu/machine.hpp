@@ -170,9 +170,11 @@ public:
     void set_reg(Reg r, uint32_t v);
     Registers registers() const;
 
-    // After fork(): gives this process its own offsets in the files the guest has open (a forked
-    // child otherwise shares each host file description, and its position, with its parent).
-    void own_open_files();
+    // In a child after fork(): gives it its own offsets in the files the guest has open (a forked
+    // child otherwise shares each host file description, and its position, with its parent), and
+    // its own watchdog thread (fork copies only the calling thread: the parent's watchdog object
+    // is left untouched, its condition variable waiting on a thread the child lacks).
+    void after_fork();
 
     GuestHeap& heap();
     DataRoot* data_root(); // null when the machine has none

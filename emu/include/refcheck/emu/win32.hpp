@@ -97,6 +97,9 @@ struct MsvcrtState {
 };
 
 // kernel32: files
+// In a child after fork(): the guest's open files (kernel32 handles, msvcrt FILEs) reopened at the
+// same offsets as this process's own file descriptions (Machine::after_fork).
+void own_open_files(Machine& m);
 uint32_t CreateFileA(Machine& m, const Args& a);
 uint32_t ReadFile(Machine& m, const Args& a);
 uint32_t WriteFile(Machine& m, const Args& a);

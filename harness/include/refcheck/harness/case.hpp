@@ -35,7 +35,7 @@ struct RecordSelection {
 
 // Scene family (selection.scene): the terrain the case supplies through the hooked sampler (sea
 // level everywhere but on its islands, each a paraboloid dome), the scene parameters of every frame,
-// and the scripted sequences (harness/src/scene_script.cpp) with their frame counts.
+// and the scripted sequences (harness/src/family/scene_script.cpp) with their frame counts.
 struct Island {
     std::int32_t x = 0, z = 0; // centre, world units
     std::int32_t radius = 1;   // world units

@@ -141,7 +141,7 @@ ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite
 
 // Loads, runs and reports. Case files that don't parse give exit code 2 before anything runs. A
 // case with an unexplained divergence gets its drill-down (bisect.hpp) in its report ("bisect").
-// Cases run in forked worker processes (harness/src/workers.hpp): a case whose worker dies (a
+// Cases run in forked worker processes (harness/src/run/workers.hpp): a case whose worker dies (a
 // signal, an abort, an exit without a result) is an error report naming the crash ("crash"), and
 // the other cases run and report as usual.
 RunSummary run(const std::vector<std::filesystem::path>& case_files, const RunOptions& options);

@@ -1,0 +1,282 @@
+// Bisect: the narrowed re-run of a divergent input with the probe, and the drill-down it yields.
+#include "refcheck/harness/bisect.hpp"
+
+#include "bisect/bisect_probe.hpp"
+#include "family/families.hpp"
+
+#include "refcheck/reimpl/disassembler.hpp"
+#include "refcheck/reimpl/file_bytes.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/texture_archive.hpp"
+
+#include <optional>
+
+namespace refcheck::harness {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The event a divergence is about: the original's when it has one, else the reimplementation's.
+const ojson& divergent_event(const ojson& d) {
+    const ojson& o = member(d, "original");
+    return o.is_object() ? o : member(d, "reimpl");
+}
+
+// Whether a divergence is about a whole frame (compared pixel for pixel), not one draw event.
+bool is_frame(const ojson& d) {
+    const ojson& kind = member(divergent_event(d), "kind");
+    return kind.is_string() && kind.get<std::string>() == "frame";
+}
+
+bool same_divergence(const ojson& a, const ojson& b) {
+    for (const char* k : {"kind", "input", "original_index", "reimpl_index", "original", "reimpl", "fields"})
+        if (member(a, k) != member(b, k)) return false;
+    return true;
+}
+
+struct Probed {
+    CaseResult result;
+    ProbeFindings findings;
+    ojson divergence; // the narrowed re-run's first unexplained divergence (null when equivalent)
+};
+
+Probed probe_run(const Case& narrowed, const Environment& env, const Injection& injection, const ojson& d,
+                 const DrillDownOptions& dd) {
+    const bool frame = is_frame(d);
+    WindowProbe probe(d.value("original_index", std::size_t{0}), frame, dd.trace_capacity,
+                      dd.instructions_head, dd.instructions_tail);
+    Probed p{run_case_with(narrowed, env, injection, narrowed.family == Family::Program ? &probe : nullptr),
+             {},
+             {}};
+    if (p.result.status == Status::Error)
+        throw std::runtime_error("the narrowed re-run failed: " +
+                                 p.result.report.value("error", std::string("?")));
+    p.findings = probe.findings();
+    p.divergence = member(p.result.report, "first_unexplained");
+    return p;
+}
+
+// The record and program offset the listing is centred on: the divergent event's own, else the
+// reimplementation's event at the divergence (winding and attach events of the original carry no
+// offset), else the reimplementation's last event before it. The event index counts the events the
+// harness compares (control-flow events are not compared).
+struct PacketRef {
+    std::uint32_t record = 0, offset = 0;
+    std::string source;
+};
+
+// The record and offset of each event the harness compares (control-flow events are not compared).
+std::vector<PacketRef> compared_packets(const std::vector<events::Event>& raw) {
+    std::vector<PacketRef> out;
+    for (const auto& ev : raw) {
+        if (std::holds_alternative<events::ControlFlow>(ev)) continue;
+        std::visit(
+            [&](const auto& e) {
+                out.push_back({static_cast<std::uint32_t>(e.record), e.offset, {}});
+            },
+            ev);
+    }
+    return out;
+}
+
+std::optional<PacketRef> packet_of(const ojson& d, const ProbeFindings& f) {
+    const ojson& fields = member(divergent_event(d), "fields");
+    if (fields.contains("record") && fields.contains("offset"))
+        return PacketRef{fields.at("record").get<std::uint32_t>(), fields.at("offset").get<std::uint32_t>(),
+                         "the divergent event's packet"};
+    const std::vector<PacketRef> reimpl = compared_packets(f.emitted);
+    const std::size_t j = d.value("reimpl_index", std::size_t{0});
+    PacketRef at;
+    if (j < reimpl.size()) {
+        at = reimpl[j];
+        at.source = "the reimplementation's event at the divergence";
+    } else if (j > 0 && j - 1 < reimpl.size()) {
+        at = reimpl[j - 1];
+        at.source = "the reimplementation's last event before the divergence";
+    } else {
+        return std::nullopt;
+    }
+    return at;
+}
+
+ojson listing_json(const Environment& env, const PacketRef& at, std::size_t context) {
+    const auto models =
+        reimpl::ModelArchive::parse(reimpl::read_file_bytes(env.data / "3DDATA" / "3DOBJS.BIN"));
+    const auto textures =
+        reimpl::TextureArchive::parse(reimpl::read_file_bytes(env.data / "3DDATA" / "OBJTEXT.BIN"));
+    const std::string text = reimpl::disassemble(reimpl::decode_program(models, at.record, &textures));
+    return {{"record", at.record},
+            {"offset", at.offset},
+            {"centred_on", at.source},
+            {"lines", listing_around(text, at.offset, context)}};
+}
+
+ojson registers_json(const ProbeFindings& f) {
+    const emu::Registers& r = *f.registers;
+    ojson values = ojson::object();
+    const std::pair<const char*, emu::Reg> order[] = {
+        {"eax", emu::Reg::eax}, {"ebx", emu::Reg::ebx},      {"ecx", emu::Reg::ecx}, {"edx", emu::Reg::edx},
+        {"esi", emu::Reg::esi}, {"edi", emu::Reg::edi},      {"ebp", emu::Reg::ebp}, {"esp", emu::Reg::esp},
+        {"eip", emu::Reg::eip}, {"eflags", emu::Reg::eflags}};
+    for (const auto& [name, reg] : order) values[name] = emu::hex(r.get(reg));
+    ojson arguments = ojson::object();
+    for (const auto& [reg, name] : f.arguments) arguments[reg] = name;
+    return {{"at", f.routine}, {"values", values}, {"arguments", arguments}};
+}
+
+// Where the other stream was when one side's event has no counterpart (FileCheck's near miss): the
+// reimplementation's next event for a missing one, the original's next event for an extra one.
+void add_near_miss(ojson& out, const ojson& d, const ProbeFindings& f) {
+    const std::string kind = d.value("kind", std::string());
+    const bool missing = kind == "missing_in_reimpl";
+    if (!missing && kind != "extra_in_reimpl") return;
+    const std::vector<EventRecord>& other = missing ? f.reimpl : f.original;
+    const std::size_t at = d.value(missing ? "reimpl_index" : "original_index", std::size_t{0});
+    if (at < other.size())
+        out["near_miss"] = {
+            {"side", missing ? "reimpl" : "original"}, {"index", at}, {"event", to_json(other[at])}};
+}
+
+// The probe's findings into the drill-down (program family).
+void add_findings(ojson& out, const ProbeFindings& f) {
+    if (f.window) {
+        ojson routines = ojson::array();
+        for (const auto& [name, n] : f.routines) routines.push_back({{"routine", name}, {"instructions", n}});
+        out["instructions"] = {{"from", f.from},         {"to", f.to},           {"executed", f.executed},
+                               {"recorded", f.recorded}, {"routines", routines}, {"lines", f.lines}};
+    }
+    if (f.registers) {
+        out["registers"] = registers_json(f);
+        ojson stack = ojson::array();
+        for (const auto& fr : f.stack)
+            stack.push_back(
+                {{"address", emu::hex(fr.address)}, {"symbol", fr.symbol}, {"found_by", fr.found_by}});
+        out["call_stack"] = {{"method",
+                              "a scan from ESP for return addresses that follow a call instruction; "
+                              "\"ebp chain\" and \"entry\" frames are confirmed, \"stack scan\" ones "
+                              "may be stale values in a live frame"},
+                             {"frames", stack}};
+    } else {
+        out["unavailable"].push_back(
+            "registers and call stack: the original produced no event at the divergence "
+            "(no hook stopped the guest there)");
+    }
+}
+
+// The program family's part: the listing around the packet, and from the probe (when the narrowed
+// re-run reproduced the divergence) the near miss, the window, the registers and the call stack.
+void add_program_details(ojson& out, const Environment& env, const ojson& d, const ProbeFindings& f,
+                         bool reproduced, const DrillDownOptions& dd) {
+    if (!is_frame(d)) {
+        if (const auto at = packet_of(d, f))
+            out["listing"] = listing_json(env, *at, dd.listing_context);
+        else
+            out["unavailable"].push_back("listing: no event near the divergence names a packet");
+    }
+    if (!reproduced) {
+        out["unavailable"].push_back(
+            "instruction window, registers, call stack: the narrowed re-run does not diverge");
+        return;
+    }
+    add_near_miss(out, d, f);
+    add_findings(out, f);
+}
+
+void add_unavailable(ojson& out, Family family, bool frame) {
+    auto& u = out["unavailable"];
+    switch (family) {
+        case Family::Program:
+            if (frame) u.push_back("listing: a frame is the whole input, not one packet");
+            break;
+        case Family::Shadow:
+            u.push_back(
+                "listing, instruction window, registers, call stack: a shadow frame is one event per input, "
+                "drawn by the whole call (no event inside it to start a window from)");
+            break;
+        case Family::Mobile:
+        case Family::Receiver:
+        case Family::Loader:
+        case Family::Palette:
+        case Family::Construct:
+            u.push_back(
+                "listing, instruction window, registers, call stack: this family's events are read from the "
+                "original's memory after its call returns (no hook marks them inside it)");
+            break;
+        default:
+            u.push_back(
+                "listing, instruction window, registers, call stack: the probe watches only the program "
+                "family's draw call");
+    }
+}
+
+} // namespace
+
+std::string shell_quote(const std::string& text) {
+    const bool plain =
+        !text.empty() && text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                "0123456789_./:+=,-") == std::string::npos;
+    if (plain) return text;
+    std::string out = "'";
+    for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string reproduce_command(const Case& c, const RunOptions& o, const std::string& input, bool host_paths) {
+    auto file = [&](const fs::path& p) {
+        return shell_quote(host_paths ? p.string() : p.filename().string());
+    };
+    std::string cmd = "refcheck run " + file(c.file);
+    if (!input.empty()) cmd += " --only " + shell_quote(input);
+    if (o.image) cmd += " --image " + file(*o.image);
+    if (o.profile) cmd += " --profile " + file(*o.profile);
+    if (o.data) cmd += " --data " + file(*o.data);
+    for (const Patch& p : o.injection.patches) cmd += " --patch " + shell_quote(p.text());
+    if (o.injection.reimpl_light_swapped) cmd += " --inject-reimpl-light-swap";
+    return cmd + " --out out/bisect";
+}
+
+ojson drill_down(const Case& c, const RunOptions& options, const ojson& divergence,
+                 const DrillDownOptions& dd) {
+    const std::string input = divergence.at("input").get<std::string>();
+    const Environment env = resolve_environment(c, options);
+    Case narrowed = c;
+    narrowed.only = input;
+    Probed p = probe_run(narrowed, env, options.injection, divergence, dd);
+    const bool confirmed = p.divergence.is_object() && same_divergence(p.divergence, divergence);
+    ojson out;
+    out["input"] = input;
+    out["confirmed"] = confirmed;
+    if (p.divergence.is_object() && !confirmed) {
+        out["note"] = "the narrowed re-run diverges at another event than the whole case; shown is its own";
+        p = probe_run(narrowed, env, options.injection, p.divergence, dd);
+    } else if (!p.divergence.is_object()) {
+        out["note"] =
+            "the narrowed re-run is equivalent: the divergence needs the case's earlier inputs; shown is "
+            "the whole case's divergence, and the reproduce line runs the whole case";
+    }
+    const bool reproduced = p.divergence.is_object();
+    out["reproduced_alone"] = reproduced;
+    const ojson& d = reproduced ? p.divergence : divergence;
+    out["divergence"] = d;
+    out["unavailable"] = ojson::array();
+    if (c.family == Family::Program) add_program_details(out, env, d, p.findings, reproduced, dd);
+    add_unavailable(out, c.family, is_frame(d));
+    out["reproduce"] = reproduce_command(c, options, reproduced ? input : std::string(), dd.host_paths);
+    if (!dd.host_paths) out["reproduce_files"] = "by file name, as the report names its inputs";
+    return out;
+}
+
+void attach_drill_down(CaseResult& result, const Case& c, const RunOptions& options) {
+    const ojson& d = member(result.report, "first_unexplained");
+    if (!d.is_object()) return;
+    try {
+        DrillDownOptions dd;
+        dd.host_paths = false;
+        result.report["bisect"] = drill_down(c, options, d, dd);
+    } catch (const std::exception& e) {
+        result.report["bisect"] = {{"error", e.what()}};
+    }
+}
+
+} // namespace refcheck::harness

@@ -1,0 +1,212 @@
+#include "family/face_witness.hpp"
+
+#include "refcheck/harness/divergences.hpp"
+
+#include <algorithm>
+
+namespace refcheck::harness {
+
+namespace {
+
+// Offsets into a relocated model record (the archive format, docs/formats/apache-3d.md hdr.*).
+constexpr std::uint32_t kHeaderEncoding = 0x00, kHeaderNormals = 0x38;
+constexpr std::uint32_t kGridEncoding = 1;
+constexpr std::uint32_t kPastReach = 0x10000; // how far past a texture a read is still "past" it
+
+std::uint32_t struct_size(const Profile& p, const std::string& type) {
+    std::uint32_t size = 0;
+    for (const auto& f : p.structs.at(type)) size = std::max(size, f.offset + f.size);
+    return size;
+}
+
+// light.dot, light.clamp, light.level: the documented level of a normal under a model-space light.
+std::int32_t documented_level(const std::int8_t n[3], const std::int32_t light[3]) {
+    std::int64_t dot =
+        (std::int64_t{n[0]} * light[0] + std::int64_t{n[1]} * light[1] + std::int64_t{n[2]} * light[2]) >> 14;
+    auto d = static_cast<std::int32_t>(dot);
+    if (d < 0) d = 0;
+    d >>= 2;
+    return std::min(d, 31);
+}
+
+} // namespace
+
+FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routines) : o_(o) {
+    const Profile& p = o.profile();
+    off_view_model_ = p.offset_of("model_view", "model");
+    off_view_encoding_ = p.offset_of("model_view", "encoding");
+    off_view_light_ = p.offset_of("model_view", "light");
+    off_view_count_ = p.offset_of("model_view", "normal_count");
+    off_view_flat_ = p.offset_of("model_view", "flat_count");
+    off_view_levels_ = p.offset_of("model_view", "levels");
+    off_fv_level_ = p.offset_of("face_vertex", "level");
+    fv_size_ = struct_size(p, "face_vertex");
+    gouraud_at_ = p.address_of("gouraud_enabled");
+    framebuffer_ = p.address_of("framebuffer");
+    framebuffer_size_ = p.data.at("framebuffer").size;
+    texture_table_ = p.address_of("texture_table");
+    texture_count_ = o.u32("texture_count");
+
+    // The image's packet table, read once (after any seeded patch: it is what the original uses).
+    const std::uint32_t stride = struct_size(p, "packet_kind");
+    const std::uint32_t table = p.address_of("packet_kinds");
+    const std::uint32_t count = stride ? p.data.at("packet_kinds").size / stride : 0;
+    const std::uint32_t o_header = p.offset_of("packet_kind", "header"),
+                        o_vertex = p.offset_of("packet_kind", "per_vertex"),
+                        o_normal = p.offset_of("packet_kind", "normal_at"),
+                        o_tex = p.offset_of("packet_kind", "texture"),
+                        o_gouraud = p.offset_of("packet_kind", "gouraud");
+    const auto bytes = o.bytes(table, std::size_t{count} * stride);
+    for (std::uint32_t t = 0; t < count; ++t) {
+        const std::uint8_t* k = bytes.data() + std::size_t{t} * stride;
+        kinds_.push_back({k[o_header], k[o_vertex], k[o_normal], k[o_tex] != 0, k[o_gouraud]});
+    }
+
+    const ProfileRoutine& walk = p.routine("run_program");
+    const emu::Convention convention = parse_convention(walk.convention);
+    const auto nargs = static_cast<unsigned>(walk.args.size());
+    o.tap("run_program", [this, convention, nargs](emu::Machine& m) {
+        views_.push_back({emu::Args(m, convention, nargs).u32(0)});
+    });
+    o.on_return("run_program", [this](emu::Machine&) {
+        if (!views_.empty()) views_.pop_back();
+    });
+    for (const auto& routine : face_routines) {
+        const emu::Convention face_convention = parse_convention(p.routine(routine).convention);
+        o.tap(routine, [this, face_convention](emu::Machine& m) {
+            const emu::Args a(m, face_convention, 4); // packet, face vertices, level, flags (abi.face)
+            face_entry(m, a.u32(0), a.u32(1), a.i32(2));
+        });
+        o.on_return(routine, [this](emu::Machine& m) { face_return(m); });
+    }
+}
+
+std::uint32_t FaceWitness::level_at(emu::Machine& m, std::uint32_t fv, std::size_t k) const {
+    return m.read_u32(fv + static_cast<std::uint32_t>(k) * fv_size_ + off_fv_level_);
+}
+
+std::vector<Excuse> FaceWitness::witness(std::uint32_t packet, std::uint32_t fv, std::int32_t face_level) {
+    std::vector<Excuse> out;
+    if (views_.empty()) return out;
+    emu::Machine& m = o_.machine();
+    const std::uint32_t view = views_.back().address;
+    const std::uint32_t model = m.read_u32(view + off_view_model_);
+    const bool grid = m.read_u32(model + kHeaderEncoding) == kGridEncoding;
+    if (grid)
+        for (std::string_view f : {"screen_x", "screen_y", "screen_z"}) out.push_back({kGridModel, f, -1});
+    const PacketKind* kind = this->kind(m.read_u8(packet));
+    if (!kind || !kind->normal_at) return out;
+    const std::uint8_t count = m.read_u8(packet + 1);
+    const bool gouraud = m.read_u32(gouraud_at_) != 0;
+    const std::uint32_t list = m.read_u32(model + kHeaderNormals);
+    const std::uint32_t in_record = !list ? 0 : grid || gouraud ? m.read_u16(list) : m.read_u16(list + 2);
+    const std::uint32_t lit = m.read_u32(view + (gouraud ? off_view_count_ : off_view_flat_));
+    // Whether `level` for normal `index` is what fault.normal.missing gives, where the original reads.
+    auto stray = [&](std::uint32_t index, std::int64_t level) {
+        if (index < in_record) return false; // not a missing normal
+        if (grid) {
+            if (!list) return level == 31; // a grid model without a normal list is lit fully
+            const auto b = m.read_bytes(list + 4 + 3 * index, 3);
+            const std::int8_t n[3] = {static_cast<std::int8_t>(b[0]), static_cast<std::int8_t>(b[1]),
+                                      static_cast<std::int8_t>(b[2])};
+            std::int32_t light[3];
+            for (int i = 0; i < 3; ++i)
+                light[i] = static_cast<std::int32_t>(m.read_u32(view + off_view_light_ + 4 * i));
+            return level == documented_level(n, light);
+        }
+        // Signed 16-bit: the level array's byte, which this draw did not light.
+        if (index < lit) return false;
+        const std::uint32_t levels = m.read_u32(view + off_view_levels_);
+        return level == m.read_u8(levels + (index & 0xff));
+    };
+    const std::uint8_t face_normal = m.read_u8(packet + kind->normal_at);
+    if (stray(face_normal, face_level)) out.push_back({kMissingNormal, "face_level", -1});
+    const bool per_vertex = kind->gouraud && gouraud;
+    for (std::uint8_t k = 0; k < count; ++k) {
+        const std::uint32_t index =
+            per_vertex
+                ? m.read_u8(packet + kind->header + std::uint32_t{k} * kind->per_vertex + kind->gouraud)
+                : face_normal;
+        if (stray(index, static_cast<std::int32_t>(level_at(m, fv, k))))
+            out.push_back({kMissingNormal, "vertex_levels", k});
+    }
+    return out;
+}
+
+void FaceWitness::arm(std::uint32_t causes) {
+    emu::Machine& m = o_.machine();
+    armed_ = causes;
+    taint_.clear();
+    faces_.clear();
+    if (causes) taint_.assign(framebuffer_size_, 0);
+    // The framebuffer bytes each face routine writes (a value written equal to the one there is
+    // still written: a face at a stray level may paint the colour an earlier face left).
+    if (!causes && write_watch_) {
+        m.remove_hook(*write_watch_);
+        write_watch_.reset();
+    }
+    // fault.tex.past_alloc: a read by the face's own routine past the end of the heap allocation
+    // holding its texture (emu's heap attribution). A read watch costs the slow memory path, so it
+    // is armed only for inputs whose reimplementation frame omitted such a sample.
+    if ((causes & kTexturePastImage) && !read_watch_) {
+        read_watch_ =
+            m.watch(m.heap().used(), emu::Access::read, [this](emu::Machine&, const emu::MemoryAccess& a) {
+                if (faces_.empty() || !faces_.back().texture_end) return;
+                const std::uint32_t end = faces_.back().texture_end;
+                if (a.address + a.size > end && a.address < end + kPastReach)
+                    faces_.back().past_texture = true;
+            });
+    } else if (!(causes & kTexturePastImage) && read_watch_) {
+        m.remove_hook(*read_watch_);
+        read_watch_.reset();
+    }
+}
+
+void FaceWitness::face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_t fv, std::int32_t level) {
+    if (!armed_) return;
+    FaceInProgress f;
+    if (armed_ & kMissingNormal)
+        for (const auto& x : witness(packet, fv, level))
+            if (x.flag == kMissingNormal) f.flags |= kMissingNormal;
+    if (const PacketKind* k = kind(m.read_u8(packet)); (armed_ & kTexturePastImage) && k && k->textured) {
+        const std::uint32_t slot = m.read_u16(packet + 2);
+        const std::uint32_t descriptor = slot < texture_count_ ? m.read_u32(texture_table_ + 4 * slot) : 0;
+        if (const emu::Allocation* a = descriptor ? m.heap().containing(descriptor) : nullptr)
+            f.texture_end = a->address + a->size;
+    }
+    f.watched = f.flags || f.texture_end;
+    faces_.push_back(std::move(f));
+    // Installed for this face's call only (removed at its return): the slow memory path a watch
+    // costs is paid only while a face that may carry a cause draws.
+    if (faces_.back().watched && !write_watch_)
+        write_watch_ = m.watch({framebuffer_, framebuffer_ + framebuffer_size_}, emu::Access::write,
+                               [this](emu::Machine&, const emu::MemoryAccess& a) {
+                                   if (faces_.empty() || !faces_.back().watched) return;
+                                   for (std::uint32_t i = 0; i < a.size; ++i)
+                                       if (a.address + i - framebuffer_ < framebuffer_size_)
+                                           faces_.back().written.push_back(a.address + i - framebuffer_);
+                               });
+}
+
+void FaceWitness::face_return(emu::Machine& m) {
+    if (!armed_ || faces_.empty()) return;
+    FaceInProgress f = std::move(faces_.back());
+    faces_.pop_back();
+    if (write_watch_) {
+        m.remove_hook(*write_watch_);
+        write_watch_.reset();
+    }
+    const std::uint32_t flags = f.flags | (f.past_texture ? kTexturePastImage : 0u);
+    // The pixels this face wrote carry its causes (the reimplementation's taint, which an
+    // unflagged write clears, decides what the intersection keeps).
+    for (std::uint32_t p : f.written) taint_[p] = static_cast<std::uint8_t>(taint_[p] | flags);
+}
+
+std::vector<std::uint8_t> FaceWitness::take_taint() {
+    std::vector<std::uint8_t> out = std::move(taint_);
+    taint_.clear();
+    if (out.empty()) out.assign(framebuffer_size_, 0);
+    return out;
+}
+
+} // namespace refcheck::harness

@@ -1,0 +1,129 @@
+// The routine families a case can run. Each compares one kind of output of the original with the
+// reimplementation's, feeding a Comparator and filling the family's part of the case report.
+#pragma once
+
+#include "refcheck/harness/case.hpp"
+#include "refcheck/harness/compare.hpp"
+#include "refcheck/harness/original.hpp"
+#include "refcheck/harness/report.hpp"
+#include "refcheck/harness/run.hpp"
+#include "refcheck/events.hpp"
+#include "run/case_observer.hpp"
+#include "run/workers.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace refcheck::harness {
+
+// Watches the original's side of the one input a narrowed re-run selects (bisect; never on a
+// default run). The program family calls begin() just before that input's draw call, event(k) from
+// the recorder's hook just before the original's event #k of the input is recorded (the guest
+// stopped there), end() after the call, and streams() with the input's two compared streams and
+// the reimplementation's events as emitted (with program offsets and control flow).
+class InputProbe {
+public:
+    virtual ~InputProbe() = default;
+    virtual void begin(Original& original) = 0;
+    virtual void event(Original& original, std::size_t index) = 0;
+    virtual void end(Original& original) = 0;
+    virtual void streams(const std::vector<EventRecord>& original, const std::vector<EventRecord>& reimpl,
+                         const std::vector<events::Event>& emitted) = 0;
+};
+
+// What both sides start from: the original booted (objects initialised), the archive bytes read.
+struct CaseContext {
+    const Case& c;
+    const Environment& env;
+    Original& original;
+    std::vector<std::uint8_t> models;   // 3DDATA/3DOBJS.BIN
+    std::vector<std::uint8_t> textures; // 3DDATA/OBJTEXT.BIN
+    std::vector<std::uint8_t> palette;  // 3DPAL.RGB
+    Comparator& comparator;
+    ojson& report;                        // the family adds "metrics", "buffers", ...
+    std::uint64_t events = 0;             // events produced by both sides
+    const Injection* injection = nullptr; // seeded faults (tests)
+    std::vector<std::pair<std::string, std::vector<std::uint8_t>>>* files = nullptr; // pictures to write
+    InputProbe* probe = nullptr; // bisect's narrowed re-run only
+    bool inputs_started = false; // the boot is over: faults belong to the inputs that follow
+
+    // Case::only narrows a case to one input: whether `input` is compared, and whether any input
+    // whose name starts with `prefix` ("record 12 ") is (families skip the work of the others).
+    // A selected input is about to run: a worker's breadcrumb notes it (workers.hpp).
+    // A case observer (refcheck mutate, case_observer.hpp) may skip a selected input.
+    bool selected(std::string_view input) const {
+        bool yes = c.only_inputs.empty() ? c.only.empty() || c.only == input
+                                         : c.only_inputs.count(std::string(input)) != 0;
+        if (yes)
+            if (CaseObserver* observer = case_observer()) yes = observer->input(input, true);
+        if (yes) note_input(input);
+        return yes;
+    }
+    // An input of a family that runs every input (its state carries on to the next: scenes,
+    // construction, palettes) begins: a case observer and a worker's breadcrumb are told.
+    void begins(std::string_view input) const {
+        if (CaseObserver* observer = case_observer()) observer->input(input, false);
+        note_input(input);
+    }
+    bool selects_within(std::string_view prefix) const {
+        if (CaseObserver* observer = case_observer(); observer && !observer->within(prefix)) return false;
+        if (!c.only_inputs.empty()) {
+            const auto it = c.only_inputs.lower_bound(std::string(prefix));
+            return it != c.only_inputs.end() && it->starts_with(prefix);
+        }
+        return c.only.empty() || c.only.starts_with(prefix);
+    }
+};
+
+// The original failed where the case needs it to succeed (a fault, or an initialiser returning
+// failure): already recorded in the comparator as an unexplained divergence; the family stops, and
+// the case is divergent (run_case catches it).
+struct OriginalFailed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+// Checks the result of a call the case needs to succeed: a fault is already a divergence (see
+// Original::on_fault); a value other than `expected` (or, with expected = nonzero, a zero) becomes
+// one, an event of kind "fault" with fault "returned_failure". Throws OriginalFailed in both cases.
+enum class Expect { Zero, Nonzero };
+void require_success(CaseContext& ctx, const emu::CallResult& r, const std::string& call, Expect expect);
+
+// run_case with a probe on the selected input (harness/src/bisect/bisect.cpp; run_case passes none).
+CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection,
+                         InputProbe* probe);
+
+// The head every case report starts with (schema, case, family, description, rules, allow,
+// compares; status "error" until the case says otherwise).
+ojson case_report_head(const Case& c);
+
+// Routines and globals each family needs from the profile (checked before anything runs).
+std::vector<std::string> needed_symbols(Family f);
+
+void run_loader(CaseContext& ctx);
+void run_palette(CaseContext& ctx);
+void run_construct(CaseContext& ctx);
+void run_program(CaseContext& ctx);
+void run_shadow(CaseContext& ctx);
+void run_mobile(CaseContext& ctx);
+void run_receiver(CaseContext& ctx);
+void run_scene(CaseContext& ctx);
+
+// Writes the original / reimplementation / difference pictures of a 320x200 frame beside the report
+// and lists them under the report's "frames".
+void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n,
+                         std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
+                         const FrameComparison& fc, std::span<const std::uint8_t> palette);
+
+// A large buffer as one event: its name, size and SHA-256 (apitrace's blob comparison).
+EventRecord buffer_event(const std::string& kind, const std::string& name,
+                         std::span<const std::uint8_t> bytes);
+// Differing byte ranges [begin, end) of two buffers (at most `limit`), for the report.
+ojson differing_ranges(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
+                       std::size_t limit = 16);
+// Compares two buffers as one event each and records their differing ranges when they differ.
+void compare_buffers(CaseContext& ctx, const std::string& kind, const std::string& name,
+                     std::span<const std::uint8_t> original, std::span<const std::uint8_t> reimpl);
+
+} // namespace refcheck::harness

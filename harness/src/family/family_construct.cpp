@@ -1,0 +1,103 @@
+// Construct family: every selected record constructed by the original's construct_3d_object_ and by
+// the reimplementation, with variable slots empty; the instance trees compared instance by
+// instance (path, record, composed position and rotation, slot count).
+#include "family/families.hpp"
+#include "family/placement.hpp"
+#include "family/selection.hpp"
+
+#include "refcheck/reimpl/construction.hpp"
+
+namespace refcheck::harness {
+
+namespace {
+
+EventRecord instance_event(std::int64_t root, int placement, std::vector<std::int64_t> path,
+                           std::int64_t record, std::vector<std::int64_t> position,
+                           std::vector<std::int64_t> rotation, std::int64_t slots) {
+    EventRecord e;
+    e.kind = "instance";
+    e.fields = {{"root", root},     {"placement", std::int64_t{placement}}, {"path", std::move(path)},
+                {"record", record}, {"position", std::move(position)},      {"rotation", std::move(rotation)},
+                {"slots", slots}};
+    e.key_fields = 3;
+    return e;
+}
+
+// Walks the original's instance tree in guest memory (preorder, slots ascending: att.order).
+void walk_original(Original& o, std::uint32_t address, std::int64_t root, int placement,
+                   std::vector<std::int64_t>& path, std::vector<EventRecord>& out, int depth) {
+    const Profile& p = o.profile();
+    auto field = [&](const char* name) { return address + p.offset_of("instance", name); };
+    std::vector<std::int64_t> position, rotation;
+    for (int i = 0; i < 3; ++i)
+        position.push_back(static_cast<std::int32_t>(o.machine().read_u32(field("pos") + 4 * i)));
+    for (int i = 0; i < 9; ++i)
+        rotation.push_back(static_cast<std::int32_t>(o.machine().read_u32(field("rot") + 4 * i)));
+    const std::uint32_t slots = o.machine().read_u32(field("attach_count"));
+    out.push_back(instance_event(root, placement, path, o.machine().read_u32(field("model_id")), position,
+                                 rotation, slots));
+    if (depth > 16) return; // the original's own limit is 8; never follow a corrupt tree further
+    for (std::uint32_t s = 0; s < slots && s < 256; ++s) {
+        const std::uint32_t child = o.machine().read_u32(field("attach") + 4 * s);
+        if (!child) continue;
+        path.push_back(s);
+        walk_original(o, child, root, placement, path, out, depth + 1);
+        path.pop_back();
+    }
+}
+
+} // namespace
+
+void run_construct(CaseContext& ctx) {
+    Original& o = ctx.original;
+    const auto models = reimpl::ModelArchive::parse(ctx.models);
+    const auto placements = construct_placements();
+    std::vector<std::uint32_t> placement_addresses;
+    for (const auto& t : placements) {
+        const std::uint32_t pos = o.scratch(12), rot = o.scratch(36);
+        o.machine().write(pos, pack_words(t.position));
+        o.machine().write(rot, pack_words(t.rotation));
+        placement_addresses.push_back(pos);
+        placement_addresses.push_back(rot);
+    }
+    std::uint64_t records = 0, instances = 0, roots = 0, empty_slots = 0;
+    for (const std::uint32_t record : select_records(ctx.c, models)) {
+        ++records;
+        for (std::size_t k = 0; k < placements.size(); ++k) {
+            const std::string input = "record " + std::to_string(record) + " placement " + std::to_string(k);
+            ctx.begins(input);
+            std::vector<EventRecord> original, reimpl_events;
+            const auto r = o.call("construct_3d_object_",
+                                  {record, placement_addresses[2 * k], placement_addresses[2 * k + 1]});
+            if (r.ok() && r.eax) {
+                std::vector<std::int64_t> path;
+                walk_original(o, r.eax, record, static_cast<int>(k), path, original, 0);
+            }
+            const reimpl::Instance root = reimpl::construct(models, record, placements[k]);
+            reimpl::for_each_instance(
+                root, [&](const reimpl::Instance& in, std::span<const std::int32_t> path) {
+                    reimpl_events.push_back(instance_event(
+                        record, static_cast<int>(k), std::vector<std::int64_t>(path.begin(), path.end()),
+                        in.model,
+                        std::vector<std::int64_t>(in.transform.position.begin(), in.transform.position.end()),
+                        std::vector<std::int64_t>(in.transform.rotation.begin(), in.transform.rotation.end()),
+                        static_cast<std::int64_t>(in.slots.size())));
+                    if (k == 0) {
+                        ++instances;
+                        for (const auto& s : in.slots) empty_slots += s ? 0 : 1;
+                    }
+                });
+            if (k == 0) ++roots;
+            ctx.events += original.size() + reimpl_events.size();
+            ctx.comparator.compare(input, original, reimpl_events);
+        }
+    }
+    o.note_ran("construct_3d_object_");
+    ctx.report["metrics"] = {{"records", records},
+                             {"instances", instances},
+                             {"attached_instances", instances - roots},
+                             {"empty_slots", empty_slots},
+                             {"placements", placements.size()}};
+}
+
+} // namespace refcheck::harness

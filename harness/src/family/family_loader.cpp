@@ -1,0 +1,142 @@
+// Loader family: both relocated archives compared byte for byte, and the original's tables checked
+// against an expectation derived from the files and the original's heap, never from the tables
+// themselves. The original's initialise_3d_objects_ has run.
+//
+// What the original must have done (rel.layout, rel.textures):
+// - 3DOBJS.BIN is one live heap allocation of the file's size whose bytes are the file relocated for
+//   that allocation's address; object_archive/object_archive_size name it and object_table holds,
+//   per slot, that address + the record's offset (0 for an empty slot).
+// - Every populated texture slot of OBJTEXT.BIN has its own live heap allocation of 12 + pixels
+//   bytes holding the file's descriptor and pixels with header word 2 rewritten to the allocation's
+//   address + 12; texture_table holds, per slot, that allocation (0 for an empty slot).
+// The expected address of each is found in the emu heap's allocation list (emu::GuestHeap) by
+// content: the live allocation of the right size whose bytes equal the file's relocated for it
+// (each allocation answers for one slot only). Among several with the same bytes (identical
+// textures) the one the original's table names is taken, else the first made, since they can't be
+// told apart. When none holds the bytes, the expected address is the original's own if it starts a
+// live allocation of the right size (so the byte comparison shows what is wrong in it), else one
+// whose pixels match with a wrong header word, else 0: no allocation holds the texture, and the
+// table diverges at that slot.
+#include "family/families.hpp"
+
+#include "refcheck/reimpl/relocation.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace refcheck::harness {
+
+namespace {
+std::vector<std::uint8_t> words(std::span<const std::uint32_t> v) {
+    std::vector<std::uint8_t> out;
+    for (std::uint32_t w : v)
+        for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(w >> (8 * i)));
+    return out;
+}
+
+// A table global's first `count` words, at most `capacity` of them (a wild count reads no further).
+std::vector<std::uint32_t> guest_words(Original& o, const std::string& global, std::uint32_t count,
+                                       std::uint32_t capacity) {
+    std::vector<std::uint32_t> out(std::min(count, capacity));
+    for (std::uint32_t i = 0; i < out.size(); ++i) out[i] = o.u32(global, i);
+    return out;
+}
+
+// The original's live heap allocations, by content (see the comment at the top of the file).
+class AllocationMatcher {
+public:
+    explicit AllocationMatcher(Original& o) : o_(o) {}
+
+    using Expected = std::function<std::vector<std::uint8_t>(std::uint32_t address)>;
+
+    // The allocation that holds `expected(address)` (`size` bytes), preferring `named` among equals;
+    // `near` accepts an allocation whose bytes are wrong in a way the comparison should show.
+    std::uint32_t find(std::uint64_t size, std::uint32_t named, const Expected& expected,
+                       const std::function<bool(const std::vector<std::uint8_t>&)>& near = {}) {
+        std::vector<const emu::Allocation*> sized;
+        for (const emu::Allocation& a : o_.machine().heap().allocations())
+            if (!a.freed && a.size == size && !claimed_.count(a.address)) sized.push_back(&a);
+        std::optional<std::uint32_t> exact;
+        for (const emu::Allocation* a : sized) {
+            if (o_.bytes(a->address, a->size) != expected(a->address)) continue;
+            if (!exact || a->address == named) exact = a->address;
+            if (a->address == named) break;
+        }
+        if (exact) return claim(*exact);
+        for (const emu::Allocation* a : sized)
+            if (a->address == named) return claim(named);
+        if (near)
+            for (const emu::Allocation* a : sized)
+                if (near(o_.bytes(a->address, a->size))) return claim(a->address);
+        return 0;
+    }
+
+private:
+    std::uint32_t claim(std::uint32_t address) {
+        claimed_.insert(address);
+        return address;
+    }
+    Original& o_;
+    std::set<std::uint32_t> claimed_;
+};
+} // namespace
+
+void run_loader(CaseContext& ctx) {
+    Original& o = ctx.original;
+    AllocationMatcher heap(o);
+
+    const auto models = reimpl::ModelArchive::parse(ctx.models);
+    const std::uint32_t named_base = o.u32("object_archive");
+    const std::uint32_t named_size = o.u32("object_archive_size");
+    const std::uint32_t base = heap.find(ctx.models.size(), named_base, [&](std::uint32_t at) {
+        return reimpl::relocate_models(models, at).bytes;
+    });
+    const std::uint32_t expected_size = static_cast<std::uint32_t>(ctx.models.size());
+    const auto relocated = reimpl::relocate_models(models, base);
+    compare_buffers(ctx, "archive", "3DDATA/3DOBJS.BIN",
+                    base ? o.bytes(base, expected_size) : std::vector<std::uint8_t>{}, relocated.bytes);
+    compare_buffers(ctx, "table", "object_archive", words(std::vector<std::uint32_t>{named_base, named_size}),
+                    words(std::vector<std::uint32_t>{base, expected_size}));
+    const std::uint32_t object_count = o.u32("object_count");
+    compare_buffers(ctx, "table", "object_table",
+                    words(guest_words(o, "object_table", object_count, models.count() + 1)),
+                    words(relocated.object_table));
+
+    const auto textures = reimpl::TextureArchive::parse(ctx.textures);
+    const std::uint32_t texture_count = o.u32("texture_count");
+    const auto table = guest_words(o, "texture_table", texture_count, textures.count() + 1);
+    std::vector<std::uint32_t> expected_table(textures.count(), 0); // an empty slot: null
+    for (std::uint32_t slot = 0; slot < textures.count(); ++slot)
+        if (const reimpl::Texture* t = textures.find(slot))
+            expected_table[slot] = heap.find(
+                t->allocation_size(), slot < table.size() ? table[slot] : 0,
+                [&](std::uint32_t a) { return reimpl::relocated_texture_bytes(*t, a); },
+                [&](const std::vector<std::uint8_t>& bytes) {
+                    return std::equal(t->pixels.begin(), t->pixels.end(),
+                                      bytes.begin() + reimpl::kTextureHeaderSize);
+                });
+    compare_buffers(ctx, "table", "texture_table", words(table), words(expected_table));
+    std::uint64_t texture_bytes = 0, textures_populated = 0;
+    for (std::uint32_t slot = 0; slot < textures.count(); ++slot) {
+        const reimpl::Texture* t = textures.find(slot);
+        if (!t) continue;
+        ++textures_populated;
+        // The original's bytes: the whole allocation that should hold this texture (none: nothing).
+        const std::uint32_t at = expected_table[slot];
+        const auto expected = reimpl::relocated_texture_bytes(*t, at);
+        compare_buffers(ctx, "texture", "slot " + std::to_string(slot),
+                        at ? o.bytes(at, expected.size()) : std::vector<std::uint8_t>{}, expected);
+        texture_bytes += expected.size();
+    }
+
+    std::uint32_t populated = 0;
+    for (std::uint32_t i = 0; i < models.count(); ++i) populated += models.populated(i) ? 1 : 0;
+    ctx.report["metrics"] = {{"model_records", populated},
+                             {"model_archive_bytes", ctx.models.size()},
+                             {"texture_slots", textures.count()},
+                             {"textures_populated", textures_populated},
+                             {"texture_bytes", texture_bytes}};
+}
+
+} // namespace refcheck::harness

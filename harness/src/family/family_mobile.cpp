@@ -1,0 +1,133 @@
+// Mobile family: a scripted sequence of arrivals, moves (inside a sector and across boundaries) and
+// departures, driven through the original's add_mobile_/move_mobile_/remove_mobile_ and the
+// reimplementation's MobileMap; after every step both drawing queues (build_mobile_queue_) are
+// compared entry by entry.
+// Receiver family: deck-receiver queries (shadow_plane_height_): casters placed so that their shadow
+// falls on, near or beside each receiver, under varied suns, altitudes and terrain heights.
+#include "family/families.hpp"
+#include "family/mobile_script.hpp"
+#include "family/mobile_world.hpp"
+#include "family/placement.hpp"
+
+#include "refcheck/reimpl/shadow.hpp"
+
+namespace refcheck::harness {
+
+namespace {
+
+EventRecord entry_event(std::int64_t step, std::int64_t index, std::int64_t id) {
+    EventRecord e;
+    e.kind = "queue_entry";
+    e.fields = {{"step", step}, {"index", index}, {"id", id}};
+    e.key_fields = 2;
+    return e;
+}
+
+} // namespace
+
+void run_mobile(CaseContext& ctx) {
+    Original& o = ctx.original;
+    const auto models = reimpl::ModelArchive::parse(ctx.models);
+    const auto script = mobile_script(models, ctx.c.seed, ctx.c.steps);
+    o.call("reset_mobiles_", {});
+    MobileWorld world(o, models);
+    const std::uint32_t camera_at = o.scratch(48), scene_at = o.scratch(12), ids_at = o.scratch(256 * 4);
+    const reimpl::Scene scene;
+    o.machine().write(scene_at, pack_words(std::array<std::int32_t, 3>{scene.cloud_altitude, scene.near_limit,
+                                                                       scene.far_limit}));
+    // Metrics count what ran, each named for the side it counts (docs/architecture.md, "Metrics").
+    std::uint64_t arrivals = 0, moves_inside = 0, moves_across = 0, departures = 0;
+    std::uint64_t compared = 0, original_queues = 0, original_entries = 0, reimpl_entries = 0;
+    for (std::uint32_t step = 0; step < script.size(); ++step) {
+        const MobileStep& s = script[step];
+        switch (s.op) {
+            case MobileStep::Op::Add: arrivals += world.add(s.mobile) ? 1 : 0; break;
+            case MobileStep::Op::Move:
+                (s.across ? moves_across : moves_inside) +=
+                    world.move(s.mobile.id, s.mobile.position) ? 1 : 0;
+                break;
+            case MobileStep::Op::Remove: departures += world.remove(s.mobile.id) ? 1 : 0; break;
+        }
+        o.machine().write(camera_at, pack(s.camera));
+        const auto r = o.call("build_mobile_queue_", {camera_at, scene_at, ids_at});
+        std::vector<EventRecord> a, b;
+        for (std::uint32_t i = 0; r.ok() && i < r.eax && i < 256; ++i)
+            a.push_back(entry_event(step, i, o.machine().read_u32(ids_at + 4 * i)));
+        const auto queue = world.map().queue(models, s.camera, scene);
+        for (std::size_t i = 0; i < queue.size(); ++i)
+            b.push_back(entry_event(step, static_cast<std::int64_t>(i), queue[i]));
+        ctx.events += a.size() + b.size();
+        const std::string input = "step " + std::to_string(step);
+        ctx.comparator.compare(input, a, b);
+        if (!ctx.selected(input)) continue; // played to build the selected step's state, not compared
+        ++compared;
+        original_queues += r.ok() ? 1 : 0;
+        original_entries += a.size();
+        reimpl_entries += b.size();
+    }
+    for (const char* r : {"add_mobile_", "move_mobile_", "remove_mobile_", "build_mobile_queue_"})
+        o.note_ran(r);
+    ctx.report["metrics"] = {{"compared_queues", compared},
+                             {"original_queues", original_queues},
+                             {"original_queue_entries", original_entries},
+                             {"reimpl_queue_entries", reimpl_entries},
+                             {"played_arrivals", arrivals},
+                             {"played_moves_inside_sector", moves_inside},
+                             {"played_moves_across_sectors", moves_across},
+                             {"played_departures", departures}};
+}
+
+void run_receiver(CaseContext& ctx) {
+    Original& o = ctx.original;
+    const auto models = reimpl::ModelArchive::parse(ctx.models);
+    const ReceiverScript script = receiver_script(models, ctx.c.seed, ctx.c.queries);
+    o.call("reset_mobiles_", {});
+    MobileWorld world(o, models);
+    std::uint64_t played_receivers = 0; // placed on both sides (the original's add_mobile_ returned)
+    for (const auto& m : script.receivers) played_receivers += world.add(m) ? 1 : 0;
+    const std::uint32_t caster = script.caster.id;
+    world.add(script.caster);
+    const std::uint32_t params_at = o.scratch(24);
+    std::uint64_t compared = 0, original_queries = 0, original_hits = 0, reimpl_hits = 0, above_clouds = 0;
+    for (std::uint32_t q = 0; q < script.queries.size(); ++q) {
+        const auto& [position, params] = script.queries[q];
+        world.move(caster, position);
+        std::vector<std::int32_t> words(params.sun.begin(), params.sun.end());
+        words.insert(words.end(), {params.terrain_height, params.cloud_altitude, params.plane_height});
+        o.machine().write(params_at, pack_words(words));
+        const auto r = o.call("shadow_plane_height_", {world.address(caster), params_at});
+        auto query_event = [&](std::int64_t receiver, std::int64_t height) {
+            EventRecord e;
+            e.kind = "receiver_query";
+            e.fields = {{"query", std::int64_t{q}},
+                        {"caster", std::int64_t{caster}},
+                        {"receiver", receiver},
+                        {"height", height}};
+            e.key_fields = 1;
+            return e;
+        };
+        std::vector<EventRecord> a, b;
+        const std::uint32_t original_receiver = r.ok() ? o.u32("last_receiver") : 0;
+        if (r.ok()) a.push_back(query_event(original_receiver, static_cast<std::int32_t>(r.eax)));
+        const auto expected = reimpl::shadow_plane_height(models, world.map(), caster, params);
+        b.push_back(query_event(expected.receiver, expected.height));
+        ctx.events += a.size() + b.size();
+        const std::string input = "query " + std::to_string(q);
+        ctx.comparator.compare(input, a, b);
+        if (!ctx.selected(input)) continue;
+        ++compared;
+        original_queries += r.ok() ? 1 : 0;
+        original_hits += original_receiver ? 1 : 0;
+        reimpl_hits += expected.receiver ? 1 : 0;
+        above_clouds += position[1] >= params.cloud_altitude ? 1 : 0;
+    }
+    o.note_ran("shadow_plane_height_");
+    ctx.report["metrics"] = {{"compared_queries", compared},
+                             {"original_queries", original_queries},
+                             {"original_receiver_hits", original_hits},
+                             {"reimpl_receiver_hits", reimpl_hits},
+                             {"compared_above_clouds", above_clouds},
+                             {"played_receivers", played_receivers}};
+}
+
+} // namespace refcheck::harness

@@ -1,0 +1,237 @@
+// Program family: the face programs of the selected records under an enumerated matrix of views,
+// lights and animation states. The original's draw_3d_object_ runs under emulation with its face
+// routines replaced by recorders (or tapped, when they run); the reimplementation's interpreter runs
+// on the same integers; the two event streams are compared per input.
+#include "family/families.hpp"
+#include "refcheck/harness/divergences.hpp"
+#include "family/placement.hpp"
+#include "family/recorder.hpp"
+#include "family/selection.hpp"
+
+#include "refcheck/reimpl/construction.hpp"
+#include "refcheck/reimpl/interpreter.hpp"
+#include "refcheck/reimpl/palette.hpp"
+#include "refcheck/reimpl/rasteriser.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <tuple>
+
+namespace refcheck::harness {
+
+namespace {
+
+// What ran, by side: `original_*` from the original's own events of the inputs whose streams
+// agreed (its face packets, its state switches and where they sent the walk), `reimpl_*` from the
+// reimplementation's (which also knows op 2's outcome from its winding).
+struct ProgramMetrics {
+    std::uint64_t inputs = 0, records = 0;
+    std::set<std::pair<std::int64_t, std::int64_t>> packets; // original: (record, offset)
+    std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>>
+        cf_outcomes;                                                 // original: (record, offset, next)
+    std::set<std::pair<std::int64_t, std::int64_t>> cf_instructions; // original: (record, offset)
+    std::set<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>> reimpl_cf_cases; // ops 2-5
+};
+
+std::int64_t int_field(const EventRecord& e, std::string_view name) {
+    const Value* v = e.find(name);
+    const auto* i = v ? std::get_if<std::int64_t>(v) : nullptr;
+    return i ? *i : -1;
+}
+
+std::string input_name(std::uint32_t record, std::size_t view, std::size_t light, std::uint32_t state) {
+    return "record " + std::to_string(record) + " view " + std::to_string(view) + " light " +
+           std::to_string(light) + " state " + std::to_string(state);
+}
+
+// Counts what an input whose streams agreed has checked: on the original's side its packets and
+// its state switches' outcomes; on the reimplementation's its control-flow cases (ops 2-5).
+void count_checked(const std::vector<EventRecord>& original, const std::vector<events::Event>& events,
+                   ProgramMetrics& m) {
+    for (const auto& e : original) {
+        if (e.kind == "face_draw") {
+            m.packets.emplace(int_field(e, "record"), int_field(e, "offset"));
+        } else if (e.kind == "control_flow") {
+            m.cf_outcomes.emplace(int_field(e, "record"), int_field(e, "offset"), int_field(e, "next"));
+            m.cf_instructions.emplace(int_field(e, "record"), int_field(e, "offset"));
+        }
+    }
+    for (const auto& ev : events) {
+        if (const auto* w = std::get_if<events::WindingDecision>(&ev)) {
+            if (w->opcode == 2) m.reimpl_cf_cases.emplace(w->record, w->offset, w->winding >= 0 ? 1 : 0);
+        } else if (const auto* c = std::get_if<events::ControlFlow>(&ev)) {
+            m.reimpl_cf_cases.emplace(c->record, c->offset, c->taken);
+        }
+    }
+}
+
+constexpr std::uint32_t kWidth = 320, kHeight = 200; // fb.size
+constexpr std::size_t kSampleFrames = 1, kDivergentFrames = 3;
+
+// Frame mode: the original's face routines run and rasterise into its framebuffer; the
+// reimplementation rasterises its own events; the frames are compared pixel by pixel.
+class FrameCheck {
+public:
+    FrameCheck(CaseContext& ctx, const reimpl::TextureArchive& textures) : ctx_(ctx), o_(ctx.original) {
+        require_success(ctx, o_.call("initialise_3d_palette_", {0}), "initialise_3d_palette_(0)",
+                        Expect::Zero);
+        o_.note_ran("initialise_3d_palette_");
+        palette_ = reimpl::build_palette(ctx.palette, 0);
+        rasteriser_.emplace(palette_, textures);
+        guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
+        pixel_flags_ = flags_explaining(ctx.c.allow, "pixels");
+        framebuffer_ = o_.address("framebuffer");
+    }
+    void clear() {
+        o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
+    }
+    // The reimplementation's frame of an input's events; whether the original's draw of it must be
+    // watched for its own evidence (the frame carries a cause the case allows for pixels).
+    std::uint32_t render(const std::vector<events::Event>& events) {
+        frame_ = reimpl::Frame{};
+        for (const auto& ev : events)
+            if (const auto* f = std::get_if<events::FaceDraw>(&ev)) rasteriser_->draw(*f, frame_);
+        return taint_causes(frame_.taint, pixel_flags_);
+    }
+    void compare(const std::string& input, const std::vector<std::uint8_t>& original_taint) {
+        const auto original = o_.bytes(framebuffer_, kWidth * kHeight);
+        const reimpl::Frame& frame = frame_;
+        const FrameComparison fc =
+            ctx_.comparator.compare_frame(input, original, frame.pixels, frame.taint, original_taint, kWidth);
+        ++frames_;
+        differing_ += fc.differing ? 1 : 0;
+        const bool drawn = std::any_of(original.begin(), original.end(),
+                                       [](std::uint8_t p) { return p != reimpl::kClearColour; });
+        const bool sample = drawn && saved_samples_ < kSampleFrames;
+        const bool divergent = fc.differing && saved_divergent_ < kDivergentFrames;
+        if (sample || divergent) save(input, original, frame.pixels, fc);
+        if (divergent)
+            ++saved_divergent_;
+        else if (sample)
+            ++saved_samples_;
+    }
+    ojson metrics() const { return {{"frames", frames_}, {"frames_differing", differing_}}; }
+
+private:
+    void save(const std::string& input, const std::vector<std::uint8_t>& a,
+              const std::vector<std::uint8_t>& b, const FrameComparison& fc) {
+        save_frame_pictures(ctx_, input, frames_, a, b, fc, guest_palette_);
+    }
+    CaseContext& ctx_;
+    Original& o_;
+    reimpl::PaletteTables palette_;
+    std::optional<reimpl::Rasteriser> rasteriser_;
+    std::vector<std::uint8_t> guest_palette_;
+    std::uint32_t framebuffer_ = 0, pixel_flags_ = 0;
+    reimpl::Frame frame_;
+    std::uint64_t frames_ = 0, differing_ = 0;
+    std::size_t saved_samples_ = 0, saved_divergent_ = 0;
+};
+
+} // namespace
+
+void run_program(CaseContext& ctx) {
+    Original& o = ctx.original;
+    const Case& c = ctx.c;
+    const auto models = reimpl::ModelArchive::parse(ctx.models);
+    const auto textures = reimpl::TextureArchive::parse(ctx.textures);
+    reimpl::Interpreter interpreter(models, textures);
+    for (const auto& name : c.run)
+        if (std::find(c.replace.begin(), c.replace.end(), name) != c.replace.end())
+            throw std::runtime_error("hooks: " + name + " is both replaced and run");
+    const bool run_faces = !c.run.empty();
+    Recorder recorder(o, c.run);
+    std::optional<FrameCheck> frames;
+    if (run_faces) frames.emplace(ctx, textures);
+
+    const std::uint32_t camera_at = o.scratch(48), light_at = o.scratch(12);
+    const std::uint32_t origin_at = o.scratch(12), identity_at = o.scratch(36);
+    o.machine().write(origin_at, pack_words(reimpl::Vec3{}));
+    o.machine().write(identity_at, pack_words(reimpl::kIdentityQ31));
+    std::vector<reimpl::Light> lights;
+    for (const auto& l : c.lights) lights.push_back(reimpl::Light{{l[0], l[1], l[2]}});
+    const bool swap_light = ctx.injection && ctx.injection->reimpl_light_swapped;
+
+    ProgramMetrics m;
+    std::uint64_t unexplained_before = 0;
+    if (ctx.probe) recorder.observe([&](std::size_t index) { ctx.probe->event(o, index); });
+    for (const std::uint32_t record : select_records(c, models)) {
+        if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
+        ++m.records;
+        const auto built = o.call("construct_3d_object_", {record, origin_at, identity_at});
+        if (!built.ok() || !built.eax) {
+            // The original could not build the instance: a divergence (a fault is one already), and
+            // nothing of this record can be compared.
+            ctx.report["construct_failures"].push_back(record);
+            if (built.ok()) {
+                try {
+                    require_success(ctx, built, "construct_3d_object_(" + std::to_string(record) + ")",
+                                    Expect::Nonzero);
+                } catch (const OriginalFailed&) {}
+            }
+            continue;
+        }
+        const reimpl::Instance root = reimpl::construct(models, record, reimpl::Transform{});
+        for (std::size_t vi = 0; vi < c.views.size(); ++vi) {
+            const reimpl::Camera camera = camera_for(models.record(record), c.views[vi]);
+            o.machine().write(camera_at, pack(camera));
+            for (std::size_t li = 0; li < lights.size(); ++li) {
+                o.machine().write(light_at, pack(lights[li]));
+                for (const std::uint32_t state : c.states) {
+                    const std::string input = input_name(record, vi, li, state);
+                    if (!ctx.selected(input)) continue;
+                    ++m.inputs;
+                    // The reimplementation first: where its frame carries a cause the case allows,
+                    // the original's draw is watched for its own evidence of it (FaceWitness).
+                    events::VectorSink sink;
+                    reimpl::Light light = lights[li];
+                    if (swap_light) std::swap(light.direction[0], light.direction[2]);
+                    interpreter.draw(root, reimpl::DrawInput{camera, light, state}, sink);
+                    const std::uint32_t watched = frames ? frames->render(sink.events()) : 0;
+
+                    recorder.begin(record, built.eax);
+                    if (frames) frames->clear();
+                    if (watched) recorder.witness().arm(watched);
+                    if (ctx.probe) ctx.probe->begin(o);
+                    o.call("draw_3d_object_", {built.eax, camera_at, light_at, state});
+                    if (ctx.probe) ctx.probe->end(o);
+                    const std::vector<std::uint8_t> original_taint = recorder.witness().take_taint();
+                    if (watched) recorder.witness().arm(0);
+                    const std::vector<EventRecord> original = recorder.take();
+
+                    std::vector<EventRecord> reimpl_events;
+                    std::vector<const events::Event*> control_flow;
+                    convert_reimpl(sink.events(), reimpl_events, control_flow);
+                    if (ctx.probe) ctx.probe->streams(original, reimpl_events, sink.events());
+
+                    ctx.events += original.size() + reimpl_events.size();
+                    ctx.comparator.compare(input, original, reimpl_events);
+                    if (frames) frames->compare(input, original_taint);
+                    if (ctx.comparator.counts().unexplained == unexplained_before)
+                        count_checked(original, sink.events(), m);
+                    unexplained_before = ctx.comparator.counts().unexplained;
+                }
+            }
+        }
+    }
+    const auto& by_kind = ctx.comparator.counts().by_kind;
+    auto kind = [&](const char* k) {
+        auto it = by_kind.find(k);
+        return it == by_kind.end() ? 0ull : it->second;
+    };
+    ctx.report["metrics"] = {{"records", m.records},
+                             {"inputs", m.inputs},
+                             {"draw_events", kind("face_draw") + kind("attached_draw")},
+                             {"face_draw_events", kind("face_draw")},
+                             {"attached_draw_events", kind("attached_draw")},
+                             {"winding_events", kind("winding_decision")},
+                             {"control_flow_events", kind("control_flow")},
+                             {"original_packet_checks", m.packets.size()},
+                             {"original_control_flow_instructions", m.cf_instructions.size()},
+                             {"original_control_flow_outcomes", m.cf_outcomes.size()},
+                             {"reimpl_control_flow_cases", m.reimpl_cf_cases.size()}};
+    if (frames) ctx.report["metrics"].update(frames->metrics());
+}
+
+} // namespace refcheck::harness

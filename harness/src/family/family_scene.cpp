@@ -1,0 +1,388 @@
+// Scene family: assembled frames (scene.*). Scripted sequences (scene_script.cpp) move the carrier
+// and aircraft through the mobile sector map on both sides; every frame the original's draw_scene_
+// runs under emulation with its terrain sampler replaced by the case's terrain, and its calls of
+// build_mobile_queue_, shadow_plane_height_, draw_3d_object_shadow_ and draw_3d_object_ observed;
+// the reimplementation's SceneRenderer draws the same frame. Per frame the two streams of calls
+// (scene.observed) are compared first, then the frames pixel for pixel.
+#include "family/face_witness.hpp"
+#include "family/families.hpp"
+#include "family/recorder.hpp"
+#include "refcheck/harness/divergences.hpp"
+#include "family/mobile_world.hpp"
+#include "family/placement.hpp"
+#include "family/scene_script.hpp"
+
+#include "refcheck/reimpl/construction.hpp"
+#include "refcheck/reimpl/palette.hpp"
+#include "refcheck/reimpl/scene.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+namespace refcheck::harness {
+
+namespace {
+
+constexpr std::uint32_t kWidth = 320, kHeight = 200;
+constexpr std::size_t kDivergentPictures = 3;
+
+// ---- events of scene.observed, the same on both sides ----
+
+EventRecord event(std::string kind, std::vector<Field> fields) {
+    return {std::move(kind), std::move(fields), 1, 0};
+}
+EventRecord sample_event(std::int64_t x, std::int64_t z, std::int64_t h) {
+    EventRecord e = event("terrain_sample", {{"x", x}, {"z", z}, {"height", h}});
+    e.key_fields = 2;
+    return e;
+}
+EventRecord queue_event(std::int64_t index, std::int64_t id) {
+    return event("scene_queue", {{"index", index}, {"id", id}});
+}
+EventRecord plane_event(std::int64_t caster, std::int64_t terrain, std::int64_t height,
+                        std::int64_t receiver) {
+    return event(
+        "plane_query",
+        {{"caster", caster}, {"terrain_height", terrain}, {"height", height}, {"receiver", receiver}});
+}
+EventRecord shadow_event(std::int64_t caster, std::int64_t plane) {
+    return event("shadow_draw", {{"caster", caster}, {"plane_height", plane}});
+}
+EventRecord object_event(std::int64_t id) { return event("object_draw", {{"id", id}}); }
+
+std::vector<EventRecord> reimpl_events(const std::vector<reimpl::SceneStep>& steps) {
+    std::vector<EventRecord> out;
+    for (const auto& step : steps) {
+        if (const auto* s = std::get_if<reimpl::TerrainSample>(&step))
+            out.push_back(sample_event(s->x, s->z, s->height));
+        if (const auto* q = std::get_if<reimpl::QueueBuilt>(&step))
+            for (std::size_t i = 0; i < q->ids.size(); ++i)
+                out.push_back(queue_event(static_cast<std::int64_t>(i), q->ids[i]));
+        if (const auto* p = std::get_if<reimpl::PlaneQuery>(&step))
+            out.push_back(plane_event(p->caster, p->terrain_height, p->height, p->receiver));
+        if (const auto* d = std::get_if<reimpl::ShadowDrawn>(&step))
+            out.push_back(shadow_event(d->caster, d->plane_height));
+        if (const auto* o = std::get_if<reimpl::ObjectDrawn>(&step)) out.push_back(object_event(o->id));
+    }
+    return out;
+}
+
+// ---- both sides' mobiles, with the instances they are drawn through (scene.instance) ----
+
+class SceneWorld {
+public:
+    SceneWorld(CaseContext& ctx, const reimpl::ModelArchive& models)
+        : ctx_(ctx), o_(ctx.original), models_(models), world_(ctx.original, models),
+          pos_at_(ctx.original.scratch(12)), rot_at_(ctx.original.scratch(36)),
+          off_instance_(ctx.original.profile().offset_of("mobile", "instance")) {
+        ctx.original.call("reset_mobiles_", {}); // every script starts from an empty map
+    }
+
+    // Puts an actor where it is at `frame` (arriving on frame 0), constructed anew on both sides.
+    void place(const Actor& a, std::uint32_t frame) {
+        const reimpl::Vec3 p = a.at(frame);
+        if (frame == 0)
+            world_.add(reimpl::Mobile{a.id, a.model, p, a.rotation});
+        else
+            world_.move(a.id, p);
+        o_.machine().write(pos_at_, pack_words(p));
+        o_.machine().write(rot_at_, pack_words(a.rotation));
+        const auto built = o_.call("construct_3d_object_", {a.model, pos_at_, rot_at_});
+        require_success(ctx_, built, "construct_3d_object_(" + std::to_string(a.model) + ")",
+                        Expect::Nonzero);
+        o_.machine().write_u32(world_.address(a.id) + off_instance_, built.eax);
+        mobile_of_[built.eax] = a.id;
+        instances_.insert_or_assign(a.id,
+                                    reimpl::construct(models_, a.model, reimpl::Transform{p, a.rotation}));
+    }
+    const reimpl::MobileMap& map() const { return world_.map(); }
+    const reimpl::Instance* instance(std::uint32_t id) const {
+        const auto it = instances_.find(id);
+        return it == instances_.end() ? nullptr : &it->second;
+    }
+    std::int64_t mobile_of(std::uint32_t guest_instance) const {
+        const auto it = mobile_of_.find(guest_instance);
+        return it == mobile_of_.end() ? -1 : it->second;
+    }
+
+private:
+    CaseContext& ctx_;
+    Original& o_;
+    const reimpl::ModelArchive& models_;
+    MobileWorld world_;
+    std::uint32_t pos_at_, rot_at_, off_instance_;
+    std::map<std::uint32_t, reimpl::Instance> instances_;
+    std::map<std::uint32_t, std::uint32_t> mobile_of_; // guest instance -> mobile id
+};
+
+// ---- the original's side: hooks installed once, recording while a frame is drawn ----
+
+class SceneRecorder {
+public:
+    SceneRecorder(Original& o, const std::vector<Island>& islands) : o_(o) {
+        const Profile& p = o.profile();
+        off_id_ = p.offset_of("mobile", "id");
+        off_terrain_ = p.offset_of("shadow_params", "terrain_height");
+        off_plane_ = p.offset_of("shadow_params", "plane_height");
+        o.replace("sample_terrain_height_", 2, [this, islands](emu::Machine&, const emu::Args& args) {
+            const std::int32_t x = args.i32(0), z = args.i32(1);
+            const std::int32_t h = island_terrain(islands, x, z);
+            events_.push_back(sample_event(x, z, h));
+            return static_cast<std::uint32_t>(h);
+        });
+        o.tap("build_mobile_queue_", [this](emu::Machine& m) { ids_at_ = m.reg(emu::Reg::ebx); });
+        o.on_return("build_mobile_queue_", [this](emu::Machine& m) {
+            for (std::uint32_t i = 0; i < m.reg(emu::Reg::eax) && i < reimpl::kQueueCapacity; ++i)
+                events_.push_back(queue_event(i, m.read_u32(ids_at_ + 4 * i)));
+        });
+        o.tap("shadow_plane_height_", [this](emu::Machine& m) {
+            caster_ = m.read_u32(m.reg(emu::Reg::eax) + off_id_);
+            terrain_ = static_cast<std::int32_t>(m.read_u32(m.reg(emu::Reg::edx) + off_terrain_));
+        });
+        o.on_return("shadow_plane_height_", [this](emu::Machine& m) {
+            events_.push_back(plane_event(caster_, terrain_, static_cast<std::int32_t>(m.reg(emu::Reg::eax)),
+                                          o_.u32("last_receiver")));
+        });
+        o.tap("draw_3d_object_shadow_", [this](emu::Machine& m) {
+            const auto plane = static_cast<std::int32_t>(m.read_u32(m.reg(emu::Reg::ebx) + off_plane_));
+            events_.push_back(shadow_event(world_->mobile_of(m.reg(emu::Reg::eax)), plane));
+        });
+        o.tap("draw_3d_object_", [this](emu::Machine& m) {
+            events_.push_back(object_event(world_->mobile_of(m.reg(emu::Reg::eax))));
+        });
+    }
+    void begin(const SceneWorld& world) {
+        world_ = &world;
+        events_.clear();
+        o_.forget_pending_returns();
+    }
+    std::vector<EventRecord> take() { return std::exchange(events_, {}); }
+
+private:
+    Original& o_;
+    const SceneWorld* world_ = nullptr;
+    std::uint32_t off_id_ = 0, off_terrain_ = 0, off_plane_ = 0, ids_at_ = 0, caster_ = 0;
+    std::int32_t terrain_ = 0;
+    std::vector<EventRecord> events_;
+};
+
+// ---- what the frames show (metrics), per script and in all ----
+
+struct Shows {
+    std::uint64_t frames = 0, differing = 0, terrain_samples = 0, queue_entries = 0, plane_queries = 0,
+                  object_draws = 0, shadow_draws = 0, deck_hits = 0;
+    std::map<Surface, std::uint64_t> frames_with, pixels_on;
+    std::uint64_t substituted_shadow_frames = 0;
+    void add(const Shows& other);
+    ojson json() const {
+        ojson j = {{"frames", frames},
+                   {"frames_differing", differing},
+                   {"terrain_samples", terrain_samples},
+                   {"queue_entries", queue_entries},
+                   {"plane_queries", plane_queries},
+                   {"receiver_hits", deck_hits},
+                   {"object_draws", object_draws},
+                   {"shadow_draws", shadow_draws},
+                   {"frames_with_apache_shadows", substituted_shadow_frames}};
+        for (Surface s : {Surface::Deck, Surface::Water, Surface::Terrain, Surface::Clouds}) {
+            const std::string n(surface_name(s));
+            j["frames_with_" + n + "_shadows"] = frames_with.count(s) ? frames_with.at(s) : 0;
+            j["shadow_pixels_on_" + n] = pixels_on.count(s) ? pixels_on.at(s) : 0;
+        }
+        return j;
+    }
+};
+
+Surface surface_of(const reimpl::ShadowDrawn& d, std::int32_t cloud) {
+    if (d.receiver) return Surface::Deck;
+    if (d.plane_height == cloud && d.terrain_height != cloud) return Surface::Clouds;
+    return d.terrain_height > 0 ? Surface::Terrain : Surface::Water;
+}
+
+// Counts one frame; returns the surfaces its shadows visibly fell on.
+std::set<Surface> count_frame(const std::vector<reimpl::SceneStep>& steps, const reimpl::MobileMap& map,
+                              std::int32_t cloud, Shows& s) {
+    std::set<Surface> seen;
+    bool apache = false;
+    for (const auto& step : steps) {
+        if (std::holds_alternative<reimpl::TerrainSample>(step)) ++s.terrain_samples;
+        if (const auto* q = std::get_if<reimpl::QueueBuilt>(&step)) s.queue_entries += q->ids.size();
+        if (const auto* p = std::get_if<reimpl::PlaneQuery>(&step))
+            ++s.plane_queries, s.deck_hits += p->receiver != 0;
+        if (std::holds_alternative<reimpl::ObjectDrawn>(step)) ++s.object_draws;
+        const auto* d = std::get_if<reimpl::ShadowDrawn>(&step);
+        if (!d) continue;
+        ++s.shadow_draws;
+        if (!d->pixels) continue;
+        const Surface surface = surface_of(*d, cloud);
+        seen.insert(surface);
+        s.pixels_on[surface] += d->pixels;
+        const std::uint32_t model = map.mobile(d->caster).model;
+        apache = apache || model == reimpl::kShadowSubstituted[0] || model == reimpl::kShadowSubstituted[1];
+    }
+    for (Surface surface : seen) ++s.frames_with[surface];
+    s.substituted_shadow_frames += apache ? 1 : 0;
+    return seen;
+}
+
+void Shows::add(const Shows& o) {
+    frames += o.frames, differing += o.differing, terrain_samples += o.terrain_samples;
+    queue_entries += o.queue_entries, plane_queries += o.plane_queries, object_draws += o.object_draws;
+    shadow_draws += o.shadow_draws, deck_hits += o.deck_hits,
+        substituted_shadow_frames += o.substituted_shadow_frames;
+    for (const auto& [surface, n] : o.frames_with) frames_with[surface] += n;
+    for (const auto& [surface, n] : o.pixels_on) pixels_on[surface] += n;
+}
+
+// One case's frames on both sides: the palette, the renderer and the recorder set up once, then the
+// scripts in the case's order, frames numbered through.
+std::vector<std::string> all_face_routines() {
+    std::vector<std::string> out;
+    for (const FaceRoutine& f : kFaceRoutines) out.emplace_back(f.name);
+    return out;
+}
+
+class SceneRun {
+public:
+    explicit SceneRun(CaseContext& ctx)
+        : ctx_(ctx), o_(ctx.original), c_(ctx.c), models_(reimpl::ModelArchive::parse(ctx.models)),
+          textures_(reimpl::TextureArchive::parse(ctx.textures)),
+          warzone_(c_.warzones.empty() ? 0 : c_.warzones.front()), palette_(boot_palette()),
+          renderer_(models_, textures_, palette_), recorder_(o_, c_.scene.islands),
+          witness_(o_, all_face_routines()), pixel_flags_(flags_explaining(c_.allow, "pixels")) {
+        guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
+        framebuffer_ = o_.address("framebuffer");
+        input_.light.direction = {c_.lights[0][0], c_.lights[0][1], c_.lights[0][2]};
+        reimpl_light_ = input_.light;
+        if (ctx.injection && ctx.injection->reimpl_light_swapped)
+            std::swap(reimpl_light_.direction[0], reimpl_light_.direction[2]);
+        const SceneSelection& s = c_.scene;
+        input_.params = {reimpl::Scene{s.cloud_altitude, 64, 0x00300000}, s.cell_shift, s.cell_reach,
+                         s.sea_colour, s.band_shift};
+        camera_at_ = o_.scratch(48), params_at_ = o_.scratch(28), light_at_ = o_.scratch(12);
+        o_.machine().write(
+            params_at_, pack_words(std::vector<std::int32_t>{
+                            s.cloud_altitude, 64, 0x00300000, static_cast<std::int32_t>(s.cell_shift),
+                            static_cast<std::int32_t>(s.cell_reach), static_cast<std::int32_t>(s.sea_colour),
+                            static_cast<std::int32_t>(s.band_shift)}));
+        o_.machine().write(light_at_, pack(input_.light));
+    }
+
+    void script(const SceneScript& script) {
+        const ScenePlan plan = scene_script(c_, models_, script.name, input_.light.direction);
+        SceneWorld world(ctx_, models_);
+        Shows shows;
+        bool sampled = false;
+        for (std::uint32_t f = 0; f < script.frames; ++f, ++frame_no_) {
+            for (const Actor& a : plan.actors) world.place(a, f);
+            input_.camera = plan.camera.at(f, script.frames);
+            input_.state = frame_no_; // scene.state
+            const std::string name = "frame " + std::to_string(frame_no_);
+            // A frame is drawn from the world as placed and the camera alone (on both sides), so an
+            // unselected frame is skipped; the actors are placed for every frame all the same.
+            if (!ctx_.selected(name)) continue;
+            const auto [fc, seen] = frame(name, world, shows);
+            const bool sample = !sampled && seen.count(plan.shows);
+            if (sample || (fc.differing && divergent_pictures_ < kDivergentPictures)) {
+                save_frame_pictures(ctx_, name + " (" + script.name + ")", frame_no_, original_frame_,
+                                    reimpl_frame_, fc, guest_palette_);
+                if (fc.differing) ++divergent_pictures_;
+                sampled = sampled || sample;
+            }
+        }
+        ojson j = shows.json();
+        j["shows"] = std::string(surface_name(plan.shows));
+        per_script_[script.name] = j;
+        all_.add(shows);
+    }
+
+    void finish() {
+        for (const char* routine :
+             {"draw_scene_", "build_mobile_queue_", "shadow_plane_height_", "draw_3d_object_",
+              "draw_3d_object_shadow_", "construct_3d_object_", "add_mobile_", "move_mobile_"})
+            o_.note_ran(routine);
+        ctx_.report["metrics"] = all_.json();
+        ctx_.report["metrics"]["scripts"] = per_script_;
+        // Which side these figures count (frames, frames_differing: the comparison's own).
+        ctx_.report["metrics"]["counted_from"] =
+            "the reimplementation's scene steps of every frame run; the original's calls of the same frames "
+            "were "
+            "compared with them event by event, and its frames pixel by pixel";
+    }
+
+private:
+    reimpl::PaletteTables boot_palette() {
+        const auto init = o_.call("initialise_3d_palette_", {static_cast<std::uint32_t>(warzone_)});
+        require_success(ctx_, init, "initialise_3d_palette_(" + std::to_string(warzone_) + ")", Expect::Zero);
+        return reimpl::build_palette(ctx_.palette, static_cast<std::uint32_t>(warzone_));
+    }
+
+    // One frame on both sides: the calls compared, then the frames (scene.observed).
+    std::pair<FrameComparison, std::set<Surface>> frame(const std::string& name, const SceneWorld& world,
+                                                        Shows& shows) {
+        // The reimplementation first: where its frame carries an allowed cause, the original's draw
+        // is watched for its own evidence of that cause (FaceWitness).
+        reimpl::Frame frame;
+        reimpl::SceneInput in = input_;
+        in.light = reimpl_light_;
+        const reimpl::TerrainSampler terrain = [this](std::int32_t x, std::int32_t z) {
+            return island_terrain(c_.scene.islands, x, z);
+        };
+        const auto steps = renderer_.render(
+            in, world.map(), [&](std::uint32_t id) { return world.instance(id); }, terrain, frame);
+        reimpl_frame_ = frame.pixels;
+        const std::vector<EventRecord> reimpl = reimpl_events(steps);
+
+        o_.machine().write(camera_at_, pack(input_.camera));
+        o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
+        recorder_.begin(world);
+        witness_.begin();
+        const std::uint32_t watched = taint_causes(frame.taint, pixel_flags_);
+        if (watched) witness_.arm(watched);
+        const auto r = o_.call("draw_scene_", {camera_at_, params_at_, light_at_, input_.state});
+        const std::vector<std::uint8_t> original_taint = witness_.take_taint();
+        if (watched) witness_.arm(0);
+        if (r.ok()) require_success(ctx_, r, "draw_scene_ (the case's scene parameters)", Expect::Zero);
+        const std::vector<EventRecord> original = recorder_.take();
+        original_frame_ = o_.bytes(framebuffer_, kWidth * kHeight);
+        ctx_.comparator.compare(name, original, reimpl);
+        const auto fc = ctx_.comparator.compare_frame(name, original_frame_, frame.pixels, frame.taint,
+                                                      original_taint, kWidth);
+        ctx_.events += original.size() + reimpl.size() + 2;
+        ++shows.frames;
+        shows.differing += fc.differing ? 1 : 0;
+        return {fc, count_frame(steps, world.map(), input_.params.limits.cloud_altitude, shows)};
+    }
+
+    CaseContext& ctx_;
+    Original& o_;
+    const Case& c_;
+    const reimpl::ModelArchive models_;
+    const reimpl::TextureArchive textures_;
+    const std::int32_t warzone_;
+    const reimpl::PaletteTables palette_;
+    reimpl::SceneRenderer renderer_;
+    SceneRecorder recorder_;
+    FaceWitness witness_;
+    std::uint32_t pixel_flags_;
+    std::vector<std::uint8_t> guest_palette_, original_frame_, reimpl_frame_;
+    std::uint32_t framebuffer_ = 0, camera_at_ = 0, params_at_ = 0, light_at_ = 0, frame_no_ = 0;
+    std::size_t divergent_pictures_ = 0;
+    reimpl::SceneInput input_;
+    reimpl::Light reimpl_light_;
+    Shows all_;
+    ojson per_script_ = ojson::object();
+};
+
+} // namespace
+
+void run_scene(CaseContext& ctx) {
+    SceneRun run(ctx);
+    for (const SceneScript& script : ctx.c.scene.scripts) run.script(script);
+    run.finish();
+}
+
+} // namespace refcheck::harness

@@ -1,0 +1,111 @@
+// Shadow family: complete shadow frames. The original's draw_3d_object_shadow_ runs under emulation
+// with its shadow face routine rasterising into its framebuffer; the reimplementation draws the
+// same instance's shadow into its own frame; the frames are compared pixel for pixel.
+#include "family/families.hpp"
+#include "family/placement.hpp"
+#include "report/png.hpp"
+#include "family/selection.hpp"
+
+#include "refcheck/reimpl/construction.hpp"
+#include "refcheck/reimpl/palette.hpp"
+#include "refcheck/reimpl/rasteriser.hpp"
+#include "refcheck/reimpl/shadow.hpp"
+
+#include <algorithm>
+
+namespace refcheck::harness {
+
+namespace {
+constexpr std::uint32_t kWidth = 320, kHeight = 200;
+constexpr std::size_t kPictures = 3;
+
+std::vector<std::uint8_t> pack_shadow_params(const reimpl::ShadowParams& p) {
+    std::vector<std::int32_t> w(p.sun.begin(), p.sun.end());
+    w.insert(w.end(), {p.terrain_height, p.cloud_altitude, p.plane_height});
+    return pack_words(w);
+}
+} // namespace
+
+void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n,
+                         std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
+                         const FrameComparison& fc, std::span<const std::uint8_t> palette) {
+    const std::string stem = ctx.c.name + "/frame-" + std::to_string(n);
+    const auto a_rgb = to_rgb(a, palette);
+    ctx.files->emplace_back(stem + "-original.png", encode_png(kWidth, kHeight, a_rgb));
+    ctx.files->emplace_back(stem + "-reimpl.png", encode_png(kWidth, kHeight, to_rgb(b, palette)));
+    ctx.files->emplace_back(stem + "-diff.png",
+                            encode_png(kWidth, kHeight, difference_rgb(a_rgb, a, b, fc.explained)));
+    ctx.report["frames"].push_back({{"input", input},
+                                    {"differing_pixels", fc.differing},
+                                    {"unexplained_pixels", fc.unexplained},
+                                    {"original_png", stem + "-original.png"},
+                                    {"reimpl_png", stem + "-reimpl.png"},
+                                    {"diff_png", stem + "-diff.png"}});
+}
+
+void run_shadow(CaseContext& ctx) {
+    Original& o = ctx.original;
+    const Case& c = ctx.c;
+    const auto models = reimpl::ModelArchive::parse(ctx.models);
+    require_success(ctx, o.call("initialise_3d_palette_", {0}), "initialise_3d_palette_(0)", Expect::Zero);
+    const auto palette = o.bytes(o.address("palette_rgb"), 768);
+    const std::uint32_t framebuffer = o.address("framebuffer");
+    const std::uint32_t camera_at = o.scratch(48), params_at = o.scratch(24);
+    const std::uint32_t origin_at = o.scratch(12), identity_at = o.scratch(36);
+    o.machine().write(origin_at, pack_words(reimpl::Vec3{}));
+    o.machine().write(identity_at, pack_words(reimpl::kIdentityQ31));
+    o.note_ran("draw_3d_object_shadow_");
+    o.note_ran("draw_shadow_face_");
+
+    std::uint64_t frames = 0, differing = 0, drawn = 0, records = 0;
+    std::size_t pictures = 0, samples = 0;
+    for (const std::uint32_t record : select_records(c, models)) {
+        if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
+        ++records;
+        const auto built = o.call("construct_3d_object_", {record, origin_at, identity_at});
+        require_success(ctx, built, "construct_3d_object_(" + std::to_string(record) + ")", Expect::Nonzero);
+        const reimpl::Instance root = reimpl::construct(models, record, reimpl::Transform{});
+        const auto& h = models.record(record).header;
+        for (std::size_t vi = 0; vi < c.views.size(); ++vi) {
+            const reimpl::Camera camera = camera_for(models.record(record), c.views[vi]);
+            o.machine().write(camera_at, pack(camera));
+            for (std::size_t si = 0; si < c.suns.size(); ++si) {
+                reimpl::ShadowParams params;
+                params.sun = {c.suns[si][0], c.suns[si][1], c.suns[si][2]};
+                params.terrain_height = h.bounds[2]; // the ground under the model: its lowest point
+                params.plane_height = h.bounds[2];
+                o.machine().write(params_at, pack_shadow_params(params));
+                for (const std::uint32_t state : c.states) {
+                    const std::string input = "record " + std::to_string(record) + " view " +
+                                              std::to_string(vi) + " sun " + std::to_string(si) + " state " +
+                                              std::to_string(state);
+                    if (!ctx.selected(input)) continue;
+                    o.machine().write(framebuffer,
+                                      std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
+                    o.call("draw_3d_object_shadow_", {built.eax, camera_at, params_at, state});
+                    const auto original = o.bytes(framebuffer, kWidth * kHeight);
+                    reimpl::Frame frame;
+                    reimpl::draw_shadow(models, root, camera, params, state, frame);
+                    const auto fc =
+                        ctx.comparator.compare_frame(input, original, frame.pixels, frame.taint, {}, kWidth);
+                    ++frames;
+                    ctx.events += 2;
+                    differing += fc.differing ? 1 : 0;
+                    const bool any = std::any_of(original.begin(), original.end(),
+                                                 [](std::uint8_t p) { return p != reimpl::kClearColour; });
+                    drawn += any ? 1 : 0;
+                    if ((fc.differing && pictures < kPictures) || (any && samples < 1)) {
+                        save_frame_pictures(ctx, input, frames, original, frame.pixels, fc, palette);
+                        (fc.differing ? pictures : samples)++;
+                    }
+                }
+            }
+        }
+    }
+    ctx.report["metrics"] = {{"records", records},
+                             {"shadow_frames", frames},
+                             {"frames_with_shadow_pixels", drawn},
+                             {"frames_differing", differing}};
+}
+
+} // namespace refcheck::harness

@@ -1,0 +1,131 @@
+#include "family/mobile_script.hpp"
+
+#include "family/mobile_world.hpp"
+#include "family/placement.hpp"
+#include "refcheck/harness/run.hpp"
+
+#include <string>
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace refcheck::harness {
+
+namespace {
+
+constexpr std::int32_t kSector = 1 << 16;
+constexpr std::int32_t kCentre = 32 * kSector + kSector / 2;
+
+reimpl::Vec3 random_position(Script& s, std::int32_t spread) {
+    return {kCentre + s.range(-spread, spread), s.range(-2000, 0x180000), kCentre + s.range(-spread, spread)};
+}
+
+std::vector<std::uint32_t> live_ids(const reimpl::MobileMap& map, std::uint32_t next_id) {
+    std::vector<std::uint32_t> ids;
+    for (std::uint32_t id = 1; id < next_id; ++id)
+        if (map.contains(id)) ids.push_back(id);
+    return ids;
+}
+
+} // namespace
+
+std::vector<std::uint32_t> populated_records(const reimpl::ModelArchive& models, std::uint32_t need_bits) {
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t i = 1; i < models.count(); ++i)
+        if (models.populated(i) && (models.record(i).header.properties & need_bits) == need_bits)
+            out.push_back(i);
+    return out;
+}
+
+std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed,
+                                      std::uint32_t steps) {
+    const auto candidates = populated_records(models);
+    if (candidates.empty()) throw std::runtime_error("the archive has no populated record for mobiles");
+    Script script(seed);
+    reimpl::MobileMap map; // the script's own view of who is where
+    std::vector<MobileStep> out;
+    std::uint32_t next_id = 1;
+    for (std::uint32_t step = 0; step < steps; ++step) {
+        MobileStep s;
+        const auto live = live_ids(map, next_id);
+        if (live.size() < 6 || script.chance(35)) {
+            s.op = MobileStep::Op::Add;
+            s.mobile.id = next_id++;
+            s.mobile.model = candidates[script.next() % candidates.size()];
+            s.mobile.position = random_position(script, 5 * kSector / 2);
+            if (!live.empty() && script.chance(15)) { // mirrored: the same distance as another object
+                const auto& other = map.mobile(live[script.next() % live.size()]).position;
+                s.mobile.position = {2 * kCentre - other[0], other[1], 2 * kCentre - other[2]};
+            }
+            s.mobile.rotation = rotation(script.range(0, 359), 0, 0, 2147483647.0);
+            map.add(s.mobile);
+        } else if (script.chance(80)) {
+            s.op = MobileStep::Op::Move;
+            s.mobile = map.mobile(live[script.next() % live.size()]);
+            reimpl::Vec3 p = s.mobile.position;
+            const std::int32_t d = script.chance(50) ? 2 * kSector : 1500;
+            p[0] += script.range(-d, d), p[2] += script.range(-d, d), p[1] += script.range(-500, 500);
+            s.across = reimpl::sector_of(p).index() != reimpl::sector_of(s.mobile.position).index();
+            s.mobile.position = p;
+            map.move(s.mobile.id, p);
+        } else {
+            s.op = MobileStep::Op::Remove;
+            s.mobile = map.mobile(live[script.next() % live.size()]);
+            map.remove(s.mobile.id);
+        }
+        s.camera.position = {kCentre + script.range(-4000, 4000), 3000, kCentre + script.range(-4000, 4000)};
+        s.camera.rotation = rotation((step * 37) % 360, script.range(-20, 20), 0, 16384.0);
+        out.push_back(s);
+    }
+    return out;
+}
+
+ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed,
+                               std::uint32_t queries) {
+    const auto receivers = populated_records(models, reimpl::kShadowReceiverBit);
+    const auto casters = populated_records(models, reimpl::kShadowCasterBit);
+    if (receivers.empty() || casters.empty())
+        throw PreconditionError(
+            std::string("the receiver queries need a model with property bit 1 (receives shadows) and ") +
+            "one with bit 0 (casts a shadow); the data root's 3DOBJS.BIN has " +
+            std::to_string(receivers.size()) + " and " + std::to_string(casters.size()));
+    Script script(seed);
+    ReceiverScript out;
+    std::uint32_t next_id = 1;
+    for (std::size_t i = 0; i < receivers.size() * 2; ++i) {
+        reimpl::Mobile m;
+        m.id = next_id++;
+        m.model = receivers[i % receivers.size()];
+        m.position = {kCentre + static_cast<std::int32_t>(i) * 3 * kSector / 4, 0,
+                      kCentre + script.range(-9000, 9000)};
+        m.rotation = rotation(script.range(0, 359), 0, 0, 2147483647.0);
+        out.receivers.push_back(m);
+    }
+    out.caster.id = next_id++;
+    out.caster.model = casters[script.next() % casters.size()];
+    out.caster.position = {kCentre, 1000, kCentre};
+    for (std::uint32_t q = 0; q < queries; ++q) {
+        const auto& target = out.receivers[script.next() % out.receivers.size()];
+        const auto& h = models.record(target.model).header;
+        const std::int32_t reach = std::max({std::abs(h.bounds[0]), std::abs(h.bounds[1]),
+                                             std::abs(h.bounds[4]), std::abs(h.bounds[5]), 256}) *
+                                   11 / 10;
+        ReceiverScript::Query query;
+        auto& params = query.params;
+        params.sun = {script.range(-8000, 8000), script.range(-16000, -4000), script.range(-8000, 8000)};
+        params.terrain_height = script.chance(10) ? script.range(1, 800) : 0;
+        const std::int32_t altitude =
+            script.chance(10) ? script.range(0x100000, 0x140000) : script.range(100, 60000);
+        // Aim the shadow at a point near the receiver: p.xz = t.xz + d.xz * altitude / d.y.
+        const std::int64_t tx = target.position[0] + script.range(-reach, reach);
+        const std::int64_t tz = target.position[2] + script.range(-reach, reach);
+        query.position = {
+            static_cast<std::int32_t>(tx + std::int64_t{params.sun[0]} * altitude / params.sun[1]), altitude,
+            static_cast<std::int32_t>(tz + std::int64_t{params.sun[2]} * altitude / params.sun[1])};
+        out.queries.push_back(query);
+    }
+    return out;
+}
+
+} // namespace refcheck::harness

@@ -1,0 +1,81 @@
+#include "family/placement.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace refcheck::harness {
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+std::int32_t fixed(double v, double one) {
+    const double x = std::nearbyint(v * one);
+    return static_cast<std::int32_t>(std::clamp(x, -2147483647.0, 2147483647.0));
+}
+} // namespace
+
+std::array<std::int32_t, 9> rotation(double yaw, double pitch, double roll, double one) {
+    const double y = yaw * kPi / 180, p = pitch * kPi / 180, r = roll * kPi / 180;
+    // R = Rz(roll) * Rx(pitch) * Ry(yaw); rows are the camera's right, up and forward axes.
+    const double cy = std::cos(y), sy = std::sin(y), cp = std::cos(p), sp = std::sin(p), cr = std::cos(r),
+                 sr = std::sin(r);
+    const double ry[9] = {cy, 0, -sy, 0, 1, 0, sy, 0, cy};
+    const double rx[9] = {1, 0, 0, 0, cp, -sp, 0, sp, cp};
+    const double rz[9] = {cr, -sr, 0, sr, cr, 0, 0, 0, 1};
+    auto mul = [](const double* a, const double* b, double* out) {
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+                out[i * 3 + j] = a[i * 3] * b[j] + a[i * 3 + 1] * b[3 + j] + a[i * 3 + 2] * b[6 + j];
+    };
+    double t[9], m[9];
+    mul(rx, ry, t);
+    mul(rz, t, m);
+    std::array<std::int32_t, 9> out{};
+    for (int i = 0; i < 9; ++i) out[static_cast<std::size_t>(i)] = fixed(m[i], one);
+    return out;
+}
+
+std::vector<reimpl::Transform> construct_placements() {
+    reimpl::Transform turned;
+    turned.position = {4096, -512, 8192};
+    turned.rotation = rotation(30, 10, 0, 2147483647.0);
+    return {reimpl::Transform{}, turned};
+}
+
+reimpl::Camera camera_for(const reimpl::ModelRecord& record, const View& view) {
+    const auto& h = record.header;
+    // Bounds are min x, max x, min y, max y, min z, max z in decoded local units (hdr.bounds.units).
+    const double scale = 1.0;
+    const double centre[3] = {(double(h.bounds[0]) + h.bounds[1]) / 2 * scale,
+                              (double(h.bounds[2]) + h.bounds[3]) / 2 * scale,
+                              (double(h.bounds[4]) + h.bounds[5]) / 2 * scale};
+    double extent = 0;
+    for (int i = 0; i < 3; ++i)
+        extent = std::max(extent, std::abs(double(h.bounds[2 * i + 1]) - h.bounds[2 * i]) * scale / 2);
+    extent = std::max(extent, 256.0);
+    reimpl::Camera cam;
+    cam.rotation = rotation(view.yaw, view.pitch, view.roll, 16384.0);
+    const double distance = extent * view.distance;
+    for (int i = 0; i < 3; ++i) {
+        const double forward = cam.rotation[static_cast<std::size_t>(6 + i)] / 16384.0;
+        cam.position[static_cast<std::size_t>(i)] = fixed(centre[i] - forward * distance, 1.0);
+    }
+    return cam;
+}
+
+std::vector<std::uint8_t> pack_words(std::span<const std::int32_t> words) {
+    std::vector<std::uint8_t> out;
+    for (std::int32_t w : words)
+        for (int i = 0; i < 4; ++i)
+            out.push_back(static_cast<std::uint8_t>(static_cast<std::uint32_t>(w) >> (8 * i)));
+    return out;
+}
+
+std::vector<std::uint8_t> pack(const reimpl::Camera& c) {
+    std::vector<std::int32_t> w(c.position.begin(), c.position.end());
+    w.insert(w.end(), c.rotation.begin(), c.rotation.end());
+    return pack_words(w);
+}
+
+std::vector<std::uint8_t> pack(const reimpl::Light& l) { return pack_words(l.direction); }
+
+} // namespace refcheck::harness

@@ -1,0 +1,268 @@
+#include "family/recorder.hpp"
+
+#include "refcheck/harness/divergences.hpp"
+
+#include <algorithm>
+
+namespace refcheck::harness {
+
+namespace {
+
+constexpr std::uint32_t kHeaderProgram = 0x3c; // hdr.program (relocated by the loader)
+
+EventRecord control_event(std::int64_t record, std::vector<std::int64_t> path, std::int64_t offset,
+                          std::int64_t opcode, std::int64_t next) {
+    EventRecord e;
+    e.kind = "control_flow";
+    e.fields = {{"record", record},
+                {"path", std::move(path)},
+                {"offset", offset},
+                {"opcode", opcode},
+                {"next", next}};
+    e.key_fields = 3;
+    return e;
+}
+
+EventRecord winding_event(std::int64_t record, std::vector<std::int64_t> path, std::int64_t w) {
+    EventRecord e;
+    e.kind = "winding_decision";
+    e.fields = {{"record", record}, {"path", std::move(path)}, {"winding", w}};
+    e.key_fields = 2;
+    return e;
+}
+
+} // namespace
+
+namespace {
+std::vector<std::string> running_faces(const std::vector<std::string>& run) {
+    std::vector<std::string> out;
+    for (const FaceRoutine& f : kFaceRoutines)
+        if (std::find(run.begin(), run.end(), f.name) != run.end()) out.emplace_back(f.name);
+    return out;
+}
+} // namespace
+
+Recorder::Recorder(Original& o, const std::vector<std::string>& run)
+    : o_(o), witness_(o, running_faces(run)) {
+    const Profile& p = o.profile();
+    off_fv_sx_ = p.offset_of("face_vertex", "sx");
+    off_fv_sy_ = p.offset_of("face_vertex", "sy");
+    off_fv_z_ = p.offset_of("face_vertex", "z");
+    off_fv_u_ = p.offset_of("face_vertex", "u");
+    off_fv_v_ = p.offset_of("face_vertex", "v");
+    off_fv_level_ = p.offset_of("face_vertex", "level");
+    fv_size_ = 24;
+    for (const auto& f : p.structs.at("face_vertex")) fv_size_ = std::max(fv_size_, f.offset + f.size);
+    off_inst_record_ = p.offset_of("instance", "model_id");
+    off_inst_model_ = p.offset_of("instance", "model");
+    off_inst_position_ = p.offset_of("instance", "pos");
+    off_inst_rotation_ = p.offset_of("instance", "rot");
+    off_inst_child_ = p.offset_of("instance", "attach");
+
+    // Arguments are read through each routine's convention in the profile, never from fixed registers.
+    auto convention = [&p](const char* routine) { return parse_convention(p.routine(routine).convention); };
+    for (const FaceRoutine& f : kFaceRoutines) {
+        const bool clipped = f.clipped;
+        if (std::find(run.begin(), run.end(), f.name) != run.end()) {
+            o.tap(f.name, [this, clipped, c = convention(f.name)](emu::Machine& m) {
+                const emu::Args a(m, c, 4); // packet, face vertices, level, flags (abi.face)
+                face(a.u32(0), a.u32(1), a.i32(2), a.u32(3), clipped);
+            });
+            o.note_ran(f.name);
+        } else {
+            o.replace(f.name, 4, [this, clipped](emu::Machine&, const emu::Args& a) {
+                face(a.u32(0), a.u32(1), a.i32(2), a.u32(3), clipped);
+                return 0u;
+            });
+        }
+    }
+    o.on_return("polygon_winding_",
+                [this](emu::Machine& m) { winding(static_cast<std::int32_t>(m.reg(emu::Reg::eax))); });
+    o.note_ran("polygon_winding_");
+    o.tap("draw_attached_object_", [this, c = convention("draw_attached_object_")](emu::Machine& m) {
+        const emu::Args a(m, c, 2); // parent instance, slot (abi.attach)
+        attach_enter(a.u32(0), a.u32(1));
+    });
+    o.on_return("draw_attached_object_", [this](emu::Machine&) { attach_leave(); });
+    // The state switches (ops 3, 4, 5; profile role control_flow): the instruction at entry, where
+    // the walk goes next from the returned pointer (op.ifmask, op.choose, op.select).
+    for (const char* routine : {"op_ifmask", "op_choose", "op_select"}) {
+        o.tap(routine, [this, c = convention(routine)](emu::Machine& m) {
+            const emu::Args a(m, c, 2); // the program state, the instruction
+            switches_.push_back(a.u32(1));
+        });
+        o.on_return(routine, [this](emu::Machine& m) { control(m.reg(emu::Reg::eax)); });
+        o.note_ran(routine);
+    }
+    o.note_ran("draw_3d_object_");
+}
+
+void Recorder::begin(std::uint32_t record, std::uint32_t instance) {
+    o_.forget_pending_returns();
+    witness_.begin();
+    frames_.assign(1, Frame{record, instance, false});
+    switches_.clear();
+    slots_.clear();
+    events_.clear();
+}
+
+std::vector<EventRecord> Recorder::take() { return std::exchange(events_, {}); }
+
+std::vector<std::int64_t> Recorder::path() const { return slots_; }
+
+void Recorder::push(EventRecord e) {
+    if (observer_) observer_(events_.size());
+    events_.push_back(std::move(e));
+}
+
+void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_level, std::uint32_t flags,
+                    bool clipped) {
+    emu::Machine& m = o_.machine();
+    const Frame& top = frames_.back();
+    const bool secondary = flags & 1;
+    const std::uint32_t model = m.read_u32(top.instance + off_inst_model_);
+    const std::uint32_t program = m.read_u32(model + kHeaderProgram);
+    const std::uint32_t op_at = packet - (secondary ? 2 : 1);
+    const std::uint8_t type = m.read_u8(packet);
+    const std::uint8_t count = m.read_u8(packet + 1);
+    // Decoded with the image's own packet table (FaceWitness::kind), never the reimplementation's.
+    const PacketKind* kind = witness_.kind(type);
+    std::vector<std::int64_t> material, vertices, u, v, vertex_normals, levels, sx, sy, sz;
+    std::int64_t texture = -1, face_normal = -1;
+    if (kind) {
+        const auto header = m.read_bytes(packet, kind->header);
+        for (std::size_t i = 2; i < header.size(); ++i) material.push_back(header[i]);
+        if (kind->textured && header.size() >= 4) texture = header[2] | header[3] << 8;
+        if (kind->normal_at && kind->normal_at < header.size()) face_normal = header[kind->normal_at];
+        const auto records = m.read_bytes(packet + kind->header, std::size_t{count} * kind->per_vertex);
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::uint8_t* r = records.data() + i * kind->per_vertex;
+            vertices.push_back(r[0]);
+            if (kind->gouraud) vertex_normals.push_back(r[kind->gouraud]);
+        }
+    }
+    const auto fvs = m.read_bytes(fv, std::size_t{count} * fv_size_);
+    auto word = [&](std::size_t i, std::uint32_t off) {
+        const std::uint8_t* p = fvs.data() + i * fv_size_ + off;
+        return static_cast<std::int32_t>(p[0] | p[1] << 8 | p[2] << 16 |
+                                         static_cast<std::uint32_t>(p[3]) << 24);
+    };
+    for (std::size_t i = 0; i < count; ++i) {
+        u.push_back(word(i, off_fv_u_));
+        v.push_back(word(i, off_fv_v_));
+        levels.push_back(word(i, off_fv_level_));
+        sx.push_back(word(i, off_fv_sx_));
+        sy.push_back(word(i, off_fv_sy_));
+        sz.push_back(word(i, off_fv_z_));
+    }
+    EventRecord e;
+    e.kind = "face_draw";
+    e.fields = {{"record", std::int64_t{top.record}},
+                {"path", path()},
+                {"offset", std::int64_t{op_at - program}},
+                {"opcode", std::int64_t{m.read_u8(op_at)}},
+                {"secondary", secondary},
+                {"clipped", clipped},
+                {"type", std::int64_t{type}},
+                {"material", std::move(material)},
+                {"vertices", std::move(vertices)},
+                {"texture", texture},
+                {"u", std::move(u)},
+                {"v", std::move(v)},
+                {"face_normal", face_normal},
+                {"vertex_normals", std::move(vertex_normals)},
+                {"face_level", std::int64_t{face_level}},
+                {"vertex_levels", std::move(levels)},
+                {"screen_x", std::move(sx)},
+                {"screen_y", std::move(sy)},
+                {"screen_z", std::move(sz)}};
+    e.key_fields = 3;
+    e.excuses = witness_.witness(packet, fv, face_level);
+    push(std::move(e));
+}
+
+void Recorder::winding(std::int32_t w) { push(winding_event(frames_.back().record, path(), w)); }
+
+void Recorder::control(std::uint32_t next) {
+    if (switches_.empty()) return;
+    const std::uint32_t op = switches_.back();
+    switches_.pop_back();
+    emu::Machine& m = o_.machine();
+    const std::uint32_t model = m.read_u32(frames_.back().instance + off_inst_model_);
+    const std::uint32_t program = m.read_u32(model + kHeaderProgram);
+    push(control_event(frames_.back().record, path(), op - program, m.read_u8(op),
+                       next ? std::int64_t{next} - program : -1));
+}
+
+void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
+    emu::Machine& m = o_.machine();
+    const std::uint32_t child = m.read_u32(parent + off_inst_child_ + 4 * slot);
+    if (!child) {
+        frames_.push_back({frames_.back().record, frames_.back().instance, false});
+        return;
+    }
+    std::vector<std::int64_t> position, rotation;
+    for (int i = 0; i < 3; ++i)
+        position.push_back(static_cast<std::int32_t>(m.read_u32(child + off_inst_position_ + 4 * i)));
+    for (int i = 0; i < 9; ++i)
+        rotation.push_back(static_cast<std::int32_t>(m.read_u32(child + off_inst_rotation_ + 4 * i)));
+    const std::uint32_t record = m.read_u32(child + off_inst_record_);
+    EventRecord e;
+    e.kind = "attached_draw";
+    e.fields = {{"record", std::int64_t{frames_.back().record}},
+                {"path", path()},
+                {"slot", std::int64_t{slot}},
+                {"model", std::int64_t{record}},
+                {"position", std::move(position)},
+                {"rotation", std::move(rotation)}};
+    e.key_fields = 3;
+    push(std::move(e));
+    frames_.push_back({record, child, true});
+    slots_.push_back(slot);
+}
+
+void Recorder::attach_leave() {
+    if (frames_.size() <= 1) return; // a return with no matching entry: never pop the root
+    if (frames_.back().pushed_slot) slots_.pop_back();
+    frames_.pop_back();
+}
+
+void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecord>& out,
+                    std::vector<const events::Event*>& control_flow) {
+    for (const auto& ev : in) {
+        if (const auto* c = std::get_if<events::ControlFlow>(&ev)) {
+            // Compared as the original shows it: where the walk goes next (value, taken and target
+            // are the reimplementation's own diagnostics).
+            control_flow.push_back(&ev);
+            std::vector<std::int64_t> path(c->path.begin(), c->path.end());
+            out.push_back(control_event(c->record, std::move(path), c->offset, c->opcode, c->next));
+            continue;
+        }
+        EventRecord e;
+        e.kind = std::string(events::kind_name(ev));
+        const bool drop_offset = !std::holds_alternative<events::FaceDraw>(ev);
+        events::visit_fields(ev, [&](std::string_view name, const events::FieldValue& value) {
+            if (name == "flags") return;
+            if (drop_offset && (name == "offset" || name == "opcode")) return;
+            e.fields.push_back({std::string(name), value});
+        });
+        if (const auto* f = std::get_if<events::FaceDraw>(&ev)) {
+            e.flags = f->flags.bits();
+            if (f->flags.has(events::FaceFlag::GridRounding))
+                for (std::string_view s : {"screen_x", "screen_y", "screen_z"})
+                    e.excuses.push_back({kGridModel, s, -1});
+            if (!f->missing_levels.empty() && f->missing_levels[0])
+                e.excuses.push_back({kMissingNormal, "face_level", -1});
+            for (std::size_t k = 1; k < f->missing_levels.size(); ++k)
+                if (f->missing_levels[k])
+                    e.excuses.push_back({kMissingNormal, "vertex_levels", static_cast<std::int32_t>(k - 1)});
+        }
+        e.key_fields =
+            std::holds_alternative<events::FaceDraw>(ev) || std::holds_alternative<events::AttachedDraw>(ev)
+                ? 3
+                : 2;
+        out.push_back(std::move(e));
+    }
+}
+
+} // namespace refcheck::harness

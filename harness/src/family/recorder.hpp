@@ -1,0 +1,77 @@
+// Turns the original's hooked calls during draw_3d_object_ into events of the shared event model:
+// face routines (replaced by recorders, or tapped when they run for frames) become face_draw events,
+// polygon_winding_ results (read at its return sites) winding_decision events, draw_attached_object_
+// calls attached_draw events, with the instance path kept on a stack.
+#pragma once
+
+#include "family/face_witness.hpp"
+#include "refcheck/harness/original.hpp"
+#include "refcheck/harness/record.hpp"
+#include "refcheck/events.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace refcheck::harness {
+
+// The face routines of the profile, and whether each is the "partially visible" (clipped) one.
+struct FaceRoutine {
+    const char* name;
+    bool clipped;
+};
+inline constexpr FaceRoutine kFaceRoutines[] = {
+    {"draw_completely_visible_primary_face_", false},
+    {"draw_partially_visible_primary_face_", true},
+    {"draw_completely_visible_secondary_face_", false},
+    {"draw_partially_visible_secondary_face_", true},
+};
+
+class Recorder {
+public:
+    // Face routines named in `run` are tapped so they rasterise (frames); the others are replaced.
+    Recorder(Original& original, const std::vector<std::string>& run);
+    // The original's evidence (excuses on face events; the per-pixel taint of frames).
+    FaceWitness& witness() { return witness_; }
+    void begin(std::uint32_t record, std::uint32_t instance);
+    std::vector<EventRecord> take();
+    // Called from the hook that records an event, just before event #index of the input is
+    // appended (bisect's probe; empty on a default run).
+    void observe(std::function<void(std::size_t index)> fn) { observer_ = std::move(fn); }
+
+private:
+    struct Frame {
+        std::uint32_t record;
+        std::uint32_t instance;
+        bool pushed_slot;
+    };
+    void face(std::uint32_t packet, std::uint32_t vertices, std::int32_t face_level, std::uint32_t flags,
+              bool clipped);
+    void winding(std::int32_t w);
+    void control(std::uint32_t next);
+    void attach_enter(std::uint32_t parent, std::uint32_t slot);
+    void attach_leave();
+    std::vector<std::int64_t> path() const;
+    void push(EventRecord e);
+
+    Original& o_;
+    FaceWitness witness_;
+    std::uint32_t off_fv_u_, off_fv_v_, off_fv_level_, off_fv_sx_, off_fv_sy_, off_fv_z_, fv_size_;
+    std::uint32_t off_inst_record_, off_inst_model_, off_inst_position_, off_inst_rotation_, off_inst_child_;
+    std::vector<Frame> frames_;
+    std::vector<std::int64_t> slots_;
+    std::vector<std::uint32_t> switches_; // state-switch instructions in progress (op_ifmask...)
+    std::vector<EventRecord> events_;
+    std::function<void(std::size_t)> observer_;
+};
+
+// The reimplementation's events in the same shape (fields the original cannot observe dropped:
+// the program offset and opcode of winding and attach events), with the reimplementation's side of
+// the evidence as excuses (missing normals per level, grid rounding). Control-flow events (ops 3,
+// 4, 5) are compared as {record, path, offset, opcode, next}, what the original's state switches
+// show; the full events are also returned separately.
+void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecord>& out,
+                    std::vector<const events::Event*>& control_flow);
+
+} // namespace refcheck::harness

@@ -1,0 +1,950 @@
+// refcheck mutate: the baseline (per-input reach of every mutant, instructions each routine's calls
+// needed), then each covered mutant on the inputs that reach it, in forked workers (workers.hpp),
+// stopping at its first divergence, fault, error or budget overrun.
+#include "run/case_observer.hpp"
+#include "family/families.hpp"
+#include "run/workers.hpp"
+
+#include "refcheck/harness/hash.hpp"
+#include "refcheck/harness/mutate.hpp"
+#include "refcheck/harness/profile.hpp"
+
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+namespace refcheck::harness {
+
+namespace fs = std::filesystem;
+
+namespace {
+CaseObserver* g_observer = nullptr;
+}
+CaseObserver* case_observer() { return g_observer; }
+void set_case_observer(CaseObserver* observer) { g_observer = observer; }
+
+EquivalentRegistry load_equivalent_registry(const fs::path& file) {
+    const ojson j = read_json(file);
+    EquivalentRegistry r;
+    try {
+        r.image = j.at("image").get<std::string>();
+        r.sha256 = j.at("sha256").get<std::string>();
+        for (const auto& e : j.at("mutants")) {
+            EquivalentEntry x{e.at("routine").get<std::string>(), e.at("operator").get<std::string>(),
+                              e.at("instruction").get<std::string>(), e.at("argument").get<std::string>()};
+            if (x.argument.empty()) throw std::runtime_error("an entry without its argument");
+            r.entries.push_back(std::move(x));
+        }
+    } catch (const std::exception& e) {
+        throw std::runtime_error(file.string() + ": " + e.what());
+    }
+    return r;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::uint64_t kCounting = std::uint64_t{1} << 50; // a budget never met: instructions counted
+constexpr std::uint64_t kBudgetFactor = 10;
+constexpr std::uint64_t kBudgetFloor = 200000;
+constexpr std::uint64_t kInstructionsPerRun = 400'000'000; // a served mutant's share of a case
+constexpr std::uint64_t kMinInputs = 4;
+
+// Baseline: which inputs reach which mutant. The blocks executed between two named inputs belong
+// to both (the work after one input's call, the preparation of the next: a record's construction);
+// those before the first named input (boot, setup) to the whole case; those after the last to it.
+class ReachObserver : public CaseObserver {
+public:
+    explicit ReachObserver(const std::vector<std::uint32_t>& addresses) : addresses_(addresses) {}
+    void booted(Original& original, Comparator&) override {
+        original_ = &original;
+        original.set_instruction_budgets({}, kCounting);
+    }
+    bool input(std::string_view name, bool skippable) override {
+        if (!original_) return true;
+        const int next = static_cast<int>(names_.size());
+        if (next == 0) instructions_at_first_ = original_->instructions_total();
+        skippable_ = skippable_ && skippable;
+        names_.emplace_back(name);
+        take(prev_, next);
+        prev_ = next;
+        return true;
+    }
+    void finished(Original& original, const ojson&) override {
+        if (original_) take(prev_, -1);
+        needed_ = original.instructions_needed();
+        instructions_ = original.instructions_total() - instructions_at_first_;
+        original_ = nullptr;
+    }
+    ojson json() const {
+        ojson reach = ojson::array();
+        for (const auto& [m, inputs] : reach_) {
+            if (whole_.count(m)) continue;
+            ojson row = ojson::array({m});
+            for (const int i : inputs) row.push_back(i);
+            reach.push_back(row);
+        }
+        return {{"inputs", names_},
+                {"whole", ojson(std::vector<std::size_t>(whole_.begin(), whole_.end()))},
+                {"reach", reach},
+                {"needed", ojson(needed_)},
+                {"instructions", instructions_},
+                {"skippable", skippable_}};
+    }
+
+private:
+    void take(int a, int b) {
+        emu::Coverage& cov = original_->machine().coverage();
+        for (const auto& [start, hit] : cov.blocks()) {
+            if (hit.hits == 0) continue;
+            auto it = std::lower_bound(addresses_.begin(), addresses_.end(), start);
+            for (; it != addresses_.end() && *it < start + hit.size; ++it) {
+                const std::size_t m = static_cast<std::size_t>(it - addresses_.begin());
+                if (a < 0) {
+                    whole_.insert(m);
+                    continue;
+                }
+                auto& s = reach_[m];
+                s.insert(a);
+                if (b >= 0) s.insert(b);
+            }
+        }
+        cov.clear();
+    }
+    const std::vector<std::uint32_t>& addresses_;
+    Original* original_ = nullptr;
+    std::vector<std::string> names_;
+    int prev_ = -1;
+    std::set<std::size_t> whole_;
+    std::map<std::size_t, std::set<int>> reach_;
+    std::map<std::string, std::uint64_t> needed_;
+    std::uint64_t instructions_at_first_ = 0, instructions_ = 0; // the original's, from the first input on
+    bool skippable_ = true;                                      // every input could be skipped
+};
+
+// A mutant's run: budgets on every call, and the case stops at the next input after a divergence.
+class StopObserver : public CaseObserver {
+public:
+    // `wanted`: the inputs the case is narrowed to (empty: all); once each has begun, the case stops
+    // at the next input (families that run every input would otherwise go on to the end).
+    StopObserver(std::map<std::string, std::uint64_t> budgets, std::uint64_t fallback,
+                 std::set<std::string> wanted = {})
+        : budgets_(std::move(budgets)), fallback_(fallback), wanted_(std::move(wanted)),
+          left_(wanted_.size()) {}
+    void booted(Original& original, Comparator& comparator) override {
+        original.set_instruction_budgets(budgets_, fallback_);
+        comparator_ = &comparator;
+    }
+    bool input(std::string_view name, bool) override {
+        if (comparator_ && comparator_->counts().unexplained)
+            throw OriginalFailed("refcheck mutate: stopped at the first divergence");
+        if (wanted_.empty()) return true;
+        if (left_ == 0) throw OriginalFailed("refcheck mutate: every input of the narrowed case ran");
+        if (wanted_.count(std::string(name))) --left_;
+        return true;
+    }
+    void finished(Original&, const ojson&) override { comparator_ = nullptr; }
+
+private:
+    std::map<std::string, std::uint64_t> budgets_;
+    std::uint64_t fallback_;
+    std::set<std::string> wanted_;
+    std::size_t left_;
+    Comparator* comparator_ = nullptr;
+};
+
+struct BaselineCase {
+    Case c;
+    Environment env;
+    bool usable = false; // equivalent on the unmutated image, same image as the mutants
+    std::string note;
+    std::vector<std::string> inputs;
+    std::map<std::uint64_t, bool> unused;
+    std::set<std::size_t> whole;                   // mutants reached before its first named input
+    std::map<std::size_t, std::vector<int>> reach; // mutant -> inputs
+    std::map<std::string, std::uint64_t> budgets;
+    std::uint64_t fallback = kBudgetFloor;
+    double seconds = 0;
+    std::uint64_t instructions = 0; // the original's, from the first input on (baseline)
+    bool skippable = true;          // a mutant's run can skip the inputs that do not reach it
+    std::size_t cap = 0;            // inputs per served mutant (0: all)
+    std::uint64_t per_input() const { return inputs.empty() ? instructions : instructions / inputs.size(); }
+};
+
+ojson short_event(const ojson& e) {
+    if (e.is_null()) return nullptr;
+    return e.value("kind", std::string());
+}
+
+// What caught a mutant, from the first unexplained divergence of a case report.
+ojson caught(const std::string& case_name, const ojson& report) {
+    ojson k = {{"case", case_name}};
+    const ojson& d = member(report, "first_unexplained");
+    k["input"] = d.value("input", std::string());
+    const ojson& o = member(d, "original");
+    if (!o.is_null() && o.value("kind", std::string()) == "fault") {
+        const ojson& f = member(o, "fields");
+        const std::string fault = f.value("fault", std::string());
+        k["how"] = fault == "budget_exceeded" ? "budget" : "fault";
+        k["event"] = {{"divergence", d.value("kind", std::string())},
+                      {"original", "fault"},
+                      {"reimpl", short_event(member(d, "reimpl"))},
+                      {"index", d.value("original_index", 0)},
+                      {"reimpl_index", d.value("reimpl_index", 0)}};
+        k["detail"] =
+            f.value("routine", std::string()) + ": " + fault + " at " + f.value("eip", std::string());
+        return k;
+    }
+    k["how"] = "divergence";
+    k["event"] = {{"divergence", d.value("kind", std::string())},
+                  {"original", short_event(o)},
+                  {"reimpl", short_event(member(d, "reimpl"))},
+                  {"index", d.value("original_index", 0)},
+                  {"reimpl_index", d.value("reimpl_index", 0)}};
+    std::string fields;
+    for (const auto& f : member(d, "fields")) {
+        if (!fields.empty()) fields += "; ";
+        fields += f.value("field", std::string()) + " " + f.value("diff", std::string());
+        if (fields.size() > 160) break;
+    }
+    k["detail"] = fields;
+    return k;
+}
+
+// A case's verdict on a mutant, from its report: killed (with what caught it) or survived. Neither
+// side producing an event on the inputs run ("nothing compared": the baseline compared nothing there
+// either, the reimplementation being the same) is no kill; any other error is one.
+ojson verdict_of(const Mutant& m, const std::string& case_name, const ojson& report) {
+    const std::string status = report.value("status", std::string("error"));
+    if (status == "divergent") return {{"status", "killed"}, {"killed_by", caught(case_name, report)}};
+    if (status == "equivalent") return {{"status", "survived"}};
+    const std::string error = report.value("error", std::string());
+    if (error.starts_with("nothing compared")) return {{"status", "survived"}};
+    if (error.find("patch") != std::string::npos && error.find("expected") != std::string::npos)
+        throw std::runtime_error("mutant " + m.id() + ": " + error);
+    return {{"status", "killed"},
+            {"killed_by",
+             {{"case", case_name}, {"input", ""}, {"how", "error"}, {"event", nullptr}, {"detail", error}}}};
+}
+
+// At most `cap` of a mutant's reaching inputs (0: all), spread evenly over the case's order (the
+// first and the last always among them), so a survivor in hot code costs a bounded number of inputs.
+std::vector<int> spread(const std::vector<int>& inputs, std::size_t cap) {
+    if (cap == 0 || inputs.size() <= cap) return inputs;
+    std::vector<int> out;
+    if (cap == 1) return {inputs.front()};
+    for (std::size_t k = 0; k < cap; ++k) out.push_back(inputs[k * (inputs.size() - 1) / (cap - 1)]);
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+// One mutant a case's server runs: the inputs it runs (names, in the case's order).
+struct ServeTask {
+    std::size_t mutant = 0;
+    std::set<std::string> inputs;
+};
+
+// Serves one case's mutants from a single boot. The case runs unmutated up to its first input
+// (everything before it has been executed, so no mutant served here is among it: those are the
+// case's `whole`, run from a fresh boot); there the server forks one child per mutant, up to `jobs`
+// at a time. A child writes its mutant over the code (translations dropped), sets the call budgets,
+// takes its own file offsets, and goes on with the case on the inputs that reach its mutant only;
+// it stops at the first divergence (the next input after it), or when its last input has run, and
+// sends its verdict to the server over a pipe. The server itself stops the case once every child
+// is done.
+class ServeObserver : public CaseObserver {
+public:
+    ServeObserver(const std::vector<Mutant>& mutants, const BaselineCase& b, std::vector<ServeTask> tasks,
+                  unsigned jobs, double child_seconds)
+        : mutants_(mutants), case_(b), tasks_(std::move(tasks)), jobs_(std::max(1u, jobs)),
+          child_seconds_(child_seconds) {}
+
+    void booted(Original& original, Comparator& comparator) override {
+        original_ = &original;
+        comparator_ = &comparator;
+    }
+    bool input(std::string_view name, bool skippable) override {
+        if (!child_) {
+            if (served_) throw OriginalFailed("refcheck mutate: the case's mutants are served");
+            served_ = true;
+            serve(); // returns in the children, and in the server when every child is done
+            if (!child_) throw OriginalFailed("refcheck mutate: the case's mutants are served");
+        }
+        if (comparator_->counts().unexplained)
+            throw OriginalFailed("refcheck mutate: stopped at the first divergence");
+        if (left_ == 0) throw OriginalFailed("refcheck mutate: every input that reaches the mutant ran");
+        const bool wanted = task_->inputs.count(std::string(name)) != 0;
+        if (wanted) --left_;
+        return wanted || !skippable;
+    }
+    bool within(std::string_view prefix) override {
+        if (!child_) return true;
+        const auto it = task_->inputs.lower_bound(std::string(prefix));
+        return it != task_->inputs.end() && it->starts_with(prefix);
+    }
+    void finished(Original&, const ojson& report) override {
+        if (!child_) return;
+        ojson v;
+        try {
+            v = verdict_of(mutants_[task_->mutant], case_.c.name, report);
+        } catch (const std::exception& e) {
+            v = {{"status", "error"}, {"error", e.what()}};
+        }
+        v["inputs_run"] = task_->inputs.size() - left_;
+        const std::string text = v.dump() + "\n";
+        std::size_t put = 0;
+        while (put < text.size()) {
+            const ssize_t n = ::write(fd_, text.data() + put, text.size() - put);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            put += static_cast<std::size_t>(n);
+        }
+        std::fflush(stdout);
+        std::fflush(stderr);
+        _exit(0);
+    }
+    // The server's verdicts, by task.
+    const std::map<std::size_t, ojson>& verdicts() const { return verdicts_; }
+    bool served() const { return served_; }
+
+private:
+    struct Child {
+        std::size_t task;
+        int fd;
+        std::string buffer;
+        Clock::time_point since;
+    };
+
+    void serve() {
+        std::map<pid_t, Child> running;
+        std::size_t next = 0;
+        while (next < tasks_.size() || !running.empty()) {
+            while (running.size() < jobs_ && next < tasks_.size()) {
+                const std::size_t t = next++;
+                int fds[2];
+                if (::pipe(fds) != 0) throw std::runtime_error("refcheck mutate: pipe failed");
+                std::fflush(stdout);
+                std::fflush(stderr);
+                const pid_t pid = ::fork();
+                if (pid < 0) throw std::runtime_error("refcheck mutate: fork failed");
+                if (pid == 0) {
+                    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+                    ::close(fds[0]);
+                    for (const auto& [p, c] : running) ::close(c.fd);
+                    become_child(t, fds[1]);
+                    return;
+                }
+                ::close(fds[1]);
+                running.emplace(pid, Child{t, fds[0], {}, Clock::now()});
+            }
+            std::vector<pollfd> polls;
+            std::vector<pid_t> pids;
+            for (const auto& [pid, c] : running) {
+                polls.push_back({c.fd, POLLIN, 0});
+                pids.push_back(pid);
+            }
+            const int ready = ::poll(polls.data(), polls.size(), 1000);
+            if (ready < 0 && errno != EINTR) throw std::runtime_error("refcheck mutate: poll failed");
+            for (std::size_t k = 0; k < polls.size(); ++k) {
+                Child& c = running.at(pids[k]);
+                bool ended = false;
+                if (polls[k].revents & (POLLIN | POLLHUP | POLLERR)) {
+                    char buf[65536];
+                    const ssize_t n = ::read(c.fd, buf, sizeof buf);
+                    if (n > 0)
+                        c.buffer.append(buf, static_cast<std::size_t>(n));
+                    else if (n == 0 || errno != EINTR)
+                        ended = true;
+                }
+                const double age = std::chrono::duration<double>(Clock::now() - c.since).count();
+                if (!ended && age > child_seconds_) {
+                    ::kill(pids[k], SIGKILL);
+                    ended = true;
+                }
+                if (!ended) continue;
+                ::close(c.fd);
+                int status = 0;
+                while (::waitpid(pids[k], &status, 0) < 0 && errno == EINTR) {}
+                verdicts_[c.task] = collect(c, status, age);
+                running.erase(pids[k]);
+            }
+        }
+    }
+
+    ojson collect(const Child& c, int status, double age) const {
+        if (!c.buffer.empty() && c.buffer.back() == '\n') {
+            try {
+                ojson v = ojson::parse(c.buffer);
+                v["seconds"] = age;
+                return v;
+            } catch (const ojson::exception&) {}
+        }
+        std::string how = "crash", detail;
+        if (age > child_seconds_) {
+            how = "timeout";
+            detail = "the mutant's run was stopped after " +
+                     std::to_string(static_cast<int>(child_seconds_)) +
+                     " s (the calls' instruction budgets were not reached)";
+        } else if (WIFSIGNALED(status)) {
+            detail = "the mutant's process was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+                     strsignal(WTERMSIG(status)) + ")";
+        } else {
+            detail = "the mutant's process exited with status " + std::to_string(WEXITSTATUS(status)) +
+                     " without a verdict";
+        }
+        return {
+            {"status", "killed"},
+            {"inputs_run", 0},
+            {"seconds", age},
+            {"killed_by",
+             {{"case", case_.c.name}, {"input", ""}, {"how", how}, {"event", nullptr}, {"detail", detail}}}};
+    }
+
+    void become_child(std::size_t t, int fd) {
+        child_ = true;
+        task_ = &tasks_[t];
+        left_ = task_->inputs.size();
+        fd_ = fd;
+        const Mutant& m = mutants_[task_->mutant];
+        original_->patch(m.patch()); // PatchMismatch: the child's verdict is an error
+        original_->set_instruction_budgets(case_.budgets, case_.fallback);
+        original_->machine().disable_coverage();
+        original_->machine().after_fork();
+    }
+
+    const std::vector<Mutant>& mutants_;
+    const BaselineCase& case_;
+    std::vector<ServeTask> tasks_;
+    unsigned jobs_;
+    double child_seconds_;
+    Original* original_ = nullptr;
+    Comparator* comparator_ = nullptr;
+    bool served_ = false, child_ = false;
+    const ServeTask* task_ = nullptr;
+    std::size_t left_ = 0;
+    int fd_ = -1;
+    std::map<std::size_t, ojson> verdicts_;
+};
+
+// Runs mutant `m` from a fresh boot on the cases that reach it before their first input (boot,
+// setup: it cannot be served from a boot that already ran it); the verdict as JSON.
+ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<BaselineCase>& cases) {
+    Injection injection;
+    injection.patches.push_back(m.patch());
+    ojson v = {{"status", "survived"}, {"cases_run", 0}, {"inputs_run", 0}};
+    std::uint64_t inputs_run = 0, cases_run = 0;
+    for (const BaselineCase& b : cases) {
+        if (!b.usable || !b.whole.count(index)) continue;
+        // The effect of such a mutant shows from the first input on, and running every input of
+        // every case for each survivor would cost a whole run per mutant. The first input stands
+        // for the case (a kill found later would be missed: the score stays a lower bound); a case
+        // without named inputs runs whole.
+        Case c = b.c;
+        if (!b.inputs.empty()) c.only_inputs.insert(b.inputs.front());
+        inputs_run += 1;
+        ++cases_run;
+        StopObserver observer(b.budgets, b.fallback, c.only_inputs);
+        set_case_observer(&observer);
+        const CaseResult r = run_case(c, b.env, injection);
+        set_case_observer(nullptr);
+        ojson x = verdict_of(m, b.c.name, r.report);
+        if (x["status"] == "killed") {
+            v["status"] = "killed";
+            v["killed_by"] = x["killed_by"];
+            break;
+        }
+    }
+    v["cases_run"] = cases_run;
+    v["inputs_run"] = inputs_run;
+    return v;
+}
+
+std::uint64_t fnv(std::uint64_t seed, const std::string& s) {
+    std::uint64_t h = 1469598103934665603ull ^ (seed * 1099511628211ull);
+    for (const unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
+    return h;
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + file.string());
+    out << text;
+}
+
+} // namespace
+
+MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOptions& options) {
+    const auto t0 = Clock::now();
+    auto say = [&](const std::string& s) {
+        if (options.progress) options.progress(s);
+    };
+    if (case_files.empty()) throw std::runtime_error("no cases to run");
+    std::vector<BaselineCase> cases;
+    for (const auto& f : case_files) {
+        BaselineCase b;
+        b.c = load_case(f);
+        b.env = resolve_environment(b.c, options.run);
+        cases.push_back(std::move(b));
+    }
+    {
+        std::vector<Case> plain;
+        for (const auto& b : cases) plain.push_back(b.c);
+        RunOptions ro = options.run;
+        ro.injection = {};
+        const auto problems = preflight(plain, ro);
+        if (!problems.empty()) {
+            std::string all;
+            for (const auto& p : problems) all += "\n  " + p;
+            throw std::runtime_error("preflight:" + all);
+        }
+    }
+    // The mutants: of the first case's image, from the routines its profile reaches.
+    const Environment& env0 = cases.front().env;
+    const std::string image_sha = sha256_file(env0.image);
+    const Profile profile = load_profile(env0.profile);
+    std::vector<Mutant> all;
+    {
+        emu::Machine machine;
+        machine.load(env0.image);
+        all = enumerate_mutants(machine, discover_routines(machine, profile_entries(profile)));
+    }
+    std::vector<Mutant> mutants;
+    {
+        std::optional<std::regex> re;
+        if (!options.routines.empty()) {
+            try {
+                re.emplace(options.routines, std::regex::ECMAScript);
+            } catch (const std::regex_error& e) {
+                throw std::runtime_error("--routines: bad regex \"" + options.routines + "\": " + e.what());
+            }
+        }
+        const std::set<std::string> known(std::begin(kMutationOperators), std::end(kMutationOperators));
+        for (const auto& o : options.operators)
+            if (!known.count(o)) throw std::runtime_error("--operators: unknown operator \"" + o + "\"");
+        const std::set<std::string> ops(options.operators.begin(), options.operators.end());
+        for (const auto& m : all)
+            if ((!re || std::regex_search(m.routine, *re)) && (ops.empty() || ops.count(m.op)))
+                mutants.push_back(m);
+        if (options.sample && *options.sample < mutants.size()) {
+            std::vector<std::pair<std::uint64_t, std::size_t>> keyed;
+            for (std::size_t i = 0; i < mutants.size(); ++i)
+                keyed.emplace_back(fnv(options.seed, mutants[i].id()), i);
+            std::sort(keyed.begin(), keyed.end());
+            keyed.resize(*options.sample);
+            std::vector<std::size_t> keep;
+            for (const auto& k : keyed) keep.push_back(k.second);
+            std::sort(keep.begin(), keep.end());
+            std::vector<Mutant> sampled;
+            for (const std::size_t i : keep) sampled.push_back(mutants[i]);
+            mutants = std::move(sampled);
+        }
+    }
+    std::optional<EquivalentRegistry> registry;
+    std::string registry_note;
+    if (options.equivalents && fs::exists(*options.equivalents)) {
+        registry = load_equivalent_registry(*options.equivalents);
+        if (registry->sha256 != image_sha) {
+            registry_note =
+                "the registry is for another image (" + registry->image + ", " + registry->sha256 + ")";
+            registry.reset();
+        }
+    }
+    say("refcheck mutate: " + std::to_string(mutants.size()) + " mutants (of " + std::to_string(all.size()) +
+        ") on " + env0.image.filename().string() + "; baseline of " + std::to_string(cases.size()) +
+        " cases");
+
+    // Baseline, in workers.
+    std::vector<std::uint32_t> addresses;
+    for (const auto& m : mutants) addresses.push_back(m.address);
+    const unsigned jobs = std::max(1u, options.run.jobs);
+    WorkerCallbacks base;
+    base.name = [&](std::size_t i) { return cases[i].c.name; };
+    base.run = [&](std::size_t i) {
+        const auto start = Clock::now();
+        ReachObserver observer(addresses);
+        set_case_observer(&observer);
+        CaseResult r = run_case(cases[i].c, cases[i].env);
+        set_case_observer(nullptr);
+        CaseResult out;
+        out.name = r.name;
+        out.status = r.status;
+        out.report = observer.json();
+        out.report["status"] = std::string(status_name(r.status));
+        if (r.report.contains("error")) out.report["error"] = r.report["error"];
+        out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        return out;
+    };
+    base.died = [&](std::size_t i, const WorkerDeath& d) {
+        CaseResult r;
+        r.name = cases[i].c.name;
+        r.report = {{"status", "error"}, {"error", "the worker " + d.what()}};
+        return r;
+    };
+    const std::vector<CaseResult> baseline = run_in_workers(cases.size(), jobs, base);
+    const double baseline_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::size_t usable = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        BaselineCase& b = cases[i];
+        const ojson& j = baseline[i].report;
+        b.seconds = baseline[i].seconds;
+        if (sha256_file(b.env.image) != image_sha) {
+            b.note = "runs on another image";
+        } else if (baseline[i].status != Status::Equivalent) {
+            b.note = "not equivalent on the unmutated image (" + j.value("status", std::string("error")) +
+                     (j.contains("error") ? ": " + j["error"].get<std::string>() : std::string()) + ")";
+        } else {
+            b.usable = true;
+            ++usable;
+        }
+        if (!b.usable) continue;
+        b.inputs = j.at("inputs").get<std::vector<std::string>>();
+        for (const auto& w : j.at("whole")) b.whole.insert(w.get<std::size_t>());
+        for (const auto& row : j.at("reach")) {
+            auto& v = b.reach[row.at(0).get<std::size_t>()];
+            for (std::size_t k = 1; k < row.size(); ++k) v.push_back(row.at(k).get<int>());
+        }
+        std::uint64_t most = 0;
+        for (const auto& [routine, n] : j.at("needed").items()) {
+            const std::uint64_t budget = std::max(kBudgetFactor * n.get<std::uint64_t>(), kBudgetFloor);
+            b.budgets[routine] = budget;
+            most = std::max(most, budget);
+        }
+        b.fallback = std::max(most, kBudgetFloor);
+        b.instructions = j.value("instructions", std::uint64_t{0});
+        b.skippable = j.value("skippable", true);
+        // A served run costs about this many of the original's instructions at most (the
+        // reimplementation's work scales with them), and never fewer than kMinInputs inputs.
+        if (options.inputs_per_mutant != 0)
+            b.cap = static_cast<std::size_t>(
+                std::clamp<std::uint64_t>(kInstructionsPerRun / std::max<std::uint64_t>(1, b.per_input()),
+                                          kMinInputs, options.inputs_per_mutant));
+    }
+    if (usable == 0)
+        throw std::runtime_error("no case is equivalent on the unmutated image: nothing can kill a mutant");
+    say("refcheck mutate: baseline done in " + std::to_string(static_cast<int>(baseline_seconds)) + " s, " +
+        std::to_string(usable) + " usable cases");
+
+    // Covered mutants run; the others are reported without running.
+    std::vector<std::size_t> covered;
+    for (std::size_t i = 0; i < mutants.size(); ++i)
+        for (const auto& b : cases)
+            if (b.usable && (b.whole.count(i) || b.reach.count(i))) {
+                covered.push_back(i);
+                break;
+            }
+    std::vector<ojson> rows(mutants.size());
+    std::vector<double> secs(mutants.size(), 0);
+    for (std::size_t i = 0; i < mutants.size(); ++i)
+        rows[i] = {{"status", "not_covered"}, {"cases_run", 0}, {"inputs_run", 0}};
+    for (const std::size_t i : covered)
+        rows[i] = {{"status", "survived"},
+                   {"cases_run", 0},
+                   {"inputs_run", 0},
+                   {"reaching_inputs", 0},
+                   {"inputs_capped", false}};
+    auto add = [](ojson& row, const char* key, std::uint64_t n) {
+        row[key] = row[key].get<std::uint64_t>() + n;
+    };
+    auto take_verdict = [&](std::size_t i, const ojson& v) {
+        if (v.value("status", std::string()) == "error")
+            throw std::runtime_error("mutant " + mutants[i].id() + ": " + v.value("error", std::string()));
+        add(rows[i], "cases_run", 1);
+        add(rows[i], "inputs_run", v.value("inputs_run", std::uint64_t{0}));
+        secs[i] += v.value("seconds", 0.0);
+        if (v.value("status", std::string()) == "killed" && rows[i]["status"] == "survived") {
+            rows[i]["status"] = "killed";
+            rows[i]["killed_by"] = v.at("killed_by");
+        }
+    };
+    std::size_t finished = 0, served_runs = 0, booted_runs = 0;
+    const auto t1 = Clock::now();
+    auto progress = [&](const std::string& what) {
+        const double s = std::chrono::duration<double>(Clock::now() - t1).count();
+        std::size_t killed = 0;
+        for (const std::size_t i : covered) killed += rows[i]["status"] == "killed";
+        char buf[200];
+        std::snprintf(buf, sizeof buf,
+                      "refcheck mutate: %s; %zu mutant runs, %zu of %zu covered killed, %.1f s", what.c_str(),
+                      finished, killed, covered.size(), s);
+        say(buf);
+    };
+
+    // 1. Each case serves the mutants it reaches after its first input from one boot (ServeObserver),
+    //    the cases in order, a mutant killed by one not served by the next.
+    //    Cheapest inputs first (the original's instructions per input in the baseline: deterministic),
+    //    so most kills come from the cheapest runs.
+    std::vector<std::size_t> serve_order;
+    for (std::size_t k = 0; k < cases.size(); ++k)
+        if (cases[k].usable) serve_order.push_back(k);
+    std::stable_sort(serve_order.begin(), serve_order.end(), [&](std::size_t x, std::size_t y) {
+        return cases[x].per_input() < cases[y].per_input();
+    });
+    for (const std::size_t ci : serve_order) {
+        BaselineCase& b = cases[ci];
+        std::vector<ServeTask> tasks;
+        for (const std::size_t i : covered) {
+            if (rows[i]["status"] != "survived" || b.whole.count(i)) continue;
+            const auto it = b.reach.find(i);
+            if (it == b.reach.end()) continue;
+            // Inputs a run can skip: a spread over the case; otherwise the first ones (the run
+            // goes through every input up to its last).
+            std::vector<int> picked = it->second;
+            if (b.cap && picked.size() > b.cap)
+                picked = b.skippable ? spread(picked, b.cap)
+                                     : std::vector<int>(picked.begin(), picked.begin() + b.cap);
+            add(rows[i], "reaching_inputs", it->second.size());
+            if (picked.size() < it->second.size()) rows[i]["inputs_capped"] = true;
+            ServeTask t{i, {}};
+            for (const int k : picked) t.inputs.insert(b.inputs[static_cast<std::size_t>(k)]);
+            tasks.push_back(std::move(t));
+        }
+        if (tasks.empty()) continue;
+        const double child_seconds = std::max(120.0, 10.0 * b.seconds);
+        WorkerCallbacks serve;
+        serve.name = [&](std::size_t) { return b.c.name; };
+        serve.run = [&](std::size_t) {
+            ServeObserver observer(mutants, b, tasks, jobs, child_seconds);
+            set_case_observer(&observer);
+            const CaseResult r = run_case(b.c, b.env);
+            set_case_observer(nullptr);
+            CaseResult out;
+            out.name = b.c.name;
+            ojson verdicts = ojson::array();
+            for (const auto& [t, v] : observer.verdicts()) verdicts.push_back(ojson::array({t, v}));
+            out.report = {{"verdicts", verdicts}};
+            if (!observer.served())
+                out.report["error"] = "the case never reached its first input (" +
+                                      r.report.value("error", std::string("no input")) + ")";
+            return out;
+        };
+        serve.died = [&](std::size_t, const WorkerDeath& d) {
+            CaseResult r;
+            r.report = {{"error", "the server of case " + b.c.name + " " + d.what()}};
+            return r;
+        };
+        const CaseResult served = run_in_workers(1, 1, serve).front();
+        if (served.report.contains("error"))
+            throw std::runtime_error("refcheck mutate: " + served.report["error"].get<std::string>());
+        for (const auto& tv : served.report.at("verdicts")) {
+            const std::size_t t = tv.at(0).get<std::size_t>();
+            if (t >= tasks.size()) continue;
+            take_verdict(tasks[t].mutant, tv.at(1));
+            ++finished;
+            ++served_runs;
+        }
+        if (served.report.at("verdicts").size() != tasks.size())
+            throw std::runtime_error("refcheck mutate: case " + b.c.name + " served " +
+                                     std::to_string(served.report.at("verdicts").size()) + " of " +
+                                     std::to_string(tasks.size()) + " mutants");
+        progress(b.c.name + ": " + std::to_string(tasks.size()) + " mutants served");
+    }
+
+    // 2. Mutants reached before a case's first input and still alive: from a fresh boot each.
+    std::vector<std::size_t> booted;
+    for (const std::size_t i : covered) {
+        if (rows[i]["status"] != "survived") continue;
+        for (const auto& b : cases)
+            if (b.usable && b.whole.count(i)) {
+                booted.push_back(i);
+                break;
+            }
+    }
+    WorkerCallbacks mut;
+    mut.name = [&](std::size_t k) { return mutants[booted[k]].id(); };
+    mut.run = [&](std::size_t k) {
+        const auto start = Clock::now();
+        CaseResult r;
+        r.name = mutants[booted[k]].id();
+        r.report = run_mutant_booted(mutants[booted[k]], booted[k], cases);
+        r.status = Status::Equivalent;
+        r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        return r;
+    };
+    mut.died = [&](std::size_t k, const WorkerDeath& d) {
+        CaseResult r;
+        r.name = mutants[booted[k]].id();
+        r.report = {{"status", "killed"},
+                    {"cases_run", 0},
+                    {"inputs_run", 0},
+                    {"killed_by",
+                     {{"case", ""},
+                      {"input", d.input},
+                      {"how", "crash"},
+                      {"event", nullptr},
+                      {"detail", "the worker " + d.what() + (d.routine.empty() ? "" : " in " + d.routine)}}}};
+        r.seconds = d.seconds;
+        return r;
+    };
+    mut.done = [&](std::size_t) {
+        ++finished;
+        ++booted_runs;
+        if (booted_runs % 50 == 0 || booted_runs == booted.size()) progress("from a fresh boot");
+    };
+    const std::vector<CaseResult> fresh = run_in_workers(booted.size(), jobs, mut);
+    for (std::size_t k = 0; k < booted.size(); ++k) {
+        const std::size_t i = booted[k];
+        const ojson& v = fresh[k].report;
+        add(rows[i], "cases_run", v.value("cases_run", std::uint64_t{0}));
+        add(rows[i], "inputs_run", v.value("inputs_run", std::uint64_t{0}));
+        secs[i] += fresh[k].seconds;
+        if (v.value("status", std::string()) == "killed") {
+            rows[i]["status"] = "killed";
+            rows[i]["killed_by"] = v.at("killed_by");
+        }
+    }
+    const double mutant_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+
+    // The report.
+    std::vector<bool> entry_used(registry ? registry->entries.size() : 0, false),
+        entry_killed(entry_used.size(), false);
+    ojson list = ojson::array();
+    ojson routines = ojson::object();
+    auto bump = [](ojson& t, const std::string& status) {
+        for (const char* k :
+             {"mutants", "killed", "survived", "survived_covered", "not_covered", "equivalent"})
+            if (!t.contains(k)) t[k] = 0;
+        t["mutants"] = t["mutants"].get<std::uint64_t>() + 1;
+        if (status == "killed") t["killed"] = t["killed"].get<std::uint64_t>() + 1;
+        if (status == "survived" || status == "not_covered")
+            t["survived"] = t["survived"].get<std::uint64_t>() + 1;
+        if (status == "survived") t["survived_covered"] = t["survived_covered"].get<std::uint64_t>() + 1;
+        if (status == "not_covered") t["not_covered"] = t["not_covered"].get<std::uint64_t>() + 1;
+        if (status == "equivalent") t["equivalent"] = t["equivalent"].get<std::uint64_t>() + 1;
+    };
+    auto score = [](ojson& t) {
+        const double n =
+            double(t["mutants"].get<std::uint64_t>()) - double(t["equivalent"].get<std::uint64_t>());
+        t["score"] = n > 0 ? double(t["killed"].get<std::uint64_t>()) / n : 1.0;
+    };
+    ojson totals = ojson::object();
+    for (std::size_t i = 0; i < mutants.size(); ++i) {
+        const Mutant& m = mutants[i];
+        ojson row = {{"id", m.id()},
+                     {"routine", m.routine},
+                     {"address", emu::hex(m.address)},
+                     {"offset", m.offset()},
+                     {"operator", m.op},
+                     {"instruction", m.instruction},
+                     {"patch", m.patch().text()}};
+        std::string status = rows[i].at("status").get<std::string>();
+        const bool was_covered = status != "not_covered";
+        if (registry)
+            for (std::size_t e = 0; e < registry->entries.size(); ++e) {
+                const auto& x = registry->entries[e];
+                if (x.routine != m.routine || x.op != m.op || x.instruction != m.instruction) continue;
+                entry_used[e] = true;
+                if (status == "killed") {
+                    entry_killed[e] = true;
+                } else {
+                    status = "equivalent";
+                    row["argument"] = x.argument;
+                }
+            }
+        row["status"] = status;
+        row["covered"] = was_covered;
+        row["cases_run"] = rows[i].at("cases_run");
+        row["inputs_run"] = rows[i].at("inputs_run");
+        if (rows[i].contains("reaching_inputs")) {
+            row["reaching_inputs"] = rows[i]["reaching_inputs"];
+            row["inputs_capped"] = rows[i]["inputs_capped"];
+        }
+        if (rows[i].contains("killed_by")) row["killed_by"] = rows[i]["killed_by"];
+        list.push_back(row);
+        bump(totals, status);
+        if (!routines.contains(m.routine)) routines[m.routine] = {{"address", emu::hex(m.routine_address)}};
+        bump(routines[m.routine], status);
+    }
+    if (mutants.empty()) bump(totals, "none"), totals["mutants"] = 0;
+    score(totals);
+    for (auto& [name, t] : routines.items()) score(t);
+    ojson stale = ojson::array();
+    if (registry)
+        for (std::size_t e = 0; e < registry->entries.size(); ++e) {
+            if (entry_used[e] && !entry_killed[e]) continue;
+            const auto& x = registry->entries[e];
+            stale.push_back({{"routine", x.routine},
+                             {"operator", x.op},
+                             {"instruction", x.instruction},
+                             {"reason", entry_killed[e] ? "killed" : "gone"}});
+        }
+    std::vector<std::size_t> order(covered);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return secs[a] > secs[b]; });
+    ojson slowest = ojson::array();
+    for (std::size_t k = 0; k < order.size() && k < 10; ++k)
+        slowest.push_back({{"id", mutants[order[k]].id()},
+                           {"status", list[order[k]]["status"]},
+                           {"inputs_run", list[order[k]]["inputs_run"]},
+                           {"seconds", secs[order[k]]}});
+    ojson case_rows = ojson::array();
+    for (const auto& b : cases) {
+        ojson c = {{"case", b.c.name},
+                   {"usable", b.usable},
+                   {"inputs", b.inputs.size()},
+                   {"seconds", b.seconds},
+                   {"instructions_per_input", b.per_input()},
+                   {"inputs_per_mutant", b.cap},
+                   {"skippable", b.skippable}};
+        if (!b.note.empty()) c["note"] = b.note;
+        case_rows.push_back(c);
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    ojson options_json = {{"routines", options.routines},
+                          {"operators", options.operators},
+                          {"jobs", jobs},
+                          {"enumerated", all.size()},
+                          {"inputs_per_mutant", options.inputs_per_mutant}};
+    if (options.sample) options_json["sample"] = *options.sample, options_json["seed"] = options.seed;
+    if (options.min_score) options_json["min_score"] = *options.min_score;
+    ojson report = {
+        {"schema", kMutateReportSchema},
+        {"image", {{"file", env0.image.filename().string()}, {"sha256", image_sha}}},
+        {"profile", {{"file", env0.profile.filename().string()}, {"sha256", sha256_file(env0.profile)}}},
+        {"options", options_json},
+        {"cases", case_rows},
+        {"totals", totals},
+        {"routines", routines},
+        {"mutants", list},
+        {"equivalents",
+         {{"file", options.equivalents ? options.equivalents->filename().string() : ""},
+          {"applied", registry.has_value()},
+          {"note", registry_note},
+          {"stale", stale}}},
+        {"slowest", slowest},
+        {"timing",
+         {{"seconds", seconds},
+          {"baseline_seconds", baseline_seconds},
+          {"mutant_seconds", mutant_seconds},
+          {"mutants_run", covered.size()},
+          {"served_runs", served_runs},
+          {"booted_runs", booted_runs},
+          {"mutants_per_second", mutant_seconds > 0 ? double(covered.size()) / mutant_seconds : 0.0}}}};
+    MutateSummary s;
+    s.report = report;
+    s.text = mutate_text(report);
+    s.json = options.run.out / "mutate.json";
+    s.html = options.run.out / "mutate.html";
+    write_json(s.json, report);
+    write_text(
+        s.html,
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>refcheck mutate</title></head><body>\n" +
+            mutate_html(report) + "</body></html>\n");
+    write_text(options.run.out / "mutate.txt", s.text);
+    s.exit_code = options.min_score && report["totals"]["score"].get<double>() < *options.min_score ? 1 : 0;
+    return s;
+}
+
+} // namespace refcheck::harness

@@ -1,0 +1,367 @@
+#include "refcheck/harness/run.hpp"
+
+#include "family/families.hpp"
+#include "refcheck/harness/bisect.hpp"
+#include "refcheck/harness/coverage_reasons.hpp"
+#include "refcheck/harness/hash.hpp"
+#include "refcheck/harness/ledger.hpp"
+#include "refcheck/harness/original.hpp"
+#include "refcheck/harness/profile.hpp"
+#include "run/workers.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace refcheck::harness {
+
+namespace fs = std::filesystem;
+
+namespace {
+fs::path pick(const std::optional<fs::path>& override_path, const std::string& case_value,
+              const fs::path& case_file, const fs::path& fallback) {
+    if (override_path) return *override_path;
+    if (case_value != "default") {
+        fs::path p = case_value;
+        return p.is_absolute() ? p : case_file.parent_path() / p;
+    }
+    return fallback;
+}
+} // namespace
+
+Environment resolve_environment(const Case& c, const RunOptions& o) {
+    return {pick(o.image, c.image, c.file, o.defaults.image),
+            pick(o.profile, c.profile, c.file, o.defaults.profile),
+            pick(o.data, c.data, c.file, o.defaults.data), o.coverage_reasons, nullptr};
+}
+
+namespace {
+std::vector<std::uint8_t> parse_hex(const std::string& hex, const std::string& text) {
+    if (hex.empty() || hex.size() % 2 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+        throw std::invalid_argument("patch bytes must be pairs of hex digits, got \"" + hex + "\" in \"" +
+                                    text + "\"");
+    std::vector<std::uint8_t> out;
+    for (std::size_t i = 0; i < hex.size(); i += 2)
+        out.push_back(static_cast<std::uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
+    return out;
+}
+} // namespace
+
+std::string hex_string(std::span<const std::uint8_t> bytes) {
+    static const char* digits = "0123456789abcdef";
+    std::string out;
+    for (const std::uint8_t b : bytes) out += digits[b >> 4], out += digits[b & 15];
+    return out;
+}
+
+std::string Patch::text() const {
+    return where + ":" + (expected.empty() ? "" : hex_string(expected) + "->") + hex_string(bytes);
+}
+
+Patch parse_patch(const std::string& text) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+        throw std::invalid_argument("a patch is WHERE:HEXBYTES or WHERE:OLDHEX->NEWHEX, got \"" + text +
+                                    "\"");
+    Patch p;
+    p.where = text.substr(0, colon);
+    const std::string value = text.substr(colon + 1);
+    if (const auto arrow = value.find("->"); arrow != std::string::npos) {
+        p.expected = parse_hex(value.substr(0, arrow), text);
+        p.bytes = parse_hex(value.substr(arrow + 2), text);
+        if (p.expected.size() != p.bytes.size())
+            throw std::invalid_argument(
+                "a patch replaces as many bytes as it states: " + std::to_string(p.expected.size()) +
+                " old and " + std::to_string(p.bytes.size()) + " new in \"" + text + "\"");
+    } else {
+        p.bytes = parse_hex(value, text);
+    }
+    return p;
+}
+
+std::vector<std::string> seeded_fault_banner(const Injection& injection) {
+    std::vector<std::string> lines;
+    if (injection.empty()) return lines;
+    lines.push_back(
+        "refcheck: SEEDED FAULTS — this run does not test the unmodified original and reimplementation:");
+    for (const Patch& p : injection.patches)
+        lines.push_back("  the original is modified: " + std::to_string(p.bytes.size()) + " byte(s) at " +
+                        p.where + " overwritten with " + hex_string(p.bytes) +
+                        (p.expected.empty() ? " (the bytes it replaces are not stated)"
+                                            : " (stated to replace " + hex_string(p.expected) + ")"));
+    if (injection.reimpl_light_swapped)
+        lines.push_back("  the reimplementation's input is modified: its light has x and z swapped");
+    return lines;
+}
+
+ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite>& sites) {
+    if (injection.empty()) return nullptr;
+    ojson j = ojson::object();
+    ojson patches = ojson::array();
+    for (const PatchSite& s : sites) {
+        const AppliedPatch& a = s.applied;
+        ojson entry = {{"where", a.patch.where},
+                       {"image", s.image},
+                       {"address", emu::hex(a.address)},
+                       {"bytes", hex_string(a.patch.bytes)},
+                       {"replaced", hex_string(a.replaced)}};
+        if (!a.patch.expected.empty()) entry["expected"] = hex_string(a.patch.expected);
+        patches.push_back(entry);
+    }
+    j["original_modified"] = !injection.patches.empty();
+    j["reimpl_input_modified"] = injection.reimpl_light_swapped;
+    if (!patches.empty()) j["patches"] = patches;
+    if (injection.reimpl_light_swapped) j["reimpl_light"] = "x and z swapped";
+    return j;
+}
+
+std::vector<fs::path> select_shard(const std::vector<fs::path>& cases, Shard shard) {
+    std::vector<fs::path> out;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+        if (shard.count <= 1 || i % shard.count == shard.index) out.push_back(cases[i]);
+    return out;
+}
+
+ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, const Shard& shard,
+                        const ojson& seeded_faults) {
+    ojson index = make_run_index(reports, seeded_faults);
+    if (shard.count > 1) index["shard"] = {{"index", shard.index}, {"count", shard.count}};
+    // The index last: a folder whose run.json is there holds a complete run.
+    write_junit(out / "junit.xml", index, reports);
+    write_html(out / "index.html", index, reports, out);
+    write_json(out / "run.json", index);
+    return index;
+}
+
+// Every patch resolved on every image the cases run on, in the order of the cases' images.
+static void resolve_patches(const std::vector<Case>& cases, const RunOptions& options,
+                            std::vector<std::string>& problems, std::vector<PatchSite>* sites) {
+    std::set<std::pair<fs::path, fs::path>> seen; // image, profile
+    for (const Case& c : cases) {
+        const Environment env = resolve_environment(c, options);
+        if (!seen.insert({env.image, env.profile}).second) continue;
+        try {
+            const Profile profile = load_profile(env.profile);
+            Original original(env, profile);
+            for (const Patch& p : options.injection.patches) {
+                try {
+                    AppliedPatch a = original.patch(p);
+                    if (sites) sites->push_back({env.image.filename().string(), std::move(a)});
+                } catch (const std::exception& e) {
+                    problems.push_back(env.image.filename().string() + ": " + e.what());
+                }
+            }
+        } catch (const std::exception& e) {
+            problems.push_back("cannot resolve the patches on " + env.image.string() + ": " + e.what());
+        }
+    }
+}
+
+std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOptions& options,
+                                   std::vector<PatchSite>* sites) {
+    std::vector<std::string> problems;
+    std::map<fs::path, std::set<std::string>> needed; // profile -> names its cases need
+    std::set<std::pair<fs::path, fs::path>> pairs;    // (image, profile) the cases run
+    std::set<fs::path> seen;
+    for (const Case& c : cases) {
+        const Environment env = resolve_environment(c, options);
+        if (!fs::is_regular_file(env.image) && seen.insert(env.image).second)
+            problems.push_back("image not found: " + env.image.string());
+        if (!fs::is_directory(env.data) && seen.insert(env.data).second)
+            problems.push_back("data root not found: " + env.data.string());
+        for (const auto& n : needed_symbols(c.family)) needed[env.profile].insert(n);
+        pairs.insert({env.image, env.profile});
+    }
+    // A profile tied to an image (its "image_sha256") is used with that image only.
+    for (const auto& [image, profile] : pairs) {
+        if (!fs::is_regular_file(image) || !fs::is_regular_file(profile)) continue; // said above or below
+        try {
+            const std::string mismatch =
+                profile_image_mismatch(load_profile(profile), profile, image, sha256_file(image));
+            if (!mismatch.empty()) problems.push_back(mismatch);
+        } catch (const std::exception&) {
+            // a bad profile is reported once, with the checks below
+        }
+    }
+    for (const auto& [file, names] : needed) {
+        try {
+            const Profile p = load_profile(file);
+            const auto missing = p.missing(std::vector<std::string>(names.begin(), names.end()));
+            if (missing.empty()) continue;
+            std::string list;
+            for (const auto& m : missing) list += "\n  " + m;
+            problems.push_back(file.string() + " has no address for " + std::to_string(missing.size()) +
+                               " routine(s)/global(s) the cases need:" + list);
+        } catch (const std::exception& e) {
+            problems.push_back(e.what());
+        }
+    }
+    if (options.coverage_reasons) {
+        try {
+            load_coverage_reasons(*options.coverage_reasons);
+        } catch (const CoverageReasonsError& e) {
+            problems.push_back(e.what());
+        }
+    }
+    if (options.rules_document) {
+        try {
+            const RuleIndex index = load_rule_index(*options.rules_document);
+            for (const Case& c : cases)
+                for (auto& p : unknown_rule_ids(c, index)) problems.push_back(std::move(p));
+        } catch (const LedgerError& e) {
+            problems.push_back(e.what());
+        }
+    }
+    // The patches need the images and profiles the checks above are about.
+    if (problems.empty() && !options.injection.patches.empty())
+        resolve_patches(cases, options, problems, sites);
+    return problems;
+}
+
+RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& options) {
+    RunSummary summary;
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<Case> cases;
+    for (const auto& f : select_shard(case_files, options.shard)) cases.push_back(load_case(f));
+    for (Case& c : cases) c.only = options.only;
+    // Reports are ordered by case name, so a sharded run merges into the same index.
+    std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+    std::vector<PatchSite> sites;
+    summary.problems = preflight(cases, options, &sites);
+    if (!summary.problems.empty()) return summary;
+
+    std::shared_ptr<const RuleIndex> rules; // parsed by preflight already: it cannot fail here
+    if (options.rules_document)
+        rules = std::make_shared<const RuleIndex>(load_rule_index(*options.rules_document));
+    // Each case runs in a worker process (workers.hpp): a crash inside the emulator is that case's error.
+    WorkerCallbacks callbacks;
+    callbacks.name = [&](std::size_t i) { return cases[i].name; };
+    callbacks.run = [&](std::size_t i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        Environment env = resolve_environment(cases[i], options);
+        env.rules = rules;
+        CaseResult r = run_case(cases[i], env, options.injection);
+        if (r.status == Status::Divergent) attach_drill_down(r, cases[i], options);
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    };
+    callbacks.died = [&](std::size_t i, const WorkerDeath& d) { return crash_result(cases[i], options, d); };
+    callbacks.done = [&](std::size_t i) {
+        if (options.progress) options.progress(cases[i].name);
+    };
+    try {
+        summary.results = run_in_workers(cases.size(), options.jobs, callbacks);
+    } catch (const RunInterrupted& e) {
+        // Nothing is written: the output folder keeps the previous complete run (or stays empty).
+        std::string names;
+        for (std::size_t i : e.unfinished) names += (names.empty() ? "" : ", ") + cases[i].name;
+        summary.interrupted = std::string(e.signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
+                              std::to_string(cases.size() - e.unfinished.size()) + " of " +
+                              std::to_string(cases.size()) + " cases; not finished: " + names +
+                              "; nothing was written, " + options.out.string() + " keeps what it held before";
+        summary.exit_code = 128 + e.signal;
+        return summary;
+    }
+    if (rules) {
+        const ojson evidence = evidence_json(*rules);
+        for (auto& r : summary.results) r.report["evidence"] = evidence;
+    }
+
+    std::vector<ojson> reports;
+    // The earlier run's index goes first: until the new one is written last, the folder holds no
+    // complete run. Every file is written whole (write_file_atomically).
+    fs::remove(options.out / "run.json");
+    for (const auto& r : summary.results) fs::remove_all(options.out / r.name); // pictures of an earlier run
+    for (const auto& r : summary.results) {
+        write_json(options.out / (r.name + ".json"), r.report);
+        for (const auto& [rel, bytes] : r.files)
+            write_file_atomically(
+                options.out / rel,
+                std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+        reports.push_back(r.report);
+        summary.events += r.events;
+    }
+    summary.index =
+        write_run_outputs(options.out, reports, options.shard, seeded_faults_json(options.injection, sites));
+    summary.html = options.out / "index.html";
+    const std::string status = summary.index.at("status").get<std::string>();
+    summary.exit_code = status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
+    summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return summary;
+}
+
+// Every shard of one split, each once: the shards' run.json say which of how many they are.
+static void check_shards_complete(const std::vector<fs::path>& shard_dirs,
+                                  const std::vector<ojson>& indexes) {
+    std::optional<unsigned> count;
+    std::map<unsigned, fs::path> seen;
+    for (std::size_t i = 0; i < indexes.size(); ++i) {
+        const ojson& shard = member(indexes[i], "shard");
+        const unsigned n = shard.is_object() ? shard.at("count").get<unsigned>() : 1;
+        const unsigned k = shard.is_object() ? shard.at("index").get<unsigned>() : 0;
+        if (count && *count != n)
+            throw std::runtime_error(shard_dirs[i].string() + " is shard " + std::to_string(k) + "/" +
+                                     std::to_string(n) + ", but an earlier folder is a shard of " +
+                                     std::to_string(*count));
+        count = n;
+        if (const auto [it, fresh] = seen.emplace(k, shard_dirs[i]); !fresh)
+            throw std::runtime_error(shard_dirs[i].string() + " and " + it->second.string() +
+                                     " are both shard " + std::to_string(k) + "/" + std::to_string(n));
+    }
+    std::string missing;
+    for (unsigned k = 0; count && k < *count; ++k)
+        if (!seen.count(k))
+            missing += (missing.empty() ? "" : ", ") + std::to_string(k) + "/" + std::to_string(*count);
+    if (!missing.empty()) throw std::runtime_error("shard output missing: " + missing);
+}
+
+int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
+    std::vector<std::pair<std::string, ojson>> named;
+    std::vector<ojson> indexes;
+    for (const auto& dir : shard_dirs) indexes.push_back(read_json(dir / "run.json"));
+    check_shards_complete(shard_dirs, indexes);
+    // The shards of one run were seeded alike; the merged run says so as each shard did.
+    const ojson seeded = member(indexes.front(), "seeded_faults");
+    for (std::size_t i = 1; i < indexes.size(); ++i)
+        if (member(indexes[i], "seeded_faults") != seeded)
+            throw std::runtime_error(shard_dirs[i].string() + " and " + shard_dirs.front().string() +
+                                     " were run with different seeded faults (run.json \"seeded_faults\")");
+    for (std::size_t d = 0; d < shard_dirs.size(); ++d) {
+        const fs::path& dir = shard_dirs[d];
+        const ojson& index = indexes[d];
+        for (const auto& row : index.at("cases")) {
+            const std::string file = row.at("report").get<std::string>();
+            ojson report = read_json(dir / file);
+            std::vector<fs::path> beside; // files next to the report: frame pictures, the drcov file
+            for (const auto& f : report.value("frames", ojson::array()))
+                for (const char* k : {"original_png", "reimpl_png", "diff_png"})
+                    if (f.contains(k)) beside.emplace_back(f.at(k).get<std::string>());
+            if (const ojson& drcov = member(member(report, "coverage"), "drcov"); drcov.is_string())
+                beside.emplace_back(drcov.get<std::string>());
+            for (const fs::path& rel : beside) {
+                fs::create_directories((out / rel).parent_path());
+                fs::copy_file(dir / rel, out / rel, fs::copy_options::overwrite_existing);
+            }
+            named.emplace_back(row.at("case").get<std::string>(), std::move(report));
+        }
+    }
+    // Unsharded runs list cases in sorted file order; the case name is the file stem.
+    std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 1; i < named.size(); ++i)
+        if (named[i].first == named[i - 1].first)
+            throw std::runtime_error("case \"" + named[i].first + "\" is in more than one shard output");
+    std::vector<ojson> reports;
+    for (auto& [name, report] : named) {
+        write_json(out / (name + ".json"), report);
+        reports.push_back(std::move(report));
+    }
+    const ojson index = write_run_outputs(out, reports, {}, seeded);
+    const std::string status = index.at("status").get<std::string>();
+    return status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
+}
+
+} // namespace refcheck::harness

@@ -1,0 +1,346 @@
+// One case from start to report: profile checked, inputs hashed, the original booted, the family
+// run, the report assembled. Never throws: problems become a report with status "error".
+#include "run/case_observer.hpp"
+#include "family/families.hpp"
+
+#include "refcheck/harness/coverage.hpp"
+#include "refcheck/harness/coverage_reasons.hpp"
+#include "refcheck/harness/hash.hpp"
+#include "refcheck/harness/ledger.hpp"
+#include "refcheck/harness/run.hpp"
+#include "refcheck/reimpl/format_error.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/rasteriser.hpp"
+#include "refcheck/reimpl/texture_archive.hpp"
+
+#include <fstream>
+
+namespace refcheck::harness {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> needed_symbols(Family f) {
+    std::vector<std::string> n = {"initialise_3d_objects_", "object_table",  "object_count", "object_archive",
+                                  "object_archive_size",    "texture_table", "texture_count"};
+    auto add = [&](std::initializer_list<const char*> more) { n.insert(n.end(), more.begin(), more.end()); };
+    switch (f) {
+        case Family::Loader: break;
+        case Family::Palette:
+            add({"initialise_3d_palette_", "palette_rgb", "intensity_table", "ramp_table", "glass_table",
+                 "haze_table"});
+            break;
+        case Family::Construct: add({"construct_3d_object_"}); break;
+        case Family::Program:
+            add({"initialise_3d_palette_", "construct_3d_object_", "draw_3d_object_",
+                 "draw_completely_visible_primary_face_", "draw_partially_visible_primary_face_",
+                 "draw_completely_visible_secondary_face_", "draw_partially_visible_secondary_face_",
+                 "polygon_winding_", "draw_attached_object_", "palette_rgb", "framebuffer", "run_program",
+                 "packet_kinds", "gouraud_enabled"});
+            break;
+        case Family::Shadow:
+            add({"initialise_3d_palette_", "construct_3d_object_", "draw_3d_object_shadow_",
+                 "draw_shadow_face_", "polygon_winding_", "palette_rgb", "framebuffer"});
+            break;
+        case Family::Mobile:
+            add({"reset_mobiles_", "add_mobile_", "move_mobile_", "remove_mobile_", "build_mobile_queue_"});
+            break;
+        case Family::Receiver:
+            add({"reset_mobiles_", "add_mobile_", "move_mobile_", "shadow_plane_height_", "last_receiver"});
+            break;
+        case Family::Scene:
+            add({"initialise_3d_palette_",
+                 "construct_3d_object_",
+                 "draw_scene_",
+                 "sample_terrain_height_",
+                 "build_mobile_queue_",
+                 "shadow_plane_height_",
+                 "draw_3d_object_",
+                 "draw_3d_object_shadow_",
+                 "reset_mobiles_",
+                 "add_mobile_",
+                 "move_mobile_",
+                 "last_receiver",
+                 "palette_rgb",
+                 "framebuffer",
+                 "run_program",
+                 "packet_kinds",
+                 "gouraud_enabled",
+                 "op_ifmask",
+                 "op_choose",
+                 "op_select"});
+            break;
+    }
+    return n;
+}
+
+namespace {
+
+std::vector<std::uint8_t> read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + p.string());
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+ojson selection_json(const Case& c) {
+    ojson s;
+    ojson r;
+    r["encoding"] = c.records.encoding;
+    if (c.records.from) r["from"] = *c.records.from;
+    if (c.records.to) r["to"] = *c.records.to;
+    if (!c.records.list.empty()) r["list"] = c.records.list;
+    r["stride"] = c.records.stride;
+    s["records"] = r;
+    ojson views = ojson::array();
+    for (const auto& v : c.views)
+        views.push_back({{"yaw", v.yaw}, {"pitch", v.pitch}, {"roll", v.roll}, {"distance", v.distance}});
+    s["views"] = views;
+    s["lights"] = c.lights;
+    s["states"] = c.states;
+    s["warzones"] = c.warzones;
+    if (!c.only.empty()) s["only"] = c.only;
+    return s;
+}
+
+} // namespace
+
+namespace {
+ojson apply_injection(Original& o, const Injection& injection) {
+    ojson j = ojson::object();
+    ojson patches = ojson::array();
+    for (const auto& p : injection.patches) {
+        const AppliedPatch applied = o.patch(p); // PatchMismatch: the case is an error, nothing runs
+        ojson entry = {{"where", p.where},
+                       {"address", emu::hex(applied.address)},
+                       {"bytes", hex_string(p.bytes)},
+                       {"replaced", hex_string(applied.replaced)}};
+        if (!p.expected.empty()) entry["expected"] = hex_string(p.expected);
+        patches.push_back(entry);
+    }
+    if (!patches.empty()) j["patches"] = patches;
+    if (injection.reimpl_light_swapped) j["reimpl_light"] = "x and z swapped";
+    return j;
+}
+} // namespace
+
+void require_success(CaseContext& ctx, const emu::CallResult& r, const std::string& call, Expect expect) {
+    if (!r.ok()) throw OriginalFailed(call + " faulted: " + r.fault->message);
+    if (expect == Expect::Zero ? r.eax == 0 : r.eax != 0) return;
+    EventRecord e;
+    e.kind = "fault";
+    e.fields = {{"routine", call},
+                {"fault", std::string("returned_failure")},
+                {"message",
+                 call + " returned " + std::to_string(r.eax) +
+                     (expect == Expect::Zero ? ", the case needs 0" : ", the case needs a nonzero result")}};
+    e.key_fields = 1;
+    ctx.comparator.fault(std::move(e), ctx.inputs_started ? std::string() : "boot");
+    throw OriginalFailed(call + " returned " + std::to_string(r.eax));
+}
+
+namespace {
+// The reimplementation's verdict on the archives, for a boot the original refused: its validator's
+// message when it rejects them too (the data root is broken), else empty (the original's refusal of
+// archives the reimplementation accepts is a divergence).
+std::string reimpl_rejection(const CaseContext& ctx) {
+    try {
+        (void)reimpl::ModelArchive::parse(ctx.models);
+        (void)reimpl::TextureArchive::parse(ctx.textures);
+        return {};
+    } catch (const reimpl::FormatError& e) {
+        return e.what();
+    }
+}
+} // namespace
+
+namespace {
+std::string describe_selection(const Case& c) {
+    std::string s = "records " + c.records.encoding;
+    if (!c.records.list.empty()) {
+        s += " list of " + std::to_string(c.records.list.size());
+    } else {
+        if (c.records.from) s += " from " + std::to_string(*c.records.from);
+        if (c.records.to) s += " to " + std::to_string(*c.records.to);
+    }
+    if (c.records.stride > 1) s += " stride " + std::to_string(c.records.stride);
+    return s;
+}
+} // namespace
+
+// An equivalent verdict must rest on something compared: an input selected, events compared, and
+// every event kind the case exists to compare compared at least once.
+void require_compared(const Case& c, const Counts& counts) {
+    if (counts.inputs == 0)
+        throw std::runtime_error(
+            "nothing compared: the case's selection selects no input on this data root (" +
+            describe_selection(c) + (c.only.empty() ? "" : ", narrowed to \"" + c.only + "\"") + ")");
+    if (counts.compared == 0)
+        throw std::runtime_error("nothing compared: " + std::to_string(counts.inputs) +
+                                 " input(s) ran, and neither side produced an event" +
+                                 (counts.blank_frames
+                                      ? " (" + std::to_string(counts.blank_frames) +
+                                            " blank frame(s) on both sides, which this case does not count)"
+                                      : std::string()));
+    if (c.narrowed()) return; // one input need not show every kind
+    std::string never;
+    for (const auto& k : c.compares) {
+        const auto it = counts.by_kind.find(k);
+        if (it == counts.by_kind.end() || it->second == 0) never += (never.empty() ? "" : ", ") + k;
+    }
+    if (!never.empty())
+        throw std::runtime_error("nothing compared of the event kind(s) the case exists to compare: " +
+                                 never + " (\"compares\" in " + c.file.filename().string() + ")");
+}
+
+CaseResult run_case(const Case& c, const Environment& env, const Injection& injection) {
+    return run_case_with(c, env, injection, nullptr);
+}
+
+ojson case_report_head(const Case& c) {
+    ojson r;
+    r["schema"] = kCaseReportSchema;
+    r["case"] = c.name;
+    r["family"] = std::string(family_name(c.family));
+    r["description"] = c.description;
+    r["rules"] = c.rules;
+    r["allow"] = c.allow;
+    r["compares"] = c.compares;
+    if (c.blank_frames) r["blank_frames"] = true;
+    r["status"] = "error";
+    return r;
+}
+
+CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection,
+                         InputProbe* probe) {
+    CaseResult result;
+    result.name = c.name;
+    ojson& r = result.report;
+    r = case_report_head(c);
+    CompareOptions options;
+    options.allowed = c.allow;
+    options.tolerance = c.tolerance;
+    options.clear_colour = reimpl::kClearColour; // what the families clear both framebuffers to
+    options.blank_frames_count = c.blank_frames;
+    Comparator comparator(options);
+    comparator.only(c.only);
+    comparator.only_set(c.only_inputs);
+    std::optional<ExerciseCounter> exercised; // the claimed rules' predicates, over matched events
+    if (env.rules) {
+        exercised.emplace(exercise_counter(c, *env.rules));
+        comparator.observe_matches(
+            [&](const EventRecord& a, const EventRecord& b) { exercised->observe(a, b); });
+    }
+    std::unique_ptr<Original> original;
+    std::vector<RoutineBlocks> covered;     // the profile's routines and those they call
+    std::optional<CoverageReasons> reasons; // for this image, when the run has them
+    std::vector<KeyedBlock> keyed;          // the blocks of the reasons' groups
+    try {
+        const Profile profile = load_profile(env.profile);
+        const auto missing = profile.missing(needed_symbols(c.family));
+        if (!missing.empty()) {
+            std::string list;
+            for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+            throw ProfileError(env.profile.filename().string() + " lacks an address for: " + list);
+        }
+        const std::string image_sha256 = sha256_file(env.image);
+        if (const std::string mismatch =
+                profile_image_mismatch(profile, env.profile.filename(), env.image.filename(), image_sha256);
+            !mismatch.empty())
+            throw ProfileError(mismatch);
+        r["inputs"] = {
+            {"image", {{"file", env.image.filename().string()}, {"sha256", image_sha256}}},
+            {"profile", {{"file", env.profile.filename().string()}, {"sha256", sha256_file(env.profile)}}}};
+        CaseContext ctx{c,
+                        env,
+                        *(original = std::make_unique<Original>(env, profile)),
+                        read_file(env.data / "3DDATA" / "3DOBJS.BIN"),
+                        read_file(env.data / "3DDATA" / "OBJTEXT.BIN"),
+                        read_file(env.data / "3DPAL.RGB"),
+                        comparator,
+                        r};
+        original->on_fault([&comparator, &ctx](const std::string& routine, const emu::Fault& f) {
+            comparator.fault(fault_event(routine, f), ctx.inputs_started ? std::string() : "boot");
+        });
+        covered = discover_routines(original->machine(), profile_entries(profile)); // before any patch
+        enable_coverage(original->machine(), covered);
+        if (CaseObserver* observer = case_observer()) observer->booted(*original, comparator);
+        if (env.coverage_reasons) {
+            reasons = load_coverage_reasons(*env.coverage_reasons);
+            if (reasons->image == env.image.filename().string())
+                keyed = keyed_blocks(original->machine(), covered, *reasons);
+            else
+                reasons.reset();
+        }
+        if (!injection.empty()) r["injected"] = apply_injection(*original, injection);
+        ctx.injection = &injection;
+        ctx.files = &result.files;
+        ctx.probe = probe;
+        r["inputs"]["archives"] = {{"3DDATA/3DOBJS.BIN", sha256_hex(ctx.models)},
+                                   {"3DDATA/OBJTEXT.BIN", sha256_hex(ctx.textures)},
+                                   {"3DPAL.RGB", sha256_hex(ctx.palette)}};
+        r["selection"] = selection_json(c);
+        bool stopped = false;
+        try {
+            const auto boot = original->call("initialise_3d_objects_", {});
+            if (boot.ok() && boot.eax != 0) {
+                // Both sides refuse a broken data root: an error, the reimplementation's validator first
+                // (archive, record, byte offset), the original's reaction second.
+                const std::string rejected = reimpl_rejection(ctx);
+                if (!rejected.empty())
+                    throw std::runtime_error("the data root is invalid: " + rejected +
+                                             "\n  the original agrees: initialise_3d_objects_ returned " +
+                                             std::to_string(boot.eax));
+            }
+            require_success(ctx, boot, "initialise_3d_objects_", Expect::Zero);
+            original->note_ran("initialise_3d_objects_");
+            ctx.inputs_started = true;
+            switch (c.family) {
+                case Family::Loader: run_loader(ctx); break;
+                case Family::Palette: run_palette(ctx); break;
+                case Family::Construct: run_construct(ctx); break;
+                case Family::Program: run_program(ctx); break;
+                case Family::Shadow: run_shadow(ctx); break;
+                case Family::Mobile: run_mobile(ctx); break;
+                case Family::Receiver: run_receiver(ctx); break;
+                case Family::Scene: run_scene(ctx); break;
+            }
+        } catch (const OriginalFailed& e) {
+            stopped = true;
+            r["stopped"] =
+                std::string("the original failed where the case needs it to succeed, so the case stopped: ") +
+                e.what();
+        }
+        if (!stopped && !c.only.empty() && !comparator.saw_only())
+            throw std::runtime_error("--only: the case has no input named \"" + c.only + "\"");
+        result.events = ctx.events;
+        const Counts& counts = comparator.counts();
+        result.status = counts.unexplained ? Status::Divergent : Status::Equivalent;
+        if (result.status == Status::Equivalent) require_compared(c, counts);
+        r["status"] = std::string(status_name(result.status));
+    } catch (const PreconditionError& e) {
+        r["error"] = std::string("precondition: ") + e.what() +
+                     " (the data root may be valid; this case cannot run on it)";
+        r["precondition"] = e.what();
+    } catch (const reimpl::FormatError& e) {
+        r["error"] = std::string("reimplementation: ") + e.what();
+    } catch (const std::exception& e) {
+        r["error"] = e.what();
+    }
+    r["hooks"] = original ? original->hooks_json() : ojson::object();
+    r["files"] = original ? original->files_json() : ojson::array();
+    r["counts"] = to_json(comparator.counts());
+    if (comparator.first_unexplained()) r["first_unexplained"] = to_json(*comparator.first_unexplained());
+    if (comparator.first_known()) r["first_known"] = to_json(*comparator.first_known());
+    r["faults"] = original ? ojson(original->faults()) : ojson::array();
+    if (original && !covered.empty()) {
+        const std::string drcov = c.name + "/coverage.drcov";
+        r["coverage"] = coverage_json(covered, original->machine().coverage(), env.image.filename().string());
+        r["coverage"]["drcov"] = drcov;
+        if (reasons) annotate_coverage(r["coverage"], keyed, *reasons);
+        result.files.emplace_back(drcov, drcov_bytes(original->machine()));
+    }
+    if (exercised) r["exercised"] = exercised->json(r);
+    if (CaseObserver* observer = case_observer(); observer && original) observer->finished(*original, r);
+    return result;
+}
+
+} // namespace refcheck::harness

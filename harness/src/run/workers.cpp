@@ -1,0 +1,446 @@
+#include "run/workers.hpp"
+
+#include "family/families.hpp"
+
+#include "refcheck/emu/crash_note.hpp"
+#include "refcheck/harness/bisect.hpp"
+#include "refcheck/emu/types.hpp"
+
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <stdexcept>
+
+namespace refcheck::harness {
+
+namespace {
+
+// One worker's breadcrumb, in memory shared with the parent (MAP_SHARED), written by the worker only.
+struct Breadcrumb {
+    emu::CrashNote emu;
+    volatile std::int64_t case_index = -1; // the case it runs (-1: between cases)
+    char case_name[128] = {};
+    char input[256] = {};
+};
+
+Breadcrumb* g_crumb = nullptr;              // set in a worker process only
+volatile std::sig_atomic_t g_interrupt = 0; // SIGINT/SIGTERM caught by the parent
+void on_interrupt(int s) { g_interrupt = s; }
+std::string g_crash_case, g_crash_how; // REFCHECK_TEST_WORKER_CRASH, read by a worker
+
+void copy_cut(char* to, std::size_t size, std::string_view from) {
+    const std::size_t n = std::min(from.size(), size - 1);
+    std::memcpy(to, from.data(), n);
+    to[n] = '\0';
+}
+
+std::string signal_name(int s) {
+    switch (s) {
+        case SIGSEGV: return "SIGSEGV";
+        case SIGABRT: return "SIGABRT";
+        case SIGBUS: return "SIGBUS";
+        case SIGILL: return "SIGILL";
+        case SIGFPE: return "SIGFPE";
+        case SIGKILL: return "SIGKILL";
+        case SIGTERM: return "SIGTERM";
+        case SIGTRAP: return "SIGTRAP";
+        default: return "signal " + std::to_string(s);
+    }
+}
+
+// ---- the wire: length-prefixed messages -----------------------------------------------------------
+
+void put_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+void put_str(std::string& out, std::string_view s) {
+    put_u64(out, s.size());
+    out.append(s.data(), s.size());
+}
+
+struct Reader {
+    std::string_view in;
+    std::uint64_t u64() {
+        if (in.size() < 8) throw std::runtime_error("worker message cut short");
+        std::uint64_t v;
+        std::memcpy(&v, in.data(), 8);
+        in.remove_prefix(8);
+        return v;
+    }
+    std::string_view str() {
+        const std::uint64_t n = u64();
+        if (in.size() < n) throw std::runtime_error("worker message cut short");
+        const std::string_view s = in.substr(0, n);
+        in.remove_prefix(n);
+        return s;
+    }
+};
+
+std::string encode(std::size_t index, const CaseResult& r) {
+    std::string body;
+    put_u64(body, index);
+    put_str(body, r.name);
+    put_u64(body, static_cast<std::uint64_t>(r.status));
+    std::uint64_t seconds;
+    static_assert(sizeof seconds == sizeof r.seconds);
+    std::memcpy(&seconds, &r.seconds, sizeof seconds);
+    put_u64(body, seconds);
+    put_u64(body, r.events);
+    put_str(body, r.report.dump());
+    put_u64(body, r.files.size());
+    for (const auto& [rel, bytes] : r.files) {
+        put_str(body, rel);
+        put_str(body, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    }
+    std::string msg;
+    put_u64(msg, body.size());
+    return msg + body;
+}
+
+std::pair<std::size_t, CaseResult> decode(std::string_view body) {
+    Reader rd{body};
+    const std::size_t index = rd.u64();
+    CaseResult r;
+    r.name = std::string(rd.str());
+    r.status = static_cast<Status>(rd.u64());
+    const std::uint64_t seconds = rd.u64();
+    std::memcpy(&r.seconds, &seconds, sizeof seconds);
+    r.events = rd.u64();
+    r.report = ojson::parse(rd.str());
+    for (std::uint64_t n = rd.u64(); n > 0; --n) {
+        std::string rel(rd.str());
+        const std::string_view bytes = rd.str();
+        r.files.emplace_back(std::move(rel), std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+    }
+    return {index, std::move(r)};
+}
+
+bool write_all(int fd, std::string_view data) {
+    while (!data.empty()) {
+        const ssize_t n = ::write(fd, data.data(), data.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+bool read_all(int fd, void* to, std::size_t size) {
+    auto* p = static_cast<char*>(to);
+    while (size > 0) {
+        const ssize_t n = ::read(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+// ---- the worker -----------------------------------------------------------------------------------
+
+constexpr std::uint64_t kQuit = ~std::uint64_t{0};
+
+[[noreturn]] void worker_main(int tasks, int results, Breadcrumb* crumb, const WorkerCallbacks& cb) {
+    g_crumb = crumb;
+    emu::set_crash_note(&crumb->emu);
+    if (const char* e = std::getenv("REFCHECK_TEST_WORKER_CRASH")) {
+        const std::string v = e;
+        const auto colon = v.rfind(':');
+        g_crash_case = v.substr(0, colon);
+        g_crash_how = colon == std::string::npos ? "segv" : v.substr(colon + 1);
+    }
+    int code = 0;
+    for (std::uint64_t index; read_all(tasks, &index, sizeof index) && index != kQuit;) {
+        crumb->emu = emu::CrashNote{};
+        copy_cut(crumb->case_name, sizeof crumb->case_name, cb.name(index));
+        crumb->input[0] = '\0';
+        crumb->case_index = static_cast<std::int64_t>(index);
+        std::string msg;
+        {
+            CaseResult r = cb.run(index);
+            msg = encode(index, r);
+        } // the case's machine and everything else of it are gone before the result is sent
+        crumb->case_index = -1;
+        if (!write_all(results, msg)) {
+            code = 1;
+            break;
+        }
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(code); // no atexit handlers or static destructors of the parent's copy
+}
+
+// ---- the parent -----------------------------------------------------------------------------------
+
+struct Worker {
+    pid_t pid = -1;
+    int tasks = -1;   // write end
+    int results = -1; // read end
+    std::string buffer;
+    std::optional<std::size_t> running; // the case handed to it
+    std::chrono::steady_clock::time_point since;
+    Breadcrumb* crumb = nullptr;
+};
+
+} // namespace
+
+void note_input(std::string_view input) {
+    if (!g_crumb) return;
+    copy_cut(g_crumb->input, sizeof g_crumb->input, input);
+    if (!g_crash_case.empty() && g_crash_case == g_crumb->case_name) {
+        std::fflush(stdout);
+        std::fflush(stderr);
+        if (g_crash_how == "term-parent") { // then wait to be killed: the case never finishes
+            ::kill(getppid(), SIGTERM);
+            for (;;) ::pause();
+        }
+        if (g_crash_how == "abort") std::abort();
+        if (g_crash_how == "exit") _exit(3);
+        std::raise(SIGSEGV);
+    }
+}
+
+std::string WorkerDeath::what() const {
+    if (signal) return "was killed by signal " + std::to_string(signal) + " (" + signal_name(signal) + ")";
+    return "exited with status " + std::to_string(exit_code) + " without sending its result";
+}
+
+CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDeath& d) {
+    // The whole case, in one process: a crash may need the case's earlier inputs (heap, globals).
+    auto reproduce = [&](bool host_paths) {
+        std::string cmd = reproduce_command(c, options, "", host_paths); // names no host path when false
+        const std::string tail = " --out out/bisect";
+        if (cmd.size() >= tail.size() && cmd.compare(cmd.size() - tail.size(), tail.size(), tail) == 0)
+            cmd.resize(cmd.size() - tail.size());
+        return cmd + " --jobs 1 --out out/crash";
+    };
+    CaseResult result;
+    result.name = c.name;
+    result.status = Status::Error;
+    result.seconds = d.seconds;
+    ojson& r = result.report;
+    r = case_report_head(c);
+    std::string where = d.input.empty() ? " before any input began" : " in input \"" + d.input + "\"";
+    if (!d.routine.empty())
+        where += std::string(d.in_call ? " while the original ran " : " after the original ran ") + d.routine;
+    if (d.eip) where += " (last guest EIP known " + emu::hex(*d.eip) + ")";
+    r["error"] = "crash: the worker process running this case " + d.what() + where +
+                 "; reproduce: " + reproduce(false);
+    ojson crash;
+    if (d.signal) {
+        crash["signal"] = d.signal;
+        crash["signal_name"] = signal_name(d.signal);
+    } else {
+        crash["exit_status"] = d.exit_code;
+    }
+    crash["input"] = d.input.empty() ? ojson() : ojson(d.input);
+    crash["routine"] = d.routine.empty() ? ojson() : ojson(d.routine);
+    crash["in_call"] = d.in_call;
+    crash["last_eip"] = d.eip ? ojson(emu::hex(*d.eip)) : ojson();
+    crash["reproduce"] = reproduce(false);
+    r["crash"] = crash;
+    r["hooks"] = ojson::object();
+    r["files"] = ojson::array();
+    r["counts"] = to_json(Counts{});
+    r["faults"] = ojson::array();
+    return result;
+}
+
+std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const WorkerCallbacks& cb) {
+    std::vector<CaseResult> results(n);
+    if (n == 0) return results;
+    const std::size_t count = std::max<std::size_t>(1, std::min<std::size_t>(jobs, n));
+    void* shared =
+        mmap(nullptr, count * sizeof(Breadcrumb), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED)
+        throw std::runtime_error(std::string("cannot map worker breadcrumbs: ") + std::strerror(errno));
+    auto* crumbs = static_cast<Breadcrumb*>(shared);
+    // A worker that died leaves its pipe closed: writing to it must fail, not kill the parent.
+    struct sigaction ignore {
+    }, old_pipe{};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &old_pipe);
+    // SIGINT/SIGTERM: stop cleanly (below); a worker keeps the default (the signal ends it).
+    struct sigaction interrupt {
+    }, old_int{}, old_term{};
+    interrupt.sa_handler = on_interrupt;
+    sigemptyset(&interrupt.sa_mask);
+    g_interrupt = 0;
+    sigaction(SIGINT, &interrupt, &old_int);
+    sigaction(SIGTERM, &interrupt, &old_term);
+
+    std::vector<Worker> workers(count);
+    std::deque<std::size_t> queue;
+    for (std::size_t i = 0; i < n; ++i) queue.push_back(i);
+    std::vector<unsigned> handed(n, 0);
+    std::size_t finished = 0;
+
+    auto close_fd = [](int& fd) {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+    };
+    auto start = [&](std::size_t w) {
+        int t[2], r[2];
+        if (pipe(t) != 0 || pipe(r) != 0)
+            throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+        std::fflush(stdout);
+        std::fflush(stderr);
+        new (&crumbs[w]) Breadcrumb{};
+        const pid_t pid = fork();
+        if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+        if (pid == 0) {
+            for (Worker& other : workers) { // another worker's pipes would hide its death from the parent
+                if (other.tasks >= 0) ::close(other.tasks);
+                if (other.results >= 0) ::close(other.results);
+            }
+            ::close(t[1]);
+            ::close(r[0]);
+            sigaction(SIGPIPE, &old_pipe, nullptr);
+            sigaction(SIGINT, &old_int, nullptr);
+            sigaction(SIGTERM, &old_term, nullptr);
+            worker_main(t[0], r[1], &crumbs[w], cb);
+        }
+        ::close(t[0]);
+        ::close(r[1]);
+        workers[w] = Worker{pid, t[1], r[0], {}, std::nullopt, {}, &crumbs[w]};
+    };
+    // Hands the worker its next case, or tells it to quit.
+    auto hand = [&](Worker& wk) {
+        if (queue.empty()) {
+            write_all(wk.tasks, std::string_view(reinterpret_cast<const char*>(&kQuit), sizeof kQuit));
+            close_fd(wk.tasks);
+            return;
+        }
+        const std::uint64_t index = queue.front();
+        queue.pop_front();
+        wk.running = index;
+        wk.since = std::chrono::steady_clock::now();
+        ++handed[index];
+        write_all(wk.tasks, std::string_view(reinterpret_cast<const char*>(&index), sizeof index));
+        // a failed write shows as the worker's death (its result pipe closes)
+    };
+    auto take_messages = [&](Worker& wk) {
+        for (;;) {
+            if (wk.buffer.size() < 8) return;
+            std::uint64_t size;
+            std::memcpy(&size, wk.buffer.data(), 8);
+            if (wk.buffer.size() < 8 + size) return;
+            auto [index, result] = decode(std::string_view(wk.buffer).substr(8, size));
+            wk.buffer.erase(0, 8 + size);
+            if (index >= n) throw std::runtime_error("a worker sent a result for an unknown case");
+            results[index] = std::move(result);
+            ++finished;
+            if (wk.running == index) wk.running.reset();
+            if (cb.done) cb.done(index);
+            hand(wk);
+        }
+    };
+
+    for (std::size_t w = 0; w < count; ++w) {
+        start(w);
+        hand(workers[w]);
+    }
+    auto restore = [&] {
+        sigaction(SIGPIPE, &old_pipe, nullptr);
+        sigaction(SIGINT, &old_int, nullptr);
+        sigaction(SIGTERM, &old_term, nullptr);
+    };
+    while (finished < n) {
+        if (g_interrupt) {
+            const int s = g_interrupt;
+            for (Worker& wk : workers) {
+                if (wk.pid > 0) {
+                    ::kill(wk.pid, SIGKILL);
+                    while (waitpid(wk.pid, nullptr, 0) < 0 && errno == EINTR) {}
+                }
+                close_fd(wk.tasks);
+                close_fd(wk.results);
+            }
+            restore();
+            munmap(shared, count * sizeof(Breadcrumb));
+            std::vector<std::size_t> unfinished;
+            for (std::size_t i = 0; i < n; ++i)
+                if (results[i].name.empty()) unfinished.push_back(i);
+            throw RunInterrupted(s, std::move(unfinished));
+        }
+        std::vector<pollfd> fds;
+        std::vector<std::size_t> which;
+        for (std::size_t w = 0; w < count; ++w)
+            if (workers[w].results >= 0) {
+                fds.push_back({workers[w].results, POLLIN, 0});
+                which.push_back(w);
+            }
+        if (fds.empty()) throw std::runtime_error("every worker is gone with cases left to run");
+        if (poll(fds.data(), fds.size(), -1) < 0) {
+            if (errno == EINTR) continue;
+            throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+        }
+        for (std::size_t k = 0; k < fds.size(); ++k) {
+            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            Worker& wk = workers[which[k]];
+            char buf[1 << 16];
+            const ssize_t got = ::read(wk.results, buf, sizeof buf);
+            if (got < 0 && errno == EINTR) continue;
+            if (got > 0) {
+                wk.buffer.append(buf, static_cast<std::size_t>(got));
+                take_messages(wk);
+                continue;
+            }
+            // End of its results: the worker is gone (done, or dead).
+            close_fd(wk.results);
+            close_fd(wk.tasks);
+            int status = 0;
+            while (waitpid(wk.pid, &status, 0) < 0 && errno == EINTR) {}
+            wk.pid = -1;
+            if (!wk.running) continue; // it quit, or died between cases with nothing in hand
+            const std::size_t index = *wk.running;
+            wk.running.reset();
+            const bool started = wk.crumb->case_index == static_cast<std::int64_t>(index);
+            if (!started && handed[index] < 2) {
+                queue.push_front(index); // it died before it began the case: another worker runs it
+            } else {
+                WorkerDeath d;
+                if (WIFSIGNALED(status))
+                    d.signal = WTERMSIG(status);
+                else if (WIFEXITED(status))
+                    d.exit_code = WEXITSTATUS(status);
+                if (started) {
+                    d.input = wk.crumb->input;
+                    d.routine = wk.crumb->emu.routine;
+                    d.in_call = wk.crumb->emu.in_call != 0;
+                    if (wk.crumb->emu.known) d.eip = wk.crumb->emu.eip;
+                }
+                d.seconds =
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - wk.since).count();
+                results[index] = cb.died(index, d);
+                ++finished;
+                if (cb.done) cb.done(index);
+            }
+            if (!queue.empty()) {
+                start(which[k]);
+                hand(workers[which[k]]);
+            }
+        }
+    }
+    for (Worker& wk : workers) { // everything is in: the workers were told to quit
+        close_fd(wk.tasks);
+        close_fd(wk.results);
+        if (wk.pid > 0)
+            while (waitpid(wk.pid, nullptr, 0) < 0 && errno == EINTR) {}
+    }
+    restore();
+    munmap(shared, count * sizeof(Breadcrumb));
+    return results;
+}
+
+} // namespace refcheck::harness
