@@ -69,8 +69,8 @@ uint shade(int level, uint c) { return texelFetch(u_intensity, ivec2(int(c), lev
 void main() {
     int type = v_mat.x;
     ivec2 p = ivec2(int(gl_FragCoord.x), int(u_size.y) - 1 - int(gl_FragCoord.y)); // engine pixel
-    if (u_pass == 2) {
-        gl_FragDepth = gl_FragCoord.z * 0.99999; // wb.lines: points and lines win over their surface
+    if (u_pass == 2) { // wb.lines: points and lines win over the surface they lie on
+        gl_FragDepth = u_depth == 0 ? (0.99999 / gl_FragCoord.w) / u_far : gl_FragCoord.z * 0.99999;
     } else if (u_depth == 0) {
         // wb.depth: the ray through this pixel meets the triangle's plane n.x = d at depth z.
         vec3 n = u_rot * v_plane.xyz;
@@ -346,11 +346,6 @@ void main() {
             far = far * 1.25 + 256;
             const drawn = this.order(rec.states[view.state || 0].tree, screen);
             this.drawn = drawn;
-            const lists = { tri: [], remap: [], line: [], point: [] };
-            for (const id of drawn) {
-                const r = this.faceRange[id];
-                for (let k = 0; k < r.count; ++k) lists[r.kind].push(r.start + k);
-            }
             gl.viewport(0, 0, W, H);
             gl.useProgram(this.prog);
             gl.bindVertexArray(this.vao);
@@ -375,25 +370,36 @@ void main() {
             gl.depthMask(true);
             gl.disable(gl.BLEND);
             gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-            const draw = (mode, list, p) => {
-                if (!list.length) return;
-                gl.uniform1i(this.u.u_pass, p);
-                gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, new Uint32Array(list), gl.STREAM_DRAW);
-                gl.drawElements(mode, list.length, gl.UNSIGNED_INT, 0);
-            };
-            draw(gl.TRIANGLES, lists.tri, pass === 3 ? 3 : 0);
-            if (pass !== 3) {
-                draw(gl.LINES, lists.line, 2);
-                draw(gl.POINTS, lists.point, 2);
+            // Every face in the walk's order (wb.order): runs of one primitive kind, one draw call each.
+            // Opaque fragments have alpha 1, so blending leaves them exact; the remap preview blends.
+            if (pass === 3) gl.disable(gl.BLEND);
+            else gl.enable(gl.BLEND);
+            gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
+            const modes = { tri: gl.TRIANGLES, remap: gl.TRIANGLES, line: gl.LINES, point: gl.POINTS };
+            const runs = [];
+            for (const id of drawn) {
+                const r = this.faceRange[id];
+                if (!r.count || (r.kind === "remap" && view.preview === false)) continue;
+                if (pass === 3 && (r.kind === "line" || r.kind === "point")) continue;
+                const mode = modes[r.kind], p = pass === 3 ? 3 : r.kind === "line" || r.kind === "point" ? 2 : 0;
+                if (!runs.length || runs[runs.length - 1].mode !== mode || runs[runs.length - 1].pass !== p)
+                    runs.push({ mode, pass: p, list: [] });
+                const list = runs[runs.length - 1].list;
+                for (let k = 0; k < r.count; ++k) list.push(r.start + k);
             }
-            if (pass !== 3 && view.preview !== false) {
-                gl.enable(gl.BLEND);
-                gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
-                gl.depthMask(false);
-                draw(gl.TRIANGLES, lists.remap, 1);
-                gl.depthMask(true);
-                gl.disable(gl.BLEND);
+            const all = new Uint32Array(runs.reduce((n, r) => n + r.list.length, 0));
+            let at = 0;
+            for (const r of runs) {
+                all.set(r.list, at);
+                r.at = at;
+                at += r.list.length;
             }
+            gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, all, gl.STREAM_DRAW);
+            for (const r of runs) {
+                gl.uniform1i(this.u.u_pass, r.pass);
+                gl.drawElements(r.mode, r.list.length, gl.UNSIGNED_INT, r.at * 4);
+            }
+            gl.disable(gl.BLEND);
             return drawn;
         }
 

@@ -147,7 +147,7 @@ def start_browser():
     return Browser(chromium)
 
 
-def compare_frames(reference, remapped, browser, palette):
+def compare_frames(reference, remapped, lines, browser, palette):
     ref = [palette[i] for i in reference]
     got = [(browser[4 * i] << 16) | (browser[4 * i + 1] << 8) | browser[4 * i + 2] for i in range(W * H)]
 
@@ -159,6 +159,11 @@ def compare_frames(reference, remapped, browser, palette):
         if m:
             x, y = i % W, i // W
             excluded.update(yy * W + xx for yy in range(max(0, y - 1), min(H, y + 2)) for xx in range(max(0, x - 1), min(W, x + 2)))
+    silhouette = set()  # 1-pixel features: the pixels points and lines wrote, and their neighbours
+    for i, m in enumerate(lines):
+        if m:
+            x, y = i % W, i // W
+            silhouette.update(yy * W + xx for yy in range(max(0, y - 1), min(H, y + 2)) for xx in range(max(0, x - 1), min(W, x + 2)))
     differing = edge = 0
     unexplained = []
     for i in range(W * H):
@@ -166,12 +171,12 @@ def compare_frames(reference, remapped, browser, palette):
             continue
         differing += 1
         x, y = i % W, i // W
-        if got[i] in neighbours(ref, x, y) and ref[i] in neighbours(got, x, y):
+        if i in silhouette or (got[i] in neighbours(ref, x, y) and ref[i] in neighbours(got, x, y)):
             edge += 1
         else:
             unexplained.append((x, y))
     return {"differing": differing, "at_edges": edge, "unexplained": len(unexplained),
-            "first_unexplained": unexplained[:5], "excluded_remap": len(excluded)}
+            "first_unexplained": unexplained[:5], "excluded_remap": len(excluded), "_where": unexplained}
 
 
 def write_png(path, rgb_rows):
@@ -215,7 +220,8 @@ def cmd_compare(a):
             view = {k: v[k] for k in ("record", "state", "placement", "camera", "light")}
             view["depth"] = a.depth
             pixels = base64.b64decode(browser.evaluate("WB_CHECK.render(%s)" % json.dumps(view)))
-            r = compare_frames(base64.b64decode(v["frame"]), base64.b64decode(v["remapped"]), pixels, palette)
+            r = compare_frames(base64.b64decode(v["frame"]), base64.b64decode(v["remapped"]),
+                               base64.b64decode(v["lines"]), pixels, palette)
             r.update({k: v[k] for k in ("name", "group", "site", "record", "coplanar_faces", "drawn_pixels")})
             r["passed"] = r["unexplained"] == 0
             results.append(r)
@@ -224,6 +230,11 @@ def cmd_compare(a):
                 write_png(stem + "-browser.png", [[pixels[4 * (y * W + x) + c] for x in range(W) for c in range(3)] for y in range(H)])
                 fr = base64.b64decode(v["frame"])
                 write_png(stem + "-painter.png", [[pal[3 * fr[y * W + x] + c] for x in range(W) for c in range(3)] for y in range(H)])
+                bad = set(r["_where"])
+                write_png(stem + "-unexplained.png", [[(255 if (x, y) in bad else pal[3 * fr[y * W + x] + c] // 3) if c == 0 else
+                                                       (0 if (x, y) in bad else pal[3 * fr[y * W + x] + c] // 3)
+                                                       for x in range(W) for c in range(3)] for y in range(H)])
+            del r["_where"]
         errors = browser.console_errors()
     finally:
         browser.close()

@@ -54,14 +54,17 @@ struct View {
     std::uint32_t state = 0;
 };
 
-// Rasterises face events, leaving out the remap types (6, 21) when `remaps` is false.
+// Rasterises face events, leaving out the remap types (6, 21) when `remaps` is false and the
+// points and lines (0, 1, 9, 10) when `lines` is false.
 class Painter final : public events::EventSink {
 public:
-    Painter(const reimpl::Rasteriser& r, reimpl::Frame& f, bool remaps) : r_(r), f_(f), remaps_(remaps) {}
+    Painter(const reimpl::Rasteriser& r, reimpl::Frame& f, bool remaps, bool lines = true)
+        : r_(r), f_(f), remaps_(remaps), lines_(lines) {}
     void emit(events::Event e) override {
         if (auto* face = std::get_if<events::FaceDraw>(&e)) {
             const bool remap = face->type == 6 || face->type == 21;
-            if (remaps_ || !remap) r_.draw(*face, f_);
+            const bool line = face->type == 0 || face->type == 1 || face->type == 9 || face->type == 10;
+            if ((remaps_ || !remap) && (lines_ || !line)) r_.draw(*face, f_);
             faces.push_back(*face);
         }
     }
@@ -70,7 +73,7 @@ public:
 private:
     const reimpl::Rasteriser& r_;
     reimpl::Frame& f_;
-    bool remaps_;
+    bool remaps_, lines_;
 };
 
 std::string base64(const std::vector<std::uint8_t>& bytes) {
@@ -151,10 +154,14 @@ ojson render(Data& d, const View& v) {
     placement.position = v.placement;
     const reimpl::Instance root = reimpl::construct(d.models, v.record, placement);
     const reimpl::DrawInput input{camera, harness::kWorkbenchLight, v.state};
-    reimpl::Frame frame, plain;
+    reimpl::Frame frame, plain, unlined;
     Painter painter(d.rasteriser, frame, true), without(d.rasteriser, plain, false);
+    Painter no_lines(d.rasteriser, unlined, true, false);
     d.interpreter.draw(root, input, painter);
     d.interpreter.draw(root, input, without);
+    d.interpreter.draw(root, input, no_lines);
+    std::vector<std::uint8_t> lines(frame.pixels.size());
+    for (std::size_t i = 0; i < lines.size(); ++i) lines[i] = frame.pixels[i] != unlined.pixels[i];
     std::vector<std::uint8_t> remapped(frame.pixels.size());
     for (std::size_t i = 0; i < remapped.size(); ++i) remapped[i] = frame.pixels[i] != plain.pixels[i];
     // Faces drawn on the plane of a face drawn before them (same instance, any triangle).
@@ -188,7 +195,8 @@ ojson render(Data& d, const View& v) {
             {"coplanar_faces", coplanar},
             {"drawn_pixels", drawn},
             {"frame", base64(frame.pixels)},
-            {"remapped", base64(remapped)}};
+            {"remapped", base64(remapped)},
+            {"lines", base64(lines)}};
 }
 
 } // namespace
