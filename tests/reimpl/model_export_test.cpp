@@ -15,7 +15,7 @@ namespace {
 
 TEST(CanonicalPlane, OnePlaneGivesOneKeyWhateverTheVerticesOrTheirOrder) {
     // Four points of the plane x + 2y + 3z = 14 (through (1, 2, 3)).
-    const Vec3 a{1, 2, 3}, b{3, 1, 3}, c{1, 5, 1}, d{7, -3, 5};
+    const Vec3 a{1, 2, 3}, b{3, 1, 3}, c{1, 5, 1}, d{1, -1, 5};
     const auto key = canonical_plane(a, b, c);
     ASSERT_TRUE(key);
     EXPECT_EQ(*key, (std::array<std::int64_t, 4>{1, 2, 3, 14}));
