@@ -30,5 +30,6 @@ const Command& call_command();
 const Command& bisect_command();
 const Command& mutate_command();
 const Command& profile_command();
+const Command& workbench_command();
 
 } // namespace refcheck::cli

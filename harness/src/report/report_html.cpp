@@ -1,6 +1,7 @@
 // One self-contained HTML page for people: a table of cases with status and counts; for a divergent
 // case its first divergence side by side; for frames the original, the reimplementation and a
 // difference picture, embedded as PNG data URIs.
+#include "workbench/workbench_link.hpp"
 #include "refcheck/harness/report.hpp"
 
 #include "refcheck/harness/bisect.hpp"
@@ -170,7 +171,8 @@ void write_html(const std::filesystem::path& file, const ojson& index, const std
         if (r.contains("error"))
             h << "<p class=error>" << escape_markup(r.at("error").get<std::string>()) << "</p>";
         if (r.contains("first_unexplained"))
-            h << "<h3>First unexplained divergence</h3>" << divergence_section(r.at("first_unexplained"));
+            h << "<h3>First unexplained divergence</h3>" << divergence_section(r.at("first_unexplained"))
+              << workbench_link_html(r.at("first_unexplained"));
         if (r.contains("bisect")) h << drill_down_html(r.at("bisect"));
         for (const auto& f : r.value("frames", ojson::array())) {
             h << "<h3>frame " << escape_markup(f.value("input", std::string()))

@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""Browser checks of the model workbench, in headless Chromium driven over the DevTools protocol
+(--remote-debugging-pipe: JSON messages on fds 3 and 4, no other dependency).
+
+  prepare  REFERENCE_TOOL REFCHECK DATA WORK   the painter-order frames (workbench_reference) and
+                                               the sites of their records (refcheck workbench)
+  compare  WORK [--depth plane|interpolated] [--expect-fail]
+           every view of WORK/reference.json drawn by the workbench (check.html) and compared
+           pixel for pixel with the reimplementation's painter-order frame
+  console  SITE [RECORDS...]                   index.html and record pages open with no console error
+
+Tolerance (wb.check): a differing pixel is accepted when it lies on a boundary displaced by at most
+one pixel: the browser's colour occurs among the reference's 3 x 3 neighbours of that pixel and the
+reference's colour among the browser's. Pixels a glass or haze remap wrote, and their neighbours,
+are not compared (the workbench previews remaps with transparency). Anything else is unexplained;
+a view passes with no unexplained pixel. Exit 77 (skipped) when Chromium is not installed.
+"""
+import argparse
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+W, H = 320, 200
+SKIP = 77
+
+
+def find_chromium():
+    for name in (os.environ.get("REFCHECK_CHROMIUM"), "chromium", "chromium-browser"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+class Browser:
+    """One headless Chromium, one page, spoken to over the DevTools pipe."""
+
+    def __init__(self, chromium):
+        self.profile = tempfile.mkdtemp(prefix="refcheck-chromium-")
+        to_child, self.write_fd = os.pipe()
+        self.read_fd, from_child = os.pipe()
+
+        def fds():  # the child reads commands on fd 3 and writes replies on fd 4
+            a, b = os.dup(to_child), os.dup(from_child)  # neither may already be 3 or 4
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        args = [chromium, "--headless=new", "--remote-debugging-pipe", "--no-sandbox", "--no-first-run",
+                "--no-default-browser-check", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+                "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                "--user-data-dir=" + self.profile, "about:blank"]
+        self.proc = subprocess.Popen(args, preexec_fn=fds, close_fds=False, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        os.close(to_child)
+        os.close(from_child)
+        self.buffer = b""
+        self.next_id = 0
+        self.events = []
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Runtime", "Log", "Page"):
+            self.call(domain + ".enable", session=True)
+
+    def send(self, method, params=None, session=False):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = self.session
+        os.write(self.write_fd, json.dumps(message).encode() + b"\0")
+        return self.next_id
+
+    def receive(self):
+        while b"\0" not in self.buffer:
+            chunk = os.read(self.read_fd, 1 << 20)
+            if not chunk:
+                raise RuntimeError("chromium closed the DevTools pipe (exit %s)" % self.proc.poll())
+            self.buffer += chunk
+        message, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def call(self, method, params=None, session=False):
+        wanted = self.send(method, params, session)
+        while True:
+            m = self.receive()
+            if m.get("id") == wanted:
+                if "error" in m:
+                    raise RuntimeError("%s: %s" % (method, m["error"]))
+                return m.get("result", {})
+            self.events.append(m)
+
+    def wait_event(self, method):
+        for i, m in enumerate(self.events):
+            if m.get("method") == method:
+                return self.events.pop(i)
+        while True:
+            m = self.receive()
+            if m.get("method") == method:
+                return m
+            self.events.append(m)
+
+    def evaluate(self, expression):
+        r = self.call("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True},
+                      session=True)
+        if "exceptionDetails" in r:
+            raise RuntimeError("page: " + json.dumps(r["exceptionDetails"])[:2000])
+        return r["result"].get("value")
+
+    def open(self, url):
+        """Navigates and waits for the page's WB_READY (set when it has drawn)."""
+        self.events = [m for m in self.events if m.get("method") != "Page.loadEventFired"]
+        self.call("Page.navigate", {"url": url}, session=True)
+        self.wait_event("Page.loadEventFired")
+        return self.evaluate("new Promise((resolve, reject) => { const t = () => window.WB_READY ? resolve(true)"
+                             " : (window.WB_FAILED ? reject(new Error(window.WB_FAILED)) : setTimeout(t, 20)); t(); })")
+
+    def console_errors(self):
+        errors = []
+        for m in self.events:
+            method, p = m.get("method"), m.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                errors.append(json.dumps(p.get("exceptionDetails", {}))[:500])
+            elif method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+                errors.append(" ".join(str(a.get("value", a.get("description"))) for a in p.get("args", [])))
+            elif method == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+                errors.append(p["entry"].get("text", "") + " " + p["entry"].get("url", ""))
+        return errors
+
+    def close(self):
+        try:
+            self.send("Browser.close")
+            self.proc.wait()
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def start_browser():
+    chromium = find_chromium()
+    if not chromium:
+        print("SKIP: Chromium not found (scripts/setup.sh installs the Debian package chromium)")
+        sys.exit(SKIP)
+    return Browser(chromium)
+
+
+def compare_frames(reference, remapped, lines, browser, palette):
+    ref = [palette[i] for i in reference]
+    got = [(browser[4 * i] << 16) | (browser[4 * i + 1] << 8) | browser[4 * i + 2] for i in range(W * H)]
+
+    def neighbours(img, x, y):
+        return {img[yy * W + xx] for yy in range(max(0, y - 1), min(H, y + 2)) for xx in range(max(0, x - 1), min(W, x + 2))}
+
+    excluded = set()
+    for i, m in enumerate(remapped):
+        if m:
+            x, y = i % W, i // W
+            excluded.update(yy * W + xx for yy in range(max(0, y - 1), min(H, y + 2)) for xx in range(max(0, x - 1), min(W, x + 2)))
+    silhouette = set()  # 1-pixel features: the pixels points and lines wrote, and their neighbours
+    for i, m in enumerate(lines):
+        if m:
+            x, y = i % W, i // W
+            silhouette.update(yy * W + xx for yy in range(max(0, y - 1), min(H, y + 2)) for xx in range(max(0, x - 1), min(W, x + 2)))
+    differing = edge = 0
+    unexplained = []
+    for i in range(W * H):
+        if ref[i] == got[i] or i in excluded:
+            continue
+        differing += 1
+        x, y = i % W, i // W
+        if i in silhouette or (got[i] in neighbours(ref, x, y) and ref[i] in neighbours(got, x, y)):
+            edge += 1
+        else:
+            unexplained.append((x, y))
+    return {"differing": differing, "at_edges": edge, "unexplained": len(unexplained),
+            "first_unexplained": unexplained[:5], "excluded_remap": len(excluded), "_where": unexplained}
+
+
+def write_png(path, rgb_rows):
+    import struct
+    import zlib
+    raw = b"".join(b"\0" + bytes(row) for row in rgb_rows)
+    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 8, 2, 0, 0, 0)) +
+                chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def cmd_prepare(a):
+    os.makedirs(a.work, exist_ok=True)
+    subprocess.run([a.reference_tool, a.data, a.work], check=True)
+    with open(os.path.join(a.work, "reference.json")) as f:
+        records = ",".join(str(r) for r in json.load(f)["records"])
+    for site, data in (("default", a.data), ("reversed", os.path.join(a.work, "reversed"))):
+        subprocess.run([a.refcheck, "workbench", "--data", data, "--records", records, "--out",
+                        os.path.join(a.work, "site-" + site)], check=True)
+    return 0
+
+
+def cmd_compare(a):
+    with open(os.path.join(a.work, "reference.json")) as f:
+        ref = json.load(f)
+    pal = base64.b64decode(ref["palette"])
+    palette = [(pal[3 * i] << 16) | (pal[3 * i + 1] << 8) | pal[3 * i + 2] for i in range(256)]
+    browser = start_browser()
+    results = []
+    try:
+        opened, info = None, None
+        for v in ref["views"]:
+            site = os.path.abspath(os.path.join(a.work, "site-" + v["site"]))
+            if opened != site:
+                browser.open("file://" + site + "/check.html")
+                opened = site
+                info = browser.evaluate("WB_CHECK.info()")
+                if info["depth_bits"] < 24:
+                    raise RuntimeError("the WebGL depth buffer has %s bits, not 24" % info["depth_bits"])
+            view = {k: v[k] for k in ("record", "state", "placement", "camera", "light")}
+            view["depth"] = a.depth
+            pixels = base64.b64decode(browser.evaluate("WB_CHECK.render(%s)" % json.dumps(view)))
+            r = compare_frames(base64.b64decode(v["frame"]), base64.b64decode(v["remapped"]),
+                               base64.b64decode(v["lines"]), pixels, palette)
+            r.update({k: v[k] for k in ("name", "group", "site", "record", "coplanar_faces", "drawn_pixels")})
+            r["passed"] = r["unexplained"] == 0
+            results.append(r)
+            if not r["passed"] and a.pictures:
+                stem = os.path.join(a.work, "fail-%s-%d" % (a.depth, len(results)))
+                write_png(stem + "-browser.png", [[pixels[4 * (y * W + x) + c] for x in range(W) for c in range(3)] for y in range(H)])
+                fr = base64.b64decode(v["frame"])
+                write_png(stem + "-painter.png", [[pal[3 * fr[y * W + x] + c] for x in range(W) for c in range(3)] for y in range(H)])
+                bad = set(r["_where"])
+                write_png(stem + "-unexplained.png", [[(255 if (x, y) in bad else pal[3 * fr[y * W + x] + c] // 3) if c == 0 else
+                                                       (0 if (x, y) in bad else pal[3 * fr[y * W + x] + c] // 3)
+                                                       for x in range(W) for c in range(3)] for y in range(H)])
+            del r["_where"]
+        errors = browser.console_errors()
+    finally:
+        browser.close()
+    coplanar = [r for r in results if r["group"] == "coplanar" and r["coplanar_faces"] > 0 and r["drawn_pixels"] > 0]
+    summary = {
+        "depth": a.depth,
+        "webgl": info,
+        "tolerance": "a differing pixel is accepted when the browser's colour occurs among the painter frame's 3x3 "
+                     "neighbours and the painter frame's among the browser's (a boundary moved by at most one pixel); "
+                     "remap pixels and their neighbours are not compared",
+        "views": len(results),
+        "coplanar_views": sum(1 for r in coplanar if r["passed"]),
+        "coplanar_views_failed": sum(1 for r in coplanar if not r["passed"]),
+        "other_views_failed": sum(1 for r in results if not r["passed"] and r not in coplanar),
+        "console_errors": errors,
+        "results": results,
+    }
+    with open(os.path.join(a.work, "results-%s.json" % a.depth), "w") as f:
+        json.dump(summary, f, indent=1)
+    for r in results:
+        print("%-4s %-10s %-28s record %4d: %5d differing, %5d at edges, %4d unexplained%s" % (
+            "ok" if r["passed"] else "FAIL", r["group"], r["name"][:28], r["record"], r["differing"], r["at_edges"],
+            r["unexplained"], "" if r["passed"] else " first at %s" % r["first_unexplained"][:2]))
+    print(json.dumps({k: summary[k] for k in ("depth", "views", "coplanar_views", "coplanar_views_failed",
+                                              "other_views_failed")}))
+    if errors:
+        print("console errors:", *errors, sep="\n  ")
+        return 1
+    if a.expect_fail:
+        # The seeded fault: ordinary interpolated depth must make the coplanar checks fail.
+        caught = summary["coplanar_views_failed"] > 0
+        print("seeded depth fault", "caught" if caught else "NOT caught", "in %d coplanar views" % summary["coplanar_views_failed"])
+        return 0 if caught else 1
+    ok = summary["coplanar_views"] >= 36 and summary["coplanar_views_failed"] == 0 and summary["other_views_failed"] == 0
+    return 0 if ok else 1
+
+
+def cmd_console(a):
+    site = os.path.abspath(a.site)
+    browser = start_browser()
+    try:
+        browser.open("file://" + site + "/index.html")
+        shown = browser.evaluate("document.querySelectorAll('.card').length")
+        records = a.records or browser.evaluate("WB_INDEX.records.filter(r => !r.error).map(r => r.record)")
+        pages = records[: a.pages] if a.pages else records
+        for r in pages:
+            browser.open("file://%s/record.html?r=%d&faces=0" % (site, r))
+            face = browser.evaluate("(() => { const c = document.getElementById('view');"
+                                    " c.dispatchEvent(new MouseEvent('click', {clientX: c.getBoundingClientRect().left"
+                                    " + c.width / 2, clientY: c.getBoundingClientRect().top + c.height / 2}));"
+                                    " return WB.lastClick.then(() => document.getElementById('face').textContent); })()")
+            if not face:
+                raise RuntimeError("record %d: the face panel stayed empty" % r)
+        # Every record's data loads and draws (check.html renders its opening view).
+        browser.open("file://" + site + "/check.html")
+        drawn = browser.evaluate("(async () => { let n = 0; for (const r of %s) { const rec = await WB.loadRecord(r);"
+                                 " await WB_CHECK.render({record: r, state: 0, placement: [0, 0, 0], camera: rec.view.camera,"
+                                 " light: rec.view.light}); ++n; } return n; })()" % json.dumps(records))
+        errors = browser.console_errors()
+    finally:
+        browser.close()
+    print(json.dumps({"index_cards": shown, "record_pages": len(pages), "records_drawn": drawn, "console_errors": errors}))
+    return 0 if not errors and drawn == len(records) else 1
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("prepare")
+    for name in ("reference_tool", "refcheck", "data", "work"):
+        s.add_argument(name)
+    s = sub.add_parser("compare")
+    s.add_argument("work")
+    s.add_argument("--depth", choices=("plane", "interpolated"), default="plane")
+    s.add_argument("--expect-fail", action="store_true")
+    s.add_argument("--pictures", action="store_true", help="write PNGs of failing views")
+    s = sub.add_parser("console")
+    s.add_argument("site")
+    s.add_argument("records", nargs="*", type=int)
+    s.add_argument("--pages", type=int, default=0, help="open only the first N record pages")
+    a = p.parse_args()
+    return {"prepare": cmd_prepare, "compare": cmd_compare, "console": cmd_console}[a.command](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+// refcheck workbench [--out DIR] [--records LIST] [--data DIR]: the model workbench, a static site
+// that opens from file:// (harness/include/refcheck/harness/workbench.hpp does the work).
+#include "command.hpp"
+
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "refcheck/harness/workbench.hpp"
+
+namespace refcheck::cli {
+namespace {
+
+// "16,17,100-120": record indices and inclusive ranges.
+std::vector<std::uint32_t> parse_records(const std::string& list) {
+    std::vector<std::uint32_t> out;
+    std::size_t at = 0;
+    while (at <= list.size()) {
+        const std::size_t end = std::min(list.find(',', at), list.size());
+        const std::string item = list.substr(at, end - at);
+        const std::size_t dash = item.find('-');
+        std::size_t used = 0;
+        const unsigned long from = std::stoul(item.substr(0, dash), &used);
+        if (used != std::min(dash, item.size())) throw std::invalid_argument("bad record list: " + list);
+        const unsigned long to = dash == std::string::npos ? from : std::stoul(item.substr(dash + 1));
+        if (to < from) throw std::invalid_argument("bad record range: " + item);
+        for (unsigned long r = from; r <= to; ++r) out.push_back(static_cast<std::uint32_t>(r));
+        at = end + 1;
+    }
+    return out;
+}
+
+} // namespace
+
+const Command& workbench_command() {
+    static const Command command{
+        "workbench", "Write the model workbench: every record in 3D in the browser, from file://",
+        [](CLI::App& app) -> std::function<int()> {
+            auto out = std::make_shared<std::string>("out/workbench");
+            auto records = std::make_shared<std::string>();
+            auto data = std::make_shared<std::string>(REFCHECK_DEFAULT_DATA);
+            app.add_option("--out", *out, "Folder of the site (index.html, record.html?r=N)")
+                ->capture_default_str();
+            app.add_option("--records", *records, "Records to export, e.g. 16,17,100-120 (default: all)");
+            app.add_option("--data", *data, "Data root holding 3DDATA/ and 3DPAL.RGB")->capture_default_str();
+            return [out, records, data] {
+                harness::WorkbenchOptions options;
+                options.data = *data;
+                options.out = *out;
+                try {
+                    if (!records->empty()) options.records = parse_records(*records);
+                    const auto start = std::chrono::steady_clock::now();
+                    const harness::WorkbenchSummary s = harness::write_workbench(options);
+                    const double seconds =
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                    for (const auto& [record, error] : s.errors)
+                        std::cerr << "record " << record << ": " << error << "\n";
+                    std::cout << fmt::format(
+                        "workbench: {} records, {} faces, {} triangles, {:.1f} MB in {:.1f} s\n", s.records,
+                        s.faces, s.triangles, double(s.bytes) / 1e6, seconds);
+                    std::cout << "open " << (std::filesystem::absolute(options.out) / "index.html").string()
+                              << "\n";
+                    return s.errors.empty() ? kEquivalent : kError;
+                } catch (const std::exception& e) {
+                    std::cerr << "refcheck workbench: " << e.what() << "\n";
+                    return kError;
+                }
+            };
+        }};
+    return command;
+}
+
+} // namespace refcheck::cli
