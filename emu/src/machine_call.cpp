@@ -5,10 +5,13 @@ namespace refcheck::emu {
 
 namespace {
 
-void on_budget_block(uc_engine* uc, uint64_t address, uint32_t size, void* user) {
+// The block hook: coverage of the covered routines' blocks, then the instruction budget.
+void on_block(uc_engine* uc, uint64_t address, uint32_t size, void* user) {
     auto& impl = *static_cast<Machine::Impl*>(user);
     if (impl.trial) return;
     Address start = static_cast<Address>(address);
+    if (impl.coverage_on && impl.in_coverage(start)) impl.coverage.record(start, size);
+    if (!impl.budget_on) return;
     const Machine::Impl::BlockCount& e = impl.block_counts[Machine::Impl::block_slot(start)];
     uint32_t n = e.start == start && e.size == size ? e.count : impl.count_block(start, size);
     if (impl.executed + n > impl.budget) {
@@ -46,15 +49,21 @@ uint32_t Machine::Impl::count_block(Address start, uint32_t size) {
     return count;
 }
 
-void Machine::Impl::set_budget_hook(bool on) {
-    if (on == (budget_hook != 0)) return;
-    if (on) {
-        uc_hook_add(uc, &budget_hook, UC_HOOK_BLOCK, reinterpret_cast<void*>(on_budget_block), this, 1, 0);
+void Machine::Impl::update_block_hook() {
+    const bool want = budget_on || coverage_on;
+    if (want == (block_hook != 0)) return;
+    if (want) {
+        uc_hook_add(uc, &block_hook, UC_HOOK_BLOCK, reinterpret_cast<void*>(on_block), this, 1, 0);
     } else {
-        uc_hook_del(uc, budget_hook);
-        budget_hook = 0;
+        uc_hook_del(uc, block_hook);
+        block_hook = 0;
     }
     flush_all_translations(); // translated blocks carry (or lack) the block-hook call
+}
+
+void Machine::Impl::set_budget_hook(bool on) {
+    budget_on = on;
+    update_block_hook();
 }
 
 CallResult Machine::call(std::string_view routine, Convention c, std::initializer_list<uint32_t> args,

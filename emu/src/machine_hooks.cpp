@@ -48,11 +48,6 @@ void on_watch(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t 
     guarded(impl, [&] { rec.watch(impl.self, access); });
 }
 
-void on_coverage_block(uc_engine*, uint64_t address, uint32_t size, void* user) {
-    auto& impl = *static_cast<Machine::Impl*>(user);
-    if (!impl.trial) impl.coverage.record(static_cast<Address>(address), size);
-}
-
 void on_trace(uc_engine*, uint64_t address, uint32_t, void* user) {
     auto& impl = *static_cast<Machine::Impl*>(user);
     if (!impl.trial) impl.trace.record(static_cast<Address>(address));
@@ -169,19 +164,15 @@ void Machine::enable_coverage(std::vector<Routine> routines) {
     for (const Routine& r : routines) ranges.push_back(r.range);
     impl_->coverage.set_routines(std::move(routines));
     impl_->coverage.clear();
-    for (Range r : merged(ranges)) {
-        uc_hook h = 0;
-        uc_hook_add(impl_->uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(on_coverage_block), impl_.get(),
-                    r.begin, r.end - 1);
-        impl_->coverage_hooks.push_back(h);
-        impl_->remove_cache(r);
-    }
+    impl_->coverage_ranges = merged(ranges);
+    impl_->coverage_on = true;
+    impl_->update_block_hook(); // the block hook (machine_call.cpp) records the covered ranges' blocks
 }
 
 void Machine::disable_coverage() {
-    for (uc_hook h : impl_->coverage_hooks) uc_hook_del(impl_->uc, h);
-    for (const Routine& r : impl_->coverage.routines()) impl_->remove_cache(r.range);
-    impl_->coverage_hooks.clear();
+    impl_->coverage_on = false;
+    impl_->coverage_ranges.clear();
+    impl_->update_block_hook();
 }
 
 void Machine::enable_trace(size_t capacity, std::vector<Range> ranges) {

@@ -1,6 +1,7 @@
 // Internal state of a Machine (not installed with the public headers).
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -81,8 +82,17 @@ struct Machine::Impl {
     uc_hook interrupt_hook = 0;
     std::unique_ptr<Watchdog> watchdog; // declared after uc: destroyed (joined) before uc_close
 
-    // instruction budget (block_hook method)
-    uc_hook budget_hook = 0;
+    // One block hook over all code, installed while coverage or a block-hook budget is on (each
+    // flag read per block, so turning one on while the other is already on costs no flush).
+    uc_hook block_hook = 0;
+    bool budget_on = false, coverage_on = false;
+    std::vector<Range> coverage_ranges; // merged, sorted: blocks recorded for coverage
+    bool in_coverage(Address a) const {
+        auto it = std::upper_bound(coverage_ranges.begin(), coverage_ranges.end(), a,
+                                   [](Address x, const Range& r) { return x < r.begin; });
+        return it != coverage_ranges.begin() && (it - 1)->contains(a);
+    }
+    void update_block_hook();
     uint64_t budget = 0;
     uint64_t executed = 0;
     // Instructions per translated block, direct-mapped by start address (decoded once with Capstone).
@@ -97,7 +107,6 @@ struct Machine::Impl {
     // hooks
     std::map<HookId, std::unique_ptr<HookRecord>> hooks;
     HookId next_hook = 1;
-    std::vector<uc_hook> coverage_hooks;
     std::vector<uc_hook> trace_hooks;
     std::vector<Range> trace_ranges;
     uc_hook stray_hook = 0;

@@ -30,6 +30,11 @@ CodeSite find_instruction(const std::string& function,
 // Every instruction of `function` (a symbol of the stand-in), up to the next symbol.
 std::vector<emu::Instruction> instructions_of(const std::string& function);
 
+// In `function`, the store of a loop counter to a stack slot before the function's last backward
+// conditional branch (the slot read back by a later `mov` before that branch): made a no-op, the
+// loop never ends. Throws std::runtime_error naming what is missing.
+emu::Instruction loop_counter_store(const std::string& function);
+
 // Hex of bytes, as `--patch` takes them ("9090").
 std::string hex_bytes(const std::vector<std::uint8_t>& bytes);
 

@@ -99,35 +99,11 @@ TEST_F(MutateTest, MutantsNoInputReachesAreNotCoveredAndNotRun) {
 // and the loop never exits: the mutant must end at its per-call instruction budget (a wall-clock
 // stop would be a "fault" of kind wall_limit, after 20 s).
 TEST_F(MutateTest, ALoopThatNeverExitsEndsAtItsInstructionBudget) {
-    const auto code = instructions_of("transform_grid");
-    auto target_of = [](const emu::Instruction& in) -> std::optional<std::uint32_t> {
-        const auto space = in.text.find(' ');
-        if (in.text[0] != 'j' || in.text.rfind("jmp", 0) == 0 || space == std::string::npos)
-            return std::nullopt;
-        try {
-            return static_cast<std::uint32_t>(std::stoul(in.text.substr(space + 1), nullptr, 16));
-        } catch (const std::exception&) {
-            return std::nullopt;
-        }
-    };
-    std::optional<std::size_t> back_edge;
-    for (std::size_t i = 0; i < code.size(); ++i)
-        if (const auto t = target_of(code[i]); t && *t < code[i].address) back_edge = i;
-    ASSERT_TRUE(back_edge) << "transform_grid has no backward conditional branch";
-    std::optional<std::size_t> store;
-    for (std::size_t i = 0; i < *back_edge; ++i) {
-        const std::string& t = code[i].text;
-        if (t.rfind("mov dword ptr [ebp - ", 0) != 0) continue;
-        const std::string slot = t.substr(4, t.find(']') - 3); // "dword ptr [ebp - 0x34]"
-        for (std::size_t k = i + 1; k < *back_edge; ++k)
-            if (code[k].text.rfind("mov ", 0) == 0 && code[k].text.ends_with(", " + slot)) store = i;
-    }
-    ASSERT_TRUE(store) << "no loop counter stored to a stack slot before the back-edge";
-
+    const emu::Instruction store = loop_counter_store("transform_grid");
     const fs::path file = write_case("small-program", small_program().to_json());
     const ojson j = mutate(file, "--routines '(^|:)transform_grid$' --operators store_nop");
-    const ojson* m = find_mutant(j, code[*store].address, "store_nop");
-    ASSERT_NE(m, nullptr) << code[*store].text;
+    const ojson* m = find_mutant(j, store.address, "store_nop");
+    ASSERT_NE(m, nullptr) << store.text;
     ASSERT_EQ(m->at("status"), "killed") << m->dump();
     EXPECT_EQ(m->at("killed_by").at("how"), "budget") << m->dump();
     EXPECT_NE(m->at("killed_by").at("detail").get<std::string>().find("budget_exceeded"), std::string::npos);

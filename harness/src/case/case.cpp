@@ -111,9 +111,9 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
     return s;
 }
 
-const std::set<std::string> kKeys = {"schema", "family",    "description", "image",     "profile",
-                                     "data",   "selection", "hooks",       "tolerance", "allow",
-                                     "rules",  "compares",  "blank_frames"};
+const std::set<std::string> kKeys = {"schema", "family",    "description",  "image",     "profile",
+                                     "data",   "selection", "hooks",        "tolerance", "allow",
+                                     "rules",  "compares",  "blank_frames", "limits"};
 
 } // namespace
 
@@ -185,6 +185,13 @@ Case load_case(const std::filesystem::path& file) {
         if (!kKinds.count(k))
             fail(file, "\"compares\" names \"" + k + "\", which is not an event kind refcheck compares");
     c.blank_frames = get<bool>(j, "blank_frames", false, file);
+    const json limits = j.value("limits", json::object());
+    c.instructions_per_call =
+        get<std::uint64_t>(limits, "instructions_per_call", Case::kDefaultInstructionsPerCall, file);
+    c.instructions_per_case =
+        get<std::uint64_t>(limits, "instructions_per_case", Case::kDefaultInstructionsPerCase, file);
+    if (c.instructions_per_call == 0 || c.instructions_per_case == 0)
+        fail(file, "\"limits\": instruction budgets must be at least 1");
     if (c.family == Family::Program && (c.views.empty() || c.lights.empty() || c.states.empty()))
         fail(file, "a program case needs selection.views, selection.lights and selection.states");
     if (c.family == Family::Palette && c.warzones.empty()) c.warzones = {0};

@@ -34,6 +34,13 @@ public:
                          const std::vector<events::Event>& emitted) = 0;
 };
 
+// The original failed where the case needs it to succeed (a fault, or an initialiser returning
+// failure): already recorded in the comparator as an unexplained divergence; the family stops, and
+// the case is divergent (run_case catches it).
+struct OriginalFailed : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // What both sides start from: the original booted (objects initialised), the archive bytes read.
 struct CaseContext {
     const Case& c;
@@ -55,6 +62,7 @@ struct CaseContext {
     // A selected input is about to run: a worker's breadcrumb notes it (workers.hpp).
     // A case observer (refcheck mutate, case_observer.hpp) may skip a selected input.
     bool selected(std::string_view input) const {
+        stop_after_overrun();
         bool yes = c.only_inputs.empty() ? c.only.empty() || c.only == input
                                          : c.only_inputs.count(std::string(input)) != 0;
         if (yes)
@@ -65,8 +73,17 @@ struct CaseContext {
     // An input of a family that runs every input (its state carries on to the next: scenes,
     // construction, palettes) begins: a case observer and a worker's breadcrumb are told.
     void begins(std::string_view input) const {
+        stop_after_overrun();
         if (CaseObserver* observer = case_observer()) observer->input(input, false);
         note_input(input);
+    }
+    // The first call over its instruction budget stops the case at the next input (its fault is
+    // already a divergence).
+    void stop_after_overrun() const {
+        if (original.overran())
+            throw OriginalFailed("a call of the original ran over its instruction budget (limits: " +
+                                 std::to_string(c.instructions_per_call) + " per call, " +
+                                 std::to_string(c.instructions_per_case) + " per case)");
     }
     bool selects_within(std::string_view prefix) const {
         if (CaseObserver* observer = case_observer(); observer && !observer->within(prefix)) return false;
@@ -78,12 +95,6 @@ struct CaseContext {
     }
 };
 
-// The original failed where the case needs it to succeed (a fault, or an initialiser returning
-// failure): already recorded in the comparator as an unexplained divergence; the family stops, and
-// the case is divergent (run_case catches it).
-struct OriginalFailed : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 // Checks the result of a call the case needs to succeed: a fault is already a divergence (see
 // Original::on_fault); a value other than `expected` (or, with expected = nonzero, a zero) becomes
 // one, an event of kind "fault" with fault "returned_failure". Throws OriginalFailed in both cases.

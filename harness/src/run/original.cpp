@@ -97,6 +97,13 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
         limits.instruction_budget = b->second;
     else
         limits.instruction_budget = fallback_budget_;
+    if (per_call_ != 0) {
+        // The case's limits: never more than per_call_, nor than what is left of per_case_.
+        const std::uint64_t left = instructions_total_ < per_case_ ? per_case_ - instructions_total_ : 1;
+        const std::uint64_t cap = std::min(per_call_, left);
+        limits.instruction_budget =
+            limits.instruction_budget ? std::min(limits.instruction_budget, cap) : cap;
+    }
     emu::CallResult result =
         machine_->call(profile_.address_of(routine), parse_convention(r.convention),
                        std::span<const std::uint32_t>(args.begin(), args.size()), limits);
@@ -106,6 +113,7 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
         instructions_total_ += *result.instructions;
     }
     if (result.fault) {
+        if (result.fault->kind == emu::FaultKind::budget_exceeded) overran_ = true;
         faults_.push_back(to_json(*result.fault));
         if (on_fault_) on_fault_(routine, *result.fault);
     }

@@ -60,8 +60,9 @@ struct MachineOptions {
 // How an instruction budget is enforced (only when CallLimits::instruction_budget != 0).
 //  block_hook:    a UC_HOOK_BLOCK over all code adds each block's instruction count (decoded
 //                 once per block with Capstone, cached); the run stops at the first block that
-//                 would exceed the budget. Installed only for budgeted calls; an unbudgeted call
-//                 removes it again (flushing the translation cache once). The default.
+//                 would exceed the budget. It is the same hook as coverage's (one call per block
+//                 for both): installed while either is on, removed when neither is (flushing the
+//                 translation cache once). The default.
 //  unicorn_count: uc_emu_start's own `count`, which installs a per-instruction code hook inside
 //                 Unicorn: exact to the instruction, much slower (see emu_bench).
 enum class BudgetMethod : uint8_t { block_hook, unicorn_count };
@@ -188,7 +189,7 @@ public:
     std::string describe(Address a) const;
     std::vector<std::string> disassemble(Address a, size_t count) const;
 
-    // Coverage: a block hook over the given routines' ranges only (merged where they touch).
+    // Coverage: the block hook records the blocks in the given routines' ranges only.
     void enable_coverage(std::vector<Routine> routines);
     void disable_coverage();
     Coverage& coverage();

@@ -79,6 +79,15 @@ struct Case {
     // Whether a blank frame compared with a blank frame counts ("blank_frames": true, for a case
     // that tests that nothing is drawn); otherwise such pairs are set aside, not compared.
     bool blank_frames = false;
+    // Every call of the original runs under these limits ("limits": {"instructions_per_call": N,
+    // "instructions_per_case": M}). The first call over its budget is a fault (budget_exceeded) and
+    // stops the case at the next input; a call that would take the case past its total is given
+    // only what is left. So a case's guest work is bounded by instructions_per_case, whatever the
+    // original does. The wall-clock limit per call (kWallBackstopMs) is only a backstop.
+    std::uint64_t instructions_per_call = kDefaultInstructionsPerCall;
+    std::uint64_t instructions_per_case = kDefaultInstructionsPerCase;
+    static constexpr std::uint64_t kDefaultInstructionsPerCall = 500'000'000;
+    static constexpr std::uint64_t kDefaultInstructionsPerCase = 50'000'000'000;
     // Narrowing (not read from the file): when set, only the input of this name is compared
     // ("record 12 view 0 light 1 state 0", "step 7", ...): `refcheck run --only`, bisect.
     std::string only;

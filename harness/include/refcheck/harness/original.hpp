@@ -42,7 +42,18 @@ public:
 
     // Calls a profile routine with its convention. A fault is recorded (see faults()) and returned.
     emu::CallResult call(const std::string& routine, std::initializer_list<std::uint32_t> args,
-                         std::uint32_t wall_ms = 20000);
+                         std::uint32_t wall_ms = kWallBackstopMs);
+    // The wall-clock limit of a call: a backstop only (the instruction budgets bound a call; a
+    // test never depends on this).
+    static constexpr std::uint32_t kWallBackstopMs = 120000;
+    // The case's limits (Case::instructions_per_call, instructions_per_case): every call gets at
+    // most per_call instructions and no more than what is left of per_case (0, 0: none).
+    void set_case_limits(std::uint64_t per_call, std::uint64_t per_case) {
+        per_call_ = per_call;
+        per_case_ = per_case;
+    }
+    // A call ran over its instruction budget (the case stops at its next input).
+    bool overran() const { return overran_; }
     std::uint32_t address(const std::string& name) const { return profile_.address_of(name); }
     std::uint32_t u32(const std::string& global, std::uint32_t index = 0) const;
     std::vector<std::uint8_t> bytes(std::uint32_t address, std::size_t size) const;
@@ -95,6 +106,8 @@ private:
     std::map<std::string, std::uint64_t> budgets_, needed_;
     std::uint64_t fallback_budget_ = 0;
     std::uint64_t instructions_total_ = 0;
+    std::uint64_t per_call_ = 0, per_case_ = 0;
+    bool overran_ = false;
 };
 
 } // namespace refcheck::harness
