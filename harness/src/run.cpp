@@ -319,7 +319,23 @@ static void check_shards_complete(const std::vector<fs::path>& shard_dirs,
     if (!missing.empty()) throw std::runtime_error("shard output missing: " + missing);
 }
 
+// A name a shard's run.json or case report gives (a report file, a picture, the drcov file, a case):
+// relative and never climbing out with "..", so merge reads only inside the shard folder and writes
+// only inside `out` (seen while writing fuzz/report_merge: a report naming "../x" or "/x" made merge
+// copy files from and to anywhere).
+static fs::path name_inside(const std::string& name, const fs::path& dir, const char* what) {
+    const fs::path p(name);
+    bool inside = !name.empty() && p.is_relative() && !p.has_root_name() && !p.has_root_directory();
+    for (const auto& part : p)
+        if (part == "..") inside = false;
+    if (!inside)
+        throw std::runtime_error(dir.string() + ": " + what + " \"" + name +
+                                 "\" is not a name inside the run's folder");
+    return p;
+}
+
 int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
+    if (shard_dirs.empty()) throw std::runtime_error("merge needs at least one shard output");
     std::vector<std::pair<std::string, ojson>> named;
     std::vector<ojson> indexes;
     for (const auto& dir : shard_dirs) indexes.push_back(read_json(dir / "run.json"));
@@ -334,19 +350,21 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
         const fs::path& dir = shard_dirs[d];
         const ojson& index = indexes[d];
         for (const auto& row : index.at("cases")) {
-            const std::string file = row.at("report").get<std::string>();
+            const fs::path file = name_inside(row.at("report").get<std::string>(), dir, "report");
             ojson report = read_json(dir / file);
             std::vector<fs::path> beside; // files next to the report: frame pictures, the drcov file
             for (const auto& f : report.value("frames", ojson::array()))
                 for (const char* k : {"original_png", "reimpl_png", "diff_png"})
-                    if (f.contains(k)) beside.emplace_back(f.at(k).get<std::string>());
+                    if (f.contains(k)) beside.push_back(name_inside(f.at(k).get<std::string>(), dir, k));
             if (const ojson& drcov = member(member(report, "coverage"), "drcov"); drcov.is_string())
-                beside.emplace_back(drcov.get<std::string>());
+                beside.push_back(name_inside(drcov.get<std::string>(), dir, "drcov file"));
             for (const fs::path& rel : beside) {
                 fs::create_directories((out / rel).parent_path());
                 fs::copy_file(dir / rel, out / rel, fs::copy_options::overwrite_existing);
             }
-            named.emplace_back(row.at("case").get<std::string>(), std::move(report));
+            const std::string name = row.at("case").get<std::string>();
+            name_inside(name + ".json", dir, "case");
+            named.emplace_back(name, std::move(report));
         }
     }
     // Unsharded runs list cases in sorted file order; the case name is the file stem.
