@@ -301,8 +301,14 @@ static void check_shards_complete(const std::vector<fs::path>& shard_dirs,
     std::map<unsigned, fs::path> seen;
     for (std::size_t i = 0; i < indexes.size(); ++i) {
         const ojson& shard = member(indexes[i], "shard");
-        const unsigned n = shard.is_object() ? shard.at("count").get<unsigned>() : 1;
-        const unsigned k = shard.is_object() ? shard.at("index").get<unsigned>() : 0;
+        // Read wide and checked: nlohmann turns -1 into 4294967295 for an unsigned, and listing that
+        // many missing shards hung merge (found by fuzz/report_merge).
+        const std::int64_t wide_n = shard.is_object() ? shard.at("count").get<std::int64_t>() : 1;
+        const std::int64_t wide_k = shard.is_object() ? shard.at("index").get<std::int64_t>() : 0;
+        if (wide_n < 1 || wide_n > 0xffffffffLL || wide_k < 0 || wide_k >= wide_n)
+            throw std::runtime_error(shard_dirs[i].string() + "/run.json: \"shard\" " + shard.dump() +
+                                     " is not an index below a count of at least 1");
+        const auto n = static_cast<unsigned>(wide_n), k = static_cast<unsigned>(wide_k);
         if (count && *count != n)
             throw std::runtime_error(shard_dirs[i].string() + " is shard " + std::to_string(k) + "/" +
                                      std::to_string(n) + ", but an earlier folder is a shard of " +
@@ -312,10 +318,16 @@ static void check_shards_complete(const std::vector<fs::path>& shard_dirs,
             throw std::runtime_error(shard_dirs[i].string() + " and " + it->second.string() +
                                      " are both shard " + std::to_string(k) + "/" + std::to_string(n));
     }
+    // At most ten missing shards named (a count of millions would otherwise build a list that long).
     std::string missing;
-    for (unsigned k = 0; count && k < *count; ++k)
-        if (!seen.count(k))
+    const std::uint64_t absent = count ? *count - seen.size() : 0;
+    std::uint64_t named = 0;
+    for (unsigned k = 0; count && k < *count && named < 10 && named < absent; ++k)
+        if (!seen.count(k)) {
             missing += (missing.empty() ? "" : ", ") + std::to_string(k) + "/" + std::to_string(*count);
+            ++named;
+        }
+    if (absent > named) missing += " and " + std::to_string(absent - named) + " more";
     if (!missing.empty()) throw std::runtime_error("shard output missing: " + missing);
 }
 
