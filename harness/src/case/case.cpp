@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <limits>
+#include <type_traits>
 #include <set>
 
 namespace refcheck::harness {
@@ -33,8 +35,43 @@ namespace {
 }
 
 template <typename T>
+struct Element {
+    using type = T;
+};
+template <typename T>
+struct Element<std::vector<T>> {
+    using type = typename Element<T>::type;
+};
+
+// nlohmann converts a number to any arithmetic type with a plain cast: 1e300 to int32 is undefined
+// behaviour, 4294967296 to uint32 is 0 (found by fuzz/case_json). Every number bound for an integer
+// must be an integer that fits.
+template <typename I>
+void check_integers(const json& v, const char* key, const std::filesystem::path& file) {
+    if (v.is_array()) {
+        for (const auto& e : v) check_integers<I>(e, key, file);
+        return;
+    }
+    if (!v.is_number()) return; // get<T> reports the wrong type
+    bool fits = false;
+    if (v.is_number_unsigned())
+        fits = v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<I>::max());
+    else if (v.is_number_integer())
+        fits = v.get<std::int64_t>() >= 0
+                   ? static_cast<std::uint64_t>(v.get<std::int64_t>()) <=
+                         static_cast<std::uint64_t>(std::numeric_limits<I>::max())
+                   : std::is_signed_v<I> &&
+                         v.get<std::int64_t>() >= static_cast<std::int64_t>(std::numeric_limits<I>::min());
+    if (!fits)
+        fail(file,
+             std::string("key \"") + key + "\": " + v.dump() + " is not an integer in the range it needs");
+}
+
+template <typename T>
 T get(const json& j, const char* key, const T& fallback, const std::filesystem::path& file) {
     if (!j.contains(key)) return fallback;
+    using E = typename Element<T>::type;
+    if constexpr (std::is_integral_v<E> && !std::is_same_v<E, bool>) check_integers<E>(j.at(key), key, file);
     try {
         return j.at(key).get<T>();
     } catch (const json::exception& e) {
@@ -117,6 +154,10 @@ const std::set<std::string> kKeys = {"schema", "family",    "description",  "ima
 
 } // namespace
 
+namespace {
+Case parse_case(const json& j, const std::filesystem::path& file);
+} // namespace
+
 Case load_case(const std::filesystem::path& file) {
     std::ifstream in(file);
     if (!in) fail(file, "cannot read the case file");
@@ -127,6 +168,18 @@ Case load_case(const std::filesystem::path& file) {
         fail(file, std::string("not valid JSON: ") + e.what());
     }
     if (!j.is_object()) fail(file, "a case is a JSON object");
+    try {
+        return parse_case(j, file);
+    } catch (const json::exception& e) {
+        // A part of another JSON type than the one read from it (a "selection" that is a number...):
+        // a CaseError naming the file, not nlohmann's type_error (fuzz/case_json).
+        fail(file, std::string("malformed: ") + e.what());
+    }
+}
+
+namespace {
+
+Case parse_case(const json& j, const std::filesystem::path& file) {
     for (auto it = j.begin(); it != j.end(); ++it)
         if (!kKeys.count(it.key())) fail(file, "unknown key \"" + it.key() + "\"");
     if (get<std::string>(j, "schema", "", file) != "refcheck-case/1")
@@ -203,6 +256,8 @@ Case load_case(const std::filesystem::path& file) {
         fail(file, "a scene case needs selection.scene.scripts and one light in selection.lights");
     return c;
 }
+
+} // namespace
 
 std::vector<std::string> default_compared_kinds(Family f, bool frames) {
     switch (f) {

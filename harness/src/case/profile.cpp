@@ -19,7 +19,11 @@ std::optional<std::uint32_t> parse_address(const json& j, const std::filesystem:
                                            const std::string& who) {
     if (!j.contains("address") || j.at("address").is_null()) return std::nullopt;
     const auto& a = j.at("address");
-    if (a.is_number_unsigned()) return a.get<std::uint32_t>();
+    if (a.is_number_unsigned()) {
+        if (a.get<std::uint64_t>() > 0xffffffffULL)
+            fail(file, who + ": address " + a.dump() + " is past 32 bits");
+        return a.get<std::uint32_t>();
+    }
     if (!a.is_string()) fail(file, who + ": address must be a hex string");
     const std::string s = a.get<std::string>();
     if (s.empty()) return std::nullopt;
@@ -84,20 +88,23 @@ Profile load_profile(const std::filesystem::path& file) {
     } catch (const json::exception& e) {
         fail(file, std::string("not valid JSON: ") + e.what());
     }
-    if (j.value("schema", "") != "refcheck-profile/1")
-        fail(file, "\"schema\" must be \"refcheck-profile/1\"");
+    // A JSON value of another type (a profile that is `true`, an "image" that is a number) is a
+    // ProfileError like the rest, not nlohmann's type_error (found by fuzz/profile_json).
+    if (!j.is_object()) fail(file, "a profile is a JSON object");
     Profile p;
-    p.file = file;
-    p.image = j.value("image", "");
-    p.image_sha256 = j.value("image_sha256", "");
-    for (char& ch : p.image_sha256) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if (!p.image_sha256.empty() &&
-        (p.image_sha256.size() != 64 ||
-         p.image_sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
-        fail(file, "\"image_sha256\" must be 64 hex digits (or empty)");
-    if (auto base = parse_address(json{{"address", j.value("image_base", json())}}, file, "image_base"))
-        p.image_base = *base;
     try {
+        if (j.value("schema", "") != "refcheck-profile/1")
+            fail(file, "\"schema\" must be \"refcheck-profile/1\"");
+        p.file = file;
+        p.image = j.value("image", "");
+        p.image_sha256 = j.value("image_sha256", "");
+        for (char& ch : p.image_sha256) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (!p.image_sha256.empty() &&
+            (p.image_sha256.size() != 64 ||
+             p.image_sha256.find_first_not_of("0123456789abcdef") != std::string::npos))
+            fail(file, "\"image_sha256\" must be 64 hex digits (or empty)");
+        if (auto base = parse_address(json{{"address", j.value("image_base", json())}}, file, "image_base"))
+            p.image_base = *base;
         for (const auto& r : j.value("routines", json::array())) {
             ProfileRoutine pr;
             pr.name = r.at("name").get<std::string>();

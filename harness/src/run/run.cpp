@@ -301,8 +301,14 @@ static void check_shards_complete(const std::vector<fs::path>& shard_dirs,
     std::map<unsigned, fs::path> seen;
     for (std::size_t i = 0; i < indexes.size(); ++i) {
         const ojson& shard = member(indexes[i], "shard");
-        const unsigned n = shard.is_object() ? shard.at("count").get<unsigned>() : 1;
-        const unsigned k = shard.is_object() ? shard.at("index").get<unsigned>() : 0;
+        // Read wide and checked: nlohmann turns -1 into 4294967295 for an unsigned, and listing that
+        // many missing shards hung merge (found by fuzz/report_merge).
+        const std::int64_t wide_n = shard.is_object() ? shard.at("count").get<std::int64_t>() : 1;
+        const std::int64_t wide_k = shard.is_object() ? shard.at("index").get<std::int64_t>() : 0;
+        if (wide_n < 1 || wide_n > 0xffffffffLL || wide_k < 0 || wide_k >= wide_n)
+            throw std::runtime_error(shard_dirs[i].string() + "/run.json: \"shard\" " + shard.dump() +
+                                     " is not an index below a count of at least 1");
+        const auto n = static_cast<unsigned>(wide_n), k = static_cast<unsigned>(wide_k);
         if (count && *count != n)
             throw std::runtime_error(shard_dirs[i].string() + " is shard " + std::to_string(k) + "/" +
                                      std::to_string(n) + ", but an earlier folder is a shard of " +
@@ -312,14 +318,36 @@ static void check_shards_complete(const std::vector<fs::path>& shard_dirs,
             throw std::runtime_error(shard_dirs[i].string() + " and " + it->second.string() +
                                      " are both shard " + std::to_string(k) + "/" + std::to_string(n));
     }
+    // At most ten missing shards named (a count of millions would otherwise build a list that long).
     std::string missing;
-    for (unsigned k = 0; count && k < *count; ++k)
-        if (!seen.count(k))
+    const std::uint64_t absent = count ? *count - seen.size() : 0;
+    std::uint64_t named = 0;
+    for (unsigned k = 0; count && k < *count && named < 10 && named < absent; ++k)
+        if (!seen.count(k)) {
             missing += (missing.empty() ? "" : ", ") + std::to_string(k) + "/" + std::to_string(*count);
+            ++named;
+        }
+    if (absent > named) missing += " and " + std::to_string(absent - named) + " more";
     if (!missing.empty()) throw std::runtime_error("shard output missing: " + missing);
 }
 
+// A name a shard's run.json or case report gives (a report file, a picture, the drcov file, a case):
+// relative and never climbing out with "..", so merge reads only inside the shard folder and writes
+// only inside `out` (seen while writing fuzz/report_merge: a report naming "../x" or "/x" made merge
+// copy files from and to anywhere).
+static fs::path name_inside(const std::string& name, const fs::path& dir, const char* what) {
+    const fs::path p(name);
+    bool inside = !name.empty() && p.is_relative() && !p.has_root_name() && !p.has_root_directory();
+    for (const auto& part : p)
+        if (part == "..") inside = false;
+    if (!inside)
+        throw std::runtime_error(dir.string() + ": " + what + " \"" + name +
+                                 "\" is not a name inside the run's folder");
+    return p;
+}
+
 int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
+    if (shard_dirs.empty()) throw std::runtime_error("merge needs at least one shard output");
     std::vector<std::pair<std::string, ojson>> named;
     std::vector<ojson> indexes;
     for (const auto& dir : shard_dirs) indexes.push_back(read_json(dir / "run.json"));
@@ -334,19 +362,21 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
         const fs::path& dir = shard_dirs[d];
         const ojson& index = indexes[d];
         for (const auto& row : index.at("cases")) {
-            const std::string file = row.at("report").get<std::string>();
+            const fs::path file = name_inside(row.at("report").get<std::string>(), dir, "report");
             ojson report = read_json(dir / file);
             std::vector<fs::path> beside; // files next to the report: frame pictures, the drcov file
             for (const auto& f : report.value("frames", ojson::array()))
                 for (const char* k : {"original_png", "reimpl_png", "diff_png"})
-                    if (f.contains(k)) beside.emplace_back(f.at(k).get<std::string>());
+                    if (f.contains(k)) beside.push_back(name_inside(f.at(k).get<std::string>(), dir, k));
             if (const ojson& drcov = member(member(report, "coverage"), "drcov"); drcov.is_string())
-                beside.emplace_back(drcov.get<std::string>());
+                beside.push_back(name_inside(drcov.get<std::string>(), dir, "drcov file"));
             for (const fs::path& rel : beside) {
                 fs::create_directories((out / rel).parent_path());
                 fs::copy_file(dir / rel, out / rel, fs::copy_options::overwrite_existing);
             }
-            named.emplace_back(row.at("case").get<std::string>(), std::move(report));
+            const std::string name = row.at("case").get<std::string>();
+            name_inside(name + ".json", dir, "case");
+            named.emplace_back(name, std::move(report));
         }
     }
     // Unsharded runs list cases in sorted file order; the case name is the file stem.
