@@ -65,7 +65,8 @@ TEST_F(BudgetTest, TheCaseTotalBoundsEveryCallAfterIt) {
 
 TEST_F(BudgetTest, TheDefaultLimitsAreStatedAndAnUnboundedCaseIsRefused) {
     const fs::path file = write_case("plain", small_program().to_json());
-    const Result r = refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --jobs 1 --out plain");
+    const Result r =
+        refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --jobs 1 --out plain");
     EXPECT_EQ(r.code, 0) << r.out << r.err;
     const ojson j = report("plain/plain.json");
     EXPECT_EQ(j.at("limits").at("instructions_per_call"), 500'000'000);
@@ -76,7 +77,8 @@ TEST_F(BudgetTest, TheDefaultLimitsAreStatedAndAnUnboundedCaseIsRefused) {
     const Result refused =
         refcheck("run " + quote(write_case("zero", zero)) + " --data " + quote(kSmallData) + " --out zero");
     EXPECT_EQ(refused.code, 2) << refused.out << refused.err;
-    EXPECT_NE((refused.out + refused.err).find("at least 1"), std::string::npos) << refused.out << refused.err;
+    EXPECT_NE((refused.out + refused.err).find("at least 1"), std::string::npos)
+        << refused.out << refused.err;
 }
 
 } // namespace
