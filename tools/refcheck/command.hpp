@@ -31,5 +31,6 @@ const Command& bisect_command();
 const Command& mutate_command();
 const Command& profile_command();
 const Command& workbench_command();
+const Command& chaos_command();
 
 } // namespace refcheck::cli

@@ -15,9 +15,9 @@ int main(int argc, char** argv) {
         "compare what both produce, event by event.\nExit status: 0 equivalent, 1 divergent, 2 error."};
     app.require_subcommand(1);
     std::function<int()> chosen;
-    for (const Command* c :
-         {&run_command(), &merge_command(), &show_command(), &dump_command(), &diff_command(),
-          &call_command(), &bisect_command(), &mutate_command(), &profile_command(), &workbench_command()}) {
+    for (const Command* c : {&run_command(), &merge_command(), &show_command(), &dump_command(),
+                             &diff_command(), &call_command(), &bisect_command(), &mutate_command(),
+                             &profile_command(), &workbench_command(), &chaos_command()}) {
         CLI::App* sub = app.add_subcommand(c->name, c->synopsis);
         auto fn = c->setup(*sub);
         sub->callback([&chosen, fn] { chosen = fn; });
