@@ -50,10 +50,11 @@ TEST_F(SeededDisclosureTest, APatchedRunSaysSoFirstOnStdoutInRunJsonJunitHtmlAnd
     const ojson index = read_json(path("patched/run.json"));
     std::vector<std::string> keys;
     for (const auto& [k, v] : index.items()) keys.push_back(k);
-    ASSERT_GE(keys.size(), 3u);
+    ASSERT_GE(keys.size(), 4u);
     EXPECT_EQ(keys[0], "schema");
-    EXPECT_EQ(keys[1], "status");
-    EXPECT_EQ(keys[2], "seeded_faults");
+    EXPECT_EQ(keys[1], "refcheck_version");
+    EXPECT_EQ(keys[2], "status");
+    EXPECT_EQ(keys[3], "seeded_faults");
     const ojson& seeded = index.at("seeded_faults");
     EXPECT_EQ(seeded.at("original_modified"), true);
     EXPECT_EQ(seeded.at("reimpl_input_modified"), true);
