@@ -13,8 +13,8 @@ PKGS=(build-essential cmake pkg-config ninja-build
       libcapstone-dev liblief-dev nlohmann-json3-dev libgtest-dev libgmock-dev
       gcc-mingw-w64-i686 binutils-mingw-w64-i686
       libcli11-dev libfmt-dev libpng-dev libssl-dev zlib1g-dev
-      clang-14 lld-14 libclang-rt-14-dev clang-format-14 clang-tidy-14
-      python3 chromium)
+      python3 python3-jsonschema chromium
+      clang-14 lld-14 libclang-rt-14-dev clang-format-14 clang-tidy-14)
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi

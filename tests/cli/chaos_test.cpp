@@ -42,7 +42,8 @@ TEST_F(ChaosTest, EveryPatchedRunEndsWithCompleteReports) {
 
 TEST_F(ChaosTest, TheCompletenessCheckFindsAHalfWrittenReport) {
     const fs::path file = write_case("small-program", small_program().to_json());
-    const Result r = refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --jobs 1 --out whole");
+    const Result r =
+        refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --jobs 1 --out whole");
     ASSERT_EQ(r.code, 0) << r.out << r.err;
     EXPECT_EQ(harness::incomplete_run_output(path("whole")), "");
     // Cut the case report in half, as a run killed mid-write without atomic writes would leave it.

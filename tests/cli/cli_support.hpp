@@ -81,6 +81,10 @@ std::string read_text(const fs::path& file);
 ojson read_json(const fs::path& file);
 // Every regular file under `dir`, by path relative to it, with its bytes.
 std::map<std::string, std::string> tree(const fs::path& dir);
+// The same, with junit.xml's `time` attributes blanked (time=""): the wall times CI tools read are
+// the only bytes of a run's outputs that vary between runs of the same inputs.
+std::map<std::string, std::string> tree_without_junit_times(const fs::path& dir);
+std::string without_junit_times(const std::string& junit);
 // SHA-256 of a file as lower-case hex (OpenSSL, independently of the harness).
 std::string sha256_of(const fs::path& file);
 std::size_t count_of(const std::string& text, const std::string& needle);

@@ -4,6 +4,7 @@
 #include "cli_support.hpp"
 
 #include <set>
+#include <sstream>
 
 namespace refcheck::cli_test {
 namespace {
@@ -29,7 +30,7 @@ protected:
     void expect_merge_identical(const std::string& extra, int expected_code) {
         const Result all = refcheck("run " + files_ + common_ + extra + " --out all");
         ASSERT_EQ(all.code, expected_code) << all.out << all.err;
-        const auto unsharded = tree(path("all"));
+        const auto unsharded = tree_without_junit_times(path("all"));
         ASSERT_TRUE(unsharded.count("run.json") && unsharded.count("junit.xml") &&
                     unsharded.count("index.html"));
         ASSERT_TRUE(unsharded.count("small-frames/frame-1-original.png")) << "the frames case saves pictures";
@@ -48,11 +49,19 @@ protected:
             const std::string out = order == "s0 s1" ? "merged" : "merged-reversed";
             const Result merge = refcheck("merge --out " + out + " " + order);
             EXPECT_EQ(merge.code, expected_code) << merge.out << merge.err;
-            const auto merged = tree(path(out));
+            const auto merged = tree_without_junit_times(path(out));
             EXPECT_EQ(merged.size(), unsharded.size()) << order;
             for (const auto& [file, bytes] : unsharded) {
                 ASSERT_TRUE(merged.count(file)) << file << " missing from the merge of " << order;
                 EXPECT_TRUE(merged.at(file) == bytes) << file << " differs after merging " << order;
+            }
+            // The merged JUnit keeps each shard's times: every shard's testcase line, time included.
+            const std::string junit = read_text(path(out + "/junit.xml"));
+            for (const std::string shard : {"s0", "s1"}) {
+                std::istringstream lines(read_text(path(shard + "/junit.xml")));
+                for (std::string line; std::getline(lines, line);)
+                    if (line.rfind("  <testcase ", 0) == 0)
+                        EXPECT_NE(junit.find(line), std::string::npos) << line << " of " << shard;
             }
         }
     }
@@ -78,13 +87,14 @@ TEST_F(ShardTest, GoogleTestShardingVariablesSelectTheSameCasesAsShard) {
         ASSERT_EQ(vars.code, 0) << vars.out << vars.err;
         EXPECT_TRUE(fs::exists(status)) << "the sharding protocol's status file is not created";
         EXPECT_EQ(cases_of("vars" + n).size(), k == 0 ? 3u : 2u);
-        EXPECT_TRUE(tree(path("vars" + n)) == tree(path("flag" + n))) << "shard " << n;
+        EXPECT_TRUE(tree_without_junit_times(path("vars" + n)) == tree_without_junit_times(path("flag" + n)))
+            << "shard " << n;
     }
     // --shard wins over the variables.
     const Result both = refcheck("run " + files_ + common_ + " --shard 0/2 --out both",
                                  "GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=1");
     ASSERT_EQ(both.code, 0) << both.out << both.err;
-    EXPECT_TRUE(tree(path("both")) == tree(path("flag0")));
+    EXPECT_TRUE(tree_without_junit_times(path("both")) == tree_without_junit_times(path("flag0")));
 }
 
 TEST_F(ShardTest, BadShardsAreErrors) {

@@ -31,7 +31,7 @@ int bisect(const BisectArgs& a) {
     if (!a.image.empty()) o.image = a.image;
     if (!a.profile.empty()) o.profile = a.profile;
     if (!a.data.empty()) o.data = a.data;
-    for (const auto& p : a.patches) o.injection.patches.push_back(harness::parse_patch(p));
+    for (const auto& p : a.patches) o.injection.patches.push_back(parse_patch_option(p));
     o.injection.reimpl_light_swapped = a.swap_light;
     for (const auto& line : harness::seeded_fault_banner(o.injection)) std::cout << line << "\n";
     std::cout << std::flush;
@@ -42,7 +42,7 @@ int bisect(const BisectArgs& a) {
     }
     harness::Case searched = c;
     searched.only = a.only;
-    std::cerr << "refcheck bisect: running case " << c.name
+    std::cerr << "refcheck: bisect: running case " << c.name
               << (a.only.empty() ? "" : " narrowed to " + a.only) << "\n";
     const harness::CaseResult r =
         harness::run_case(searched, harness::resolve_environment(c, o), o.injection);
@@ -57,7 +57,7 @@ int bisect(const BisectArgs& a) {
                   << " known divergences): nothing to bisect\n";
         return kEquivalent;
     }
-    std::cerr << "refcheck bisect: re-running input "
+    std::cerr << "refcheck: bisect: re-running input "
               << r.report.at("first_unexplained").at("input").get<std::string>() << " alone with the probe\n";
     const harness::ojson dd = harness::drill_down(c, o, r.report.at("first_unexplained"), a.dd);
     std::cout << harness::format_drill_down(c.name, dd);

@@ -43,7 +43,7 @@ const Command& call_command() {
                     try {
                         r->base = harness::parse_call_argument(*base);
                     } catch (const harness::CallError& e) {
-                        std::cerr << "refcheck call: --base: " << e.what() << "\n";
+                        std::cerr << "refcheck: call: --base: " << e.what() << "\n";
                         return kError;
                     }
                 }
@@ -52,7 +52,7 @@ const Command& call_command() {
                 try {
                     outcome = harness::call_routine(*r);
                 } catch (const harness::CallError& e) {
-                    std::cerr << "refcheck call: " << e.what() << "\n";
+                    std::cerr << "refcheck: call: " << e.what() << "\n";
                     return kError;
                 }
                 std::cout << harness::call_report(outcome);

@@ -28,7 +28,9 @@ struct ChaosArgs {
 
 const Command& chaos_command() {
     static const Command command{
-        "chaos", "Run the cases on N originals, each with a random byte patch; every run must end with complete reports",
+        "chaos",
+        "Run the cases on N originals, each with a random byte patch; every run must end with complete "
+        "reports",
         [](CLI::App& app) -> std::function<int()> {
             auto a = std::make_shared<ChaosArgs>();
             app.add_option("cases", a->cases, "Case files or folders (default: the project's cases/)");
@@ -70,7 +72,8 @@ const Command& chaos_command() {
                 }
                 const auto s = harness::chaos(files, o);
                 std::cout << s.text;
-                std::cout << "JSON report: " << fs::absolute(fs::path(a->out) / "chaos.json").lexically_normal().string()
+                std::cout << "JSON report: "
+                          << fs::absolute(fs::path(a->out) / "chaos.json").lexically_normal().string()
                           << "\n";
                 return s.exit_code;
             };

@@ -2,6 +2,8 @@
 // Exit codes everywhere: 0 equivalent, 1 divergent, 2 error.
 #pragma once
 
+#include "refcheck/harness/run.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
@@ -20,6 +22,19 @@ struct Command {
     // Adds the subcommand's options to `app` and returns the function that runs it.
     std::function<std::function<int()>(CLI::App& app)> setup;
 };
+
+// Every message refcheck prints about an error starts with this.
+inline constexpr const char* kPrefix = "refcheck: ";
+
+// --jobs N: at least 1 (the default is the number of cores); 0 is refused with a message.
+CLI::Validator at_least_one();
+// --out DIR, checked before any work: DIR and every existing parent of it must be folders, so that a
+// file named by --out stops the command at once (throws std::runtime_error naming it).
+void check_out_folder(const std::string& option, const std::string& dir);
+// --patch TEXT parsed (harness::parse_patch); a bad one is an error naming --patch and the text.
+harness::Patch parse_patch_option(const std::string& text);
+// The nearest of `names` to `word` when it is near enough to be a likely typo (else empty).
+std::string nearest(const std::string& word, const std::vector<std::string>& names);
 
 const Command& run_command();
 const Command& merge_command();

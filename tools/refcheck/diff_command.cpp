@@ -27,7 +27,7 @@ const Command& diff_command() {
                     d = harness::diff_runs(harness::load_run_index(*old_run),
                                            harness::load_run_index(*new_run));
                 } catch (const harness::DiffError& e) {
-                    std::cerr << "refcheck diff: " << e.what() << "\n";
+                    std::cerr << "refcheck: diff: " << e.what() << "\n";
                     return kError;
                 }
                 if (*json)

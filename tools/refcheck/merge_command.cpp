@@ -16,6 +16,7 @@ const Command& merge_command() {
             app.add_option("--out", *out, "Folder for the merged run")->required();
             app.add_option("shards", *dirs, "Output folders of the shards (each has run.json)")->required();
             return [out, dirs] {
+                check_out_folder("--out", *out); // before any work
                 std::vector<std::filesystem::path> paths(dirs->begin(), dirs->end());
                 const int code = harness::merge(paths, *out);
                 std::cout << "merged " << paths.size() << " shard(s) into " << *out << "/run.json ("

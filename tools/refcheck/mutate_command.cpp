@@ -42,7 +42,9 @@ const Command& mutate_command() {
             app.add_option("--out", a->out, "Output folder for mutate.json, mutate.html, mutate.txt")
                 ->capture_default_str();
             a->jobs = std::max(1u, std::thread::hardware_concurrency());
-            app.add_option("--jobs,-j", a->jobs, "Worker processes")->capture_default_str();
+            app.add_option("--jobs,-j", a->jobs, "Worker processes (at least 1; default: the cores)")
+                ->capture_default_str()
+                ->check(at_least_one());
             app.add_option("--routines", a->routines,
                            "Only mutants of routines whose name matches this regex");
             app.add_option(
@@ -60,6 +62,7 @@ const Command& mutate_command() {
             app.add_option("--equivalents", a->equivalents,
                            "Registry of argued-equivalent mutants (default: cases/mutants/equivalent.json)");
             return [a] {
+                check_out_folder("--out", a->out); // before any work
                 harness::MutateOptions o;
                 o.run.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA,
                                   std::nullopt, nullptr};
@@ -100,7 +103,7 @@ const Command& mutate_command() {
                 std::cout << "JSON report: " << fs::absolute(s.json).lexically_normal().string() << "\n";
                 std::cout << "HTML report: " << fs::absolute(s.html).lexically_normal().string() << "\n";
                 if (s.exit_code == 1)
-                    std::cout << "refcheck mutate: the score is below --min-score " << a->min_score << "\n";
+                    std::cout << "refcheck: mutate: the score is below --min-score " << a->min_score << "\n";
                 return s.exit_code;
             };
         }};

@@ -40,12 +40,12 @@ const Command& profile_command() {
                 try {
                     result = harness::import_profile(*r);
                 } catch (const harness::ProfileImportError& e) {
-                    std::cerr << "refcheck profile import: " << e.what() << "\n";
+                    std::cerr << "refcheck: profile import: " << e.what() << "\n";
                     return kError;
                 }
                 std::ofstream file(*out, std::ios::binary | std::ios::trunc);
                 if (!file || !(file << result.profile.dump(1) << "\n") || !file.flush()) {
-                    std::cerr << "refcheck profile import: cannot write " << *out << "\n";
+                    std::cerr << "refcheck: profile import: cannot write " << *out << "\n";
                     return kError;
                 }
                 for (const auto& n : result.notes) std::cout << "note: " << n << "\n";

@@ -32,22 +32,40 @@ struct RunArgs {
     std::string only;
 };
 
+// A whole number, else an error naming `what` and the text.
+unsigned parse_count(const std::string& text, const std::string& what) {
+    std::size_t used = 0;
+    unsigned long v = 0;
+    try {
+        v = std::stoul(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (text.empty() || used != text.size() || text[0] == '-' || v > 0xffffffffu)
+        throw std::runtime_error(what + ": '" + text + "' is not a whole number");
+    return static_cast<unsigned>(v);
+}
+
 harness::Shard parse_shard(const std::string& text) {
     harness::Shard s;
     if (!text.empty()) {
         const auto slash = text.find('/');
-        if (slash == std::string::npos) throw std::runtime_error("--shard wants K/N, e.g. 0/4");
-        s.index = static_cast<unsigned>(std::stoul(text.substr(0, slash)));
-        s.count = static_cast<unsigned>(std::stoul(text.substr(slash + 1)));
+        if (slash == std::string::npos)
+            throw std::runtime_error("--shard " + text + ": wants K/N, shard K of N, e.g. 0/4");
+        s.index = parse_count(text.substr(0, slash), "--shard " + text + ": K");
+        s.count = parse_count(text.substr(slash + 1), "--shard " + text + ": N");
+        if (s.count == 0 || s.index >= s.count)
+            throw std::runtime_error("--shard " + text + ": K must be below N (shards 0 to N-1)");
     } else if (const char* total = std::getenv("GTEST_TOTAL_SHARDS")) {
         // The GoogleTest sharding protocol, so runners that shard test binaries can shard a run.
         const char* index = std::getenv("GTEST_SHARD_INDEX");
-        s.count = static_cast<unsigned>(std::stoul(total));
-        s.index = index ? static_cast<unsigned>(std::stoul(index)) : 0;
+        s.count = parse_count(total, "GTEST_TOTAL_SHARDS");
+        s.index = index ? parse_count(index, "GTEST_SHARD_INDEX") : 0;
         if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE")) std::fclose(std::fopen(status, "w"));
+        if (s.count == 0 || s.index >= s.count)
+            throw std::runtime_error("GTEST_SHARD_INDEX=" + std::to_string(s.index) +
+                                     " must be below GTEST_TOTAL_SHARDS=" + std::to_string(s.count));
     }
-    if (s.count == 0 || s.index >= s.count)
-        throw std::runtime_error("shard index must be below the shard count");
     return s;
 }
 
@@ -133,7 +151,9 @@ const Command& run_command() {
             app.add_option("--data", a->data, "Data root holding 3DDATA/ (default: the synthetic archives)");
             app.add_option("--out", a->out, "Output folder for reports")->capture_default_str();
             a->jobs = std::max(1u, std::thread::hardware_concurrency());
-            app.add_option("--jobs,-j", a->jobs, "Cases run in parallel")->capture_default_str();
+            app.add_option("--jobs,-j", a->jobs, "Cases run in parallel (at least 1; default: the cores)")
+                ->capture_default_str()
+                ->check(at_least_one());
             app.add_option(
                 "--patch", a->patches,
                 "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (OLD: the bytes it must "
@@ -149,6 +169,7 @@ const Command& run_command() {
             app.add_option("--shard", a->shard,
                            "Run shard K of N (K/N); GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX also work");
             return [a] {
+                check_out_folder("--out", a->out); // before any work
                 harness::RunOptions o;
                 o.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA,
                               std::nullopt, nullptr};
@@ -160,7 +181,7 @@ const Command& run_command() {
                 o.out = a->out;
                 o.jobs = a->jobs;
                 o.shard = parse_shard(a->shard);
-                for (const auto& p : a->patches) o.injection.patches.push_back(harness::parse_patch(p));
+                for (const auto& p : a->patches) o.injection.patches.push_back(parse_patch_option(p));
                 o.injection.reimpl_light_swapped = a->swap_light;
                 o.only = a->only;
                 // Before anything runs: a run with seeded faults does not test the unmodified sides.

@@ -60,9 +60,21 @@ const Command& show_command() {
             app.add_option("--event", *event,
                            "Show recorded divergence N (the first unexplained, then the first known)");
             return [file, event] {
-                const ojson r = harness::read_json(*file);
-                if (r.value("schema", std::string()) != harness::kCaseReportSchema)
-                    throw std::runtime_error(*file + " is not a refcheck case report");
+                const std::string wanted =
+                    "refcheck show reads a case report, out/run/CASE.json, written by refcheck run";
+                ojson r;
+                try {
+                    r = harness::read_json(*file);
+                } catch (const std::exception& e) {
+                    throw std::runtime_error(std::string(e.what()) + "; " + wanted);
+                }
+                if (!r.is_object() || !r.contains("schema") || !r.at("schema").is_string())
+                    throw std::runtime_error(
+                        *file + " is JSON but has no \"schema\": not a refcheck case report; " + wanted);
+                if (r.at("schema").get<std::string>() != harness::kCaseReportSchema)
+                    throw std::runtime_error(*file + " is a " + r.at("schema").get<std::string>() +
+                                             " document, not a case report (" + harness::kCaseReportSchema +
+                                             "); " + wanted);
                 std::cout << "case " << r.at("case").get<std::string>() << " ("
                           << r.at("family").get<std::string>() << "): " << r.at("status").get<std::string>()
                           << "\n";
@@ -77,7 +89,8 @@ const Command& show_command() {
                     if (r.contains(k)) divs.push_back(r.at(k));
                 if (*event >= 0) {
                     if (static_cast<std::size_t>(*event) >= divs.size()) {
-                        std::cerr << "the report records " << divs.size() << " divergence(s)\n";
+                        std::cerr << "refcheck: show: " << *file << " records " << divs.size()
+                                  << " divergence(s)\n";
                         return kError;
                     }
                     print_divergence(divs.at(static_cast<std::size_t>(*event)));

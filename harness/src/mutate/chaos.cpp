@@ -29,7 +29,8 @@ std::vector<Patch> chaos_patches(const fs::path& image, const fs::path& profile_
         code.push_back(r.range);
         total += r.range.size();
     }
-    if (total == 0) throw std::runtime_error("chaos: the profile's routines have no code in " + image.string());
+    if (total == 0)
+        throw std::runtime_error("chaos: the profile's routines have no code in " + image.string());
     std::mt19937_64 rng(seed);
     std::vector<Patch> out;
     for (std::size_t k = 0; k < n; ++k) {
@@ -119,8 +120,9 @@ ChaosSummary chaos(const std::vector<fs::path>& case_files, const ChaosOptions& 
         if (failure.empty() && !options.keep) fs::remove_all(ro.out);
         runs.push_back(row);
         if (options.progress)
-            options.progress("refcheck chaos: run " + std::to_string(k + 1) + "/" + std::to_string(patches.size()) +
-                             " " + patches[k].text() + ": " + row["outcome"].get<std::string>());
+            options.progress("refcheck chaos: run " + std::to_string(k + 1) + "/" +
+                             std::to_string(patches.size()) + " " + patches[k].text() + ": " +
+                             row["outcome"].get<std::string>());
     }
     if (!options.keep && fs::exists(options.run.out / "runs") && fs::is_empty(options.run.out / "runs"))
         fs::remove(options.run.out / "runs");

@@ -158,7 +158,14 @@ void write_json(const std::filesystem::path& file, const ojson& j) {
 ojson read_json(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + file.string());
-    return ojson::parse(in);
+    try {
+        return ojson::parse(in);
+    } catch (const ojson::parse_error& e) {
+        // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 1: ...".
+        std::string what = e.what();
+        if (const auto at = what.find("parse error"); at != std::string::npos) what = what.substr(at);
+        throw std::runtime_error(file.string() + " is not JSON (" + what + ")");
+    }
 }
 
 std::string seeded_fault_summary(const ojson& seeded) {
@@ -178,7 +185,8 @@ std::string seeded_fault_summary(const ojson& seeded) {
 ojson make_run_index(const std::vector<ojson>& reports, const ojson& seeded_faults) {
     ojson index;
     index["schema"] = kRunIndexSchema;
-    index["status"] = "error"; // set below; first, so that the seeded faults follow it
+    index["refcheck_version"] = refcheck_version(); // fixed per build: the index stays deterministic
+    index["status"] = "error";                      // set below; first, so that the seeded faults follow it
     if (!seeded_faults.is_null()) index["seeded_faults"] = seeded_faults;
     ojson cases = ojson::array();
     Counts total;

@@ -1,40 +1,96 @@
-// JUnit XML: one <testcase> per case, so CI systems show each case as a test.
-#include <sstream>
+// JUnit XML: one <testcase> per case, so CI systems show each case as a test. The suite carries the
+// usual counts (tests, failures, errors) and times; its properties name the image(s) by SHA-256 and
+// every seeded fault; a divergent case's failure message names its first divergent event and the
+// body holds the reproduce line.
 #include "refcheck/harness/report.hpp"
 
+#include <cstdio>
 #include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace refcheck::harness {
 
 namespace {
-std::string first_divergence_text(const ojson& report) {
+
+std::string seconds_text(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f", s < 0 ? 0.0 : s);
+    return buf;
+}
+
+// "field_mismatch of face_draw at input 'record 3 view 1 light 0 state 0', field colour: 12 -> 13".
+std::string first_divergence_message(const ojson& report) {
     if (!report.contains("first_unexplained")) return report.value("error", std::string("divergent"));
     const ojson& d = report.at("first_unexplained");
-    std::string text = "first unexplained divergence (" + d.value("kind", std::string()) + ") at input " +
-                       d.value("input", std::string()) + ", original event #" +
-                       std::to_string(d.value("original_index", 0ull)) + "\n";
-    for (const auto& f : d.value("fields", ojson::array()))
-        text += "  " + f.value("field", std::string()) + ": " + f.value("diff", std::string()) + "\n";
+    const ojson& ev = member(d, "original").is_object() ? member(d, "original") : member(d, "reimpl");
+    std::string text = "first unexplained divergence: " + d.value("kind", std::string("divergence"));
+    if (ev.is_object() && ev.contains("kind")) text += " of " + ev.at("kind").get<std::string>() + " event";
+    text += " at input '" + d.value("input", std::string()) + "'";
+    const ojson fields = d.value("fields", ojson::array());
+    if (!fields.empty()) {
+        const ojson& f = fields.front();
+        text += ", field " + f.value("field", std::string());
+        if (f.contains("original") && f.contains("reimpl"))
+            text += ": " + f.value("original", std::string()) + " -> " + f.value("reimpl", std::string());
+        if (fields.size() > 1) text += " (+" + std::to_string(fields.size() - 1) + " more)";
+    }
     return text;
 }
+
+std::string first_divergence_body(const ojson& report) {
+    if (!report.contains("first_unexplained")) return report.value("error", std::string("divergent"));
+    const ojson& d = report.at("first_unexplained");
+    std::string text = first_divergence_message(report) + "\n" + "original event #" +
+                       std::to_string(d.value("original_index", 0ull)) + ", reimpl event #" +
+                       std::to_string(d.value("reimpl_index", 0ull)) + "\n";
+    for (const auto& f : d.value("fields", ojson::array()))
+        text += "  " + f.value("field", std::string()) + ": " + f.value("diff", std::string()) + "\n";
+    if (const ojson& b = member(report, "bisect"); b.contains("reproduce"))
+        text += "reproduce: " + b.at("reproduce").get<std::string>() + "\n";
+    else if (const ojson& c = member(report, "crash"); c.contains("reproduce"))
+        text += "reproduce: " + c.at("reproduce").get<std::string>() + "\n";
+    return text;
+}
+
 } // namespace
 
-void write_junit(const std::filesystem::path& file, const ojson& index, const std::vector<ojson>& reports) {
+void write_junit(const std::filesystem::path& file, const ojson& index, const std::vector<ojson>& reports,
+                 const std::map<std::string, double>& seconds) {
+    auto time_of = [&](const std::string& name) {
+        const auto it = seconds.find(name);
+        return it == seconds.end() ? 0.0 : it->second;
+    };
+    double total_time = 0;
+    for (const auto& r : reports) total_time += time_of(r.at("case").get<std::string>());
     std::ostringstream out;
     const auto& t = index.at("totals");
+    const std::string counts = "tests=\"" + std::to_string(t.at("cases").get<std::uint64_t>()) +
+                               "\" failures=\"" + std::to_string(t.at("divergent").get<std::uint64_t>()) +
+                               "\" errors=\"" + std::to_string(t.at("error").get<std::uint64_t>()) +
+                               "\" skipped=\"0\" time=\"" + seconds_text(total_time) + "\"";
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out << "<testsuites name=\"refcheck\" tests=\"" << t.at("cases").get<std::uint64_t>() << "\" failures=\""
-        << t.at("divergent").get<std::uint64_t>() << "\" errors=\"" << t.at("error").get<std::uint64_t>()
-        << "\">\n";
-    out << " <testsuite name=\"refcheck\" tests=\"" << reports.size() << "\">\n";
+    out << "<testsuites name=\"refcheck\" " << counts << ">\n";
+    out << " <testsuite name=\"refcheck\" " << counts << ">\n";
+    auto property = [&](const std::string& name, const std::string& value) {
+        out << "   <property name=\"" << escape_markup(name) << "\" value=\"" << escape_markup(value)
+            << "\"/>\n";
+    };
+    out << "  <properties>\n";
+    property("refcheck.version", refcheck_version());
+    // The image(s) the cases ran on, by SHA-256, in the order the cases name them.
+    std::set<std::string> seen;
+    for (const auto& r : reports) {
+        const ojson& image = member(member(r, "inputs"), "image");
+        if (!image.is_object() || !image.contains("sha256")) continue;
+        const std::string name = image.value("file", std::string("image"));
+        if (seen.insert(name + "\n" + image.at("sha256").get<std::string>()).second)
+            property("refcheck.image.sha256." + name, image.at("sha256").get<std::string>());
+    }
     // A run with seeded faults says so where CI shows the suite: one property per modification.
     if (const ojson& seeded = member(index, "seeded_faults"); seeded.is_object()) {
-        auto property = [&](const std::string& name, const std::string& value) {
-            out << "   <property name=\"" << escape_markup(name) << "\" value=\"" << escape_markup(value)
-                << "\"/>\n";
-        };
-        out << "  <properties>\n";
         property("refcheck.seeded_faults", seeded_fault_summary(seeded));
         std::size_t n = 0;
         for (const auto& p : member(seeded, "patches")) {
@@ -47,17 +103,17 @@ void write_junit(const std::filesystem::path& file, const ojson& index, const st
         }
         if (seeded.contains("reimpl_light"))
             property("refcheck.seeded_fault.reimpl_light", seeded.at("reimpl_light").get<std::string>());
-        out << "  </properties>\n";
     }
+    out << "  </properties>\n";
     for (const auto& r : reports) {
         const std::string name = r.at("case").get<std::string>();
         const std::string family = r.at("family").get<std::string>();
         const auto status = parse_status(r.at("status").get<std::string>());
         out << "  <testcase classname=\"refcheck." << escape_markup(family) << "\" name=\""
-            << escape_markup(name) << "\">\n";
+            << escape_markup(name) << "\" time=\"" << seconds_text(time_of(name)) << "\">\n";
         if (status == Status::Divergent)
-            out << "   <failure message=\"unexplained divergence\">"
-                << escape_markup(first_divergence_text(r)) << "</failure>\n";
+            out << "   <failure type=\"divergence\" message=\"" << escape_markup(first_divergence_message(r))
+                << "\">" << escape_markup(first_divergence_body(r)) << "</failure>\n";
         else if (status == Status::Error)
             out << "   <error message=\"" << escape_markup(r.value("error", std::string("error")))
                 << "\"/>\n";
@@ -69,6 +125,27 @@ void write_junit(const std::filesystem::path& file, const ojson& index, const st
     }
     out << " </testsuite>\n</testsuites>\n";
     write_file_atomically(file, out.str());
+}
+
+std::map<std::string, double> read_junit_times(const std::filesystem::path& file) {
+    std::map<std::string, double> times;
+    std::ifstream in(file);
+    if (!in) return times;
+    static const std::regex testcase(R"re(<testcase [^>]*name="([^"]*)" time="([0-9.]+)")re");
+    for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (!std::regex_search(line, m, testcase)) continue;
+        std::string name = m[1].str();
+        // escape_markup's entities, undone for the names refcheck writes
+        for (const auto& [entity, ch] : {std::pair<std::string, std::string>{"&lt;", "<"},
+                                         {"&gt;", ">"},
+                                         {"&quot;", "\""},
+                                         {"&amp;", "&"}})
+            for (std::size_t at; (at = name.find(entity)) != std::string::npos;)
+                name.replace(at, entity.size(), ch);
+        times[name] = std::stod(m[2].str());
+    }
+    return times;
 }
 
 } // namespace refcheck::harness

@@ -49,6 +49,31 @@ std::vector<std::uint8_t> parse_hex(const std::string& hex, const std::string& t
         out.push_back(static_cast<std::uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
     return out;
 }
+// WHERE: 0xADDRESS or a symbol, optionally +OFFSET (0x-hex or decimal); checked here so that a
+// bad one is named before anything runs (Original::resolve then only looks the symbol up).
+void check_patch_where(const std::string& where, const std::string& text) {
+    auto fail = [&](const std::string& what) {
+        throw std::invalid_argument("the place \"" + where + "\" in \"" + text + "\" " + what +
+                                    " (WHERE is a symbol or 0xADDRESS, optionally +OFFSET, e.g. "
+                                    "op_secondary+0x70)");
+    };
+    const auto plus = where.find('+');
+    const std::string base = where.substr(0, plus);
+    auto is_number = [](const std::string& n) {
+        if (n.rfind("0x", 0) == 0 || n.rfind("0X", 0) == 0)
+            return n.size() > 2 && n.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos &&
+                   n.size() <= 10;
+        return !n.empty() && n.size() <= 10 && n.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (base.empty()) fail("has no symbol or address");
+    if (base.rfind("0x", 0) == 0 || base.rfind("0X", 0) == 0) {
+        if (!is_number(base)) fail("has an address that is not 1 to 8 hex digits after 0x");
+    } else if (base.find_first_of("+:- \t") != std::string::npos) {
+        fail("has a symbol with a space or sign in it");
+    }
+    if (plus != std::string::npos && !is_number(where.substr(plus + 1)))
+        fail("has an offset \"" + where.substr(plus + 1) + "\" that is not a number (0x1f or 31)");
+}
 } // namespace
 
 std::string hex_string(std::span<const std::uint8_t> bytes) {
@@ -69,6 +94,7 @@ Patch parse_patch(const std::string& text) {
                                     "\"");
     Patch p;
     p.where = text.substr(0, colon);
+    check_patch_where(p.where, text);
     const std::string value = text.substr(colon + 1);
     if (const auto arrow = value.find("->"); arrow != std::string::npos) {
         p.expected = parse_hex(value.substr(0, arrow), text);
@@ -127,11 +153,11 @@ std::vector<fs::path> select_shard(const std::vector<fs::path>& cases, Shard sha
 }
 
 ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, const Shard& shard,
-                        const ojson& seeded_faults) {
+                        const ojson& seeded_faults, const std::map<std::string, double>& seconds) {
     ojson index = make_run_index(reports, seeded_faults);
     if (shard.count > 1) index["shard"] = {{"index", shard.index}, {"count", shard.count}};
     // The index last: a folder whose run.json is there holds a complete run.
-    write_junit(out / "junit.xml", index, reports);
+    write_junit(out / "junit.xml", index, reports, seconds);
     write_html(out / "index.html", index, reports, out);
     write_json(out / "run.json", index);
     return index;
@@ -285,8 +311,10 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         reports.push_back(r.report);
         summary.events += r.events;
     }
-    summary.index =
-        write_run_outputs(options.out, reports, options.shard, seeded_faults_json(options.injection, sites));
+    std::map<std::string, double> seconds;
+    for (const auto& r : summary.results) seconds[r.name] = r.seconds;
+    summary.index = write_run_outputs(options.out, reports, options.shard,
+                                      seeded_faults_json(options.injection, sites), seconds);
     summary.html = options.out / "index.html";
     const std::string status = summary.index.at("status").get<std::string>();
     summary.exit_code = status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
@@ -350,6 +378,8 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
     if (shard_dirs.empty()) throw std::runtime_error("merge needs at least one shard output");
     std::vector<std::pair<std::string, ojson>> named;
     std::vector<ojson> indexes;
+    std::map<std::string, double> seconds; // the shards' JUnit times, kept in the merged junit.xml
+    for (const auto& dir : shard_dirs) seconds.merge(read_junit_times(dir / "junit.xml"));
     for (const auto& dir : shard_dirs) indexes.push_back(read_json(dir / "run.json"));
     check_shards_complete(shard_dirs, indexes);
     // The shards of one run were seeded alike; the merged run says so as each shard did.
@@ -389,7 +419,7 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
         write_json(out / (name + ".json"), report);
         reports.push_back(std::move(report));
     }
-    const ojson index = write_run_outputs(out, reports, {}, seeded);
+    const ojson index = write_run_outputs(out, reports, {}, seeded, seconds);
     const std::string status = index.at("status").get<std::string>();
     return status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,8 +56,17 @@ ojson make_run_index(const std::vector<ojson>& case_reports, const ojson& seeded
 // One line for run.json's "seeded_faults": what was modified ("the original is modified (2 patches);
 // the reimplementation's input is modified (light x and z swapped)").
 std::string seeded_fault_summary(const ojson& seeded_faults);
-void write_junit(const std::filesystem::path& file, const ojson& run_index,
-                 const std::vector<ojson>& reports);
+// JUnit XML: one testsuite, one testcase per case. `seconds` (case name -> wall time) becomes the
+// `time` attributes, the one thing in a run's outputs that varies between runs of the same inputs
+// (CI tools read it); a case without an entry gets time="0".
+void write_junit(const std::filesystem::path& file, const ojson& run_index, const std::vector<ojson>& reports,
+                 const std::map<std::string, double>& seconds = {});
+// The `time` of each testcase of a junit.xml written by write_junit (case name -> seconds); empty
+// when the file is missing. merge carries the shards' times into the merged junit.xml.
+std::map<std::string, double> read_junit_times(const std::filesystem::path& file);
+// refcheck's version: the CMake project version, with `git describe` of the source tree at configure
+// time when there was one ("0.1.0 (aad05f0)"); fixed per build, recorded in run.json.
+const char* refcheck_version();
 void write_html(const std::filesystem::path& file, const ojson& run_index, const std::vector<ojson>& reports,
                 const std::filesystem::path& out_dir);
 

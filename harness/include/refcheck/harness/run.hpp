@@ -157,7 +157,9 @@ int merge(const std::vector<std::filesystem::path>& shard_dirs, const std::files
 // A run with seeded faults carries them ("seeded_faults", near the top of run.json; a JUnit
 // property each; a red banner in the HTML header). merge keeps them and refuses shards whose
 // seeded faults differ.
+// `seconds` (case name -> wall time) goes into junit.xml's time attributes only.
 ojson write_run_outputs(const std::filesystem::path& out, const std::vector<ojson>& reports,
-                        const Shard& shard = {}, const ojson& seeded_faults = nullptr);
+                        const Shard& shard = {}, const ojson& seeded_faults = nullptr,
+                        const std::map<std::string, double>& seconds = {});
 
 } // namespace refcheck::harness

@@ -1,0 +1,107 @@
+// How the CLI meets a person: a misspelt subcommand or option is named with the nearest valid one,
+// every bad argument is named with what is wrong with it, --out and --jobs are checked before any
+// work, `show` of a file that is not a case report says so, every message starts "refcheck: ",
+// and --version prints the version run.json records.
+#include "cli_support.hpp"
+
+#include <fstream>
+
+namespace refcheck::cli_test {
+namespace {
+
+class UsageTest : public CliTest {
+protected:
+    // Expects exit 2, a message starting "refcheck: " with every `needle` in it, and no run written.
+    Result fails(const std::string& args, const std::vector<std::string>& needles) {
+        const Result r = refcheck(args);
+        EXPECT_EQ(r.code, 2) << args << "\n" << r.out << r.err;
+        EXPECT_EQ(r.err.rfind("refcheck: ", 0), 0u) << args << "\n" << r.err;
+        for (const auto& n : needles) EXPECT_NE(r.err.find(n), std::string::npos) << args << "\n" << r.err;
+        EXPECT_FALSE(fs::exists(path("out/run.json"))) << args << ": something ran\n" << r.out;
+        return r;
+    }
+    std::string small() const { return quote(shipped_case("loader")) + " --data " + quote(kSmallData); }
+};
+
+TEST_F(UsageTest, AnUnknownSubcommandIsNamedWithTheNearestOne) {
+    const Result r = fails("frobnicate", {"unknown subcommand 'frobnicate'", "run", "merge", "bisect"});
+    EXPECT_EQ(r.err.find("A subcommand is required"), std::string::npos) << r.err;
+    fails("rnu --out out", {"unknown subcommand 'rnu'", "did you mean 'run'?"});
+    fails("bisekt x.json", {"unknown subcommand 'bisekt'", "did you mean 'bisect'?"});
+    fails("", {"a subcommand is required", "run"});
+}
+
+TEST_F(UsageTest, AnUnknownOptionIsNamedWithTheNearestOne) {
+    fails("run " + small() + " --out out --jbos 2",
+          {"unknown option '--jbos' for 'refcheck run'", "did you mean '--jobs'?"});
+    fails("run " + small() + " --out out --ptach x:90",
+          {"unknown option '--ptach'", "did you mean '--patch'?"});
+    fails("show --evnt 0 out/x.json", {"unknown option '--evnt' for 'refcheck show'", "'--event'"});
+    fails("profile import --mpa a.map", {"unknown option '--mpa' for 'refcheck profile import'", "'--map'"});
+}
+
+TEST_F(UsageTest, EveryBadArgumentIsNamedWithWhatIsWrong) {
+    // The bytes of a patch, its place and its offset: each named, never a bare "stoul".
+    for (const auto& [patch, what] :
+         std::vector<std::pair<std::string, std::string>>{{"op_secondary+0x70:zz", "pairs of hex digits"},
+                                                          {"op_secondary+0xzz:70", "not a number"},
+                                                          {"op_secondary+:70", "not a number"},
+                                                          {"0xfoo:70", "hex digits after 0x"},
+                                                          {"op_secondary", "WHERE:HEXBYTES"}}) {
+        const Result r =
+            fails("run " + small() + " --out out --patch '" + patch + "'", {"--patch '" + patch + "'", what});
+        EXPECT_EQ(r.err.find("stoul"), std::string::npos) << r.err;
+        EXPECT_EQ(r.out.find("SEEDED"), std::string::npos) << "a bad patch is refused before the banner";
+    }
+    fails("bisect " + quote(shipped_case("loader")) + " --patch 'op_secondary+0x70:zz'",
+          {"--patch 'op_secondary+0x70:zz'", "pairs of hex digits"});
+    const Result shard =
+        fails("run " + small() + " --out out --shard a/2", {"--shard a/2", "'a' is not a whole number"});
+    EXPECT_EQ(shard.err.find("stoul"), std::string::npos) << shard.err;
+    fails("run " + small() + " --out out --shard 3", {"--shard 3", "K/N"});
+}
+
+TEST_F(UsageTest, JobsZeroIsRefused) {
+    fails("run " + small() + " --out out --jobs 0", {"--jobs", "'0' worker processes", "at least 1"});
+    fails("run " + small() + " --out out -j -3", {"-j", "at least 1"});
+    fails("run " + small() + " --out out --jobs many", {"--jobs", "'many' is not a number"});
+    fails("mutate " + small() + " --out out --jobs 0", {"--jobs", "at least 1"});
+}
+
+TEST_F(UsageTest, OutNamingAFileIsRefusedBeforeAnyWork) {
+    std::ofstream(path("taken")) << "a file, not a folder\n";
+    const Result r = fails("run " + small() + " --out taken", {"--out taken", "exists and is not a folder"});
+    EXPECT_EQ(r.out.find("done"), std::string::npos) << "a case ran first:\n" << r.out;
+    fails("run " + small() + " --out taken/run", {"--out taken/run", "exists and is not a folder"});
+    fails("merge --out taken s0 s1", {"--out taken", "exists and is not a folder"});
+    fails("mutate " + small() + " --out taken", {"--out taken", "exists and is not a folder"});
+    EXPECT_EQ(read_text(path("taken")), "a file, not a folder\n");
+}
+
+TEST_F(UsageTest, ShowOfAFileThatIsNotACaseReportNamesItAndWhatIsWrong) {
+    std::ofstream(path("junit.xml")) << "<?xml version=\"1.0\"?>\n<testsuites/>\n";
+    const Result xml = fails("show junit.xml", {"junit.xml is not JSON", "line 1", "case report"});
+    EXPECT_EQ(xml.err.find("[json.exception"), std::string::npos) << xml.err;
+    std::ofstream(path("run.json")) << "{\"schema\": \"refcheck-run/1\"}\n";
+    fails("show run.json", {"run.json is a refcheck-run/1 document, not a case report"});
+    std::ofstream(path("list.json")) << "[1, 2]\n";
+    fails("show list.json", {"list.json is JSON but has no \"schema\""});
+    fails("show missing.json", {"missing.json"});
+}
+
+TEST_F(UsageTest, VersionIsPrintedAndRecordedInRunJson) {
+    const Result v = refcheck("--version");
+    ASSERT_EQ(v.code, 0) << v.out << v.err;
+    ASSERT_EQ(v.out.rfind("refcheck 0.", 0), 0u) << v.out;
+    ASSERT_EQ(v.out.back(), '\n');
+    const std::string version = v.out.substr(9, v.out.size() - 10);
+    const Result run = refcheck("run " + small() + " --out out --jobs 1");
+    ASSERT_EQ(run.code, 0) << run.out << run.err;
+    const ojson index = read_json(path("out/run.json"));
+    EXPECT_EQ(index.at("refcheck_version"), version);
+    EXPECT_NE(read_text(path("out/junit.xml")).find("name=\"refcheck.version\" value=\"" + version + "\""),
+              std::string::npos);
+}
+
+} // namespace
+} // namespace refcheck::cli_test

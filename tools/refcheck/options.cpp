@@ -1,0 +1,89 @@
+// What the subcommands share about their arguments: checks made before any work, and the nearest
+// valid name for a misspelt one.
+#include "command.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+namespace refcheck::cli {
+
+namespace fs = std::filesystem;
+
+CLI::Validator at_least_one() {
+    return CLI::Validator(
+        [](std::string& value) -> std::string {
+            std::size_t used = 0;
+            long long n = 0;
+            try {
+                n = std::stoll(value, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != value.size() || value.empty())
+                return "'" + value + "' is not a number of worker processes (a whole number, at least 1)";
+            if (n < 1)
+                return "'" + value +
+                       "' worker processes: at least 1 runs anything (the default is the number of cores)";
+            return {};
+        },
+        "N>=1");
+}
+
+void check_out_folder(const std::string& option, const std::string& dir) {
+    if (dir.empty()) throw std::runtime_error(option + ": an output folder is required, got an empty name");
+    std::error_code ec;
+    for (fs::path p = fs::path(dir); !p.empty(); p = p.parent_path()) {
+        const auto st = fs::status(p, ec);
+        if (st.type() == fs::file_type::not_found) {
+            if (p == p.parent_path()) break;
+            continue;
+        }
+        if (st.type() != fs::file_type::directory)
+            throw std::runtime_error(option + " " + dir + ": " +
+                                     (p == fs::path(dir) ? std::string("exists and is not a folder")
+                                                         : p.string() + " exists and is not a folder") +
+                                     " (the outputs are a folder of files; name a folder or a new path)");
+        break; // the nearest existing ancestor is a folder: the rest can be created
+    }
+}
+
+harness::Patch parse_patch_option(const std::string& text) {
+    try {
+        return harness::parse_patch(text);
+    } catch (const std::exception& e) {
+        throw std::runtime_error("--patch '" + text + "': " + e.what());
+    }
+}
+
+namespace {
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+} // namespace
+
+std::string nearest(const std::string& word, const std::vector<std::string>& names) {
+    std::string best;
+    std::size_t best_distance = 0;
+    for (const auto& n : names) {
+        std::size_t d = edit_distance(word, n);
+        if (n.size() > word.size() && n.compare(0, word.size(), word) == 0 && word.size() >= 3)
+            d = std::min<std::size_t>(d, 1); // a prefix: "--job" for "--jobs"
+        if (best.empty() || d < best_distance) best = n, best_distance = d;
+    }
+    const std::size_t allowed = std::max<std::size_t>(2, word.size() / 3);
+    return best_distance <= allowed ? best : std::string();
+}
+
+} // namespace refcheck::cli
