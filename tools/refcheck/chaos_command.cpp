@@ -57,19 +57,7 @@ const Command& chaos_command() {
                 o.seed = a->seed;
                 o.keep = a->keep;
                 o.progress = [](std::string_view line) { std::cout << line << std::endl; };
-                std::vector<fs::path> files;
-                if (a->cases.empty()) {
-                    files = harness::list_cases(fs::path(REFCHECK_SOURCE_DIR) / "cases");
-                } else {
-                    for (const auto& g : a->cases) {
-                        if (fs::is_directory(g)) {
-                            auto more = harness::list_cases(g);
-                            files.insert(files.end(), more.begin(), more.end());
-                        } else {
-                            files.emplace_back(g);
-                        }
-                    }
-                }
+                const std::vector<fs::path> files = case_files(a->cases);
                 const auto s = harness::chaos(files, o);
                 std::cout << s.text;
                 std::cout << "JSON report: "

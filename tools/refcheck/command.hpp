@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ CLI::Validator at_least_one();
 void check_out_folder(const std::string& option, const std::string& dir);
 // --patch TEXT parsed (harness::parse_patch); a bad one is an error naming --patch and the text.
 harness::Patch parse_patch_option(const std::string& text);
+// The case files CASES... name (files, or folders of *.json); none given: the project's cases/.
+std::vector<std::filesystem::path> case_files(const std::vector<std::string>& given);
 // The nearest of `names` to `word` when it is near enough to be a likely typo (else empty).
 std::string nearest(const std::string& word, const std::vector<std::string>& names);
 

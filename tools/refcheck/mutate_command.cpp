@@ -85,19 +85,7 @@ const Command& mutate_command() {
                 if (!a->equivalents.empty() && !fs::exists(*o.equivalents))
                     throw std::runtime_error("--equivalents: no such file " + a->equivalents);
                 o.progress = [](std::string_view line) { std::cout << line << std::endl; };
-                std::vector<fs::path> files;
-                if (a->cases.empty()) {
-                    files = harness::list_cases(fs::path(REFCHECK_SOURCE_DIR) / "cases");
-                } else {
-                    for (const auto& g : a->cases) {
-                        if (fs::is_directory(g)) {
-                            auto more = harness::list_cases(g);
-                            files.insert(files.end(), more.begin(), more.end());
-                        } else {
-                            files.emplace_back(g);
-                        }
-                    }
-                }
+                const std::vector<fs::path> files = case_files(a->cases);
                 const auto s = harness::mutate(files, o);
                 std::cout << "\n" << s.text;
                 std::cout << "JSON report: " << fs::absolute(s.json).lexically_normal().string() << "\n";

@@ -2,6 +2,8 @@
 // valid name for a misspelt one.
 #include "command.hpp"
 
+#include "refcheck/harness/case.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
@@ -84,6 +86,20 @@ std::string nearest(const std::string& word, const std::vector<std::string>& nam
     }
     const std::size_t allowed = std::max<std::size_t>(2, word.size() / 3);
     return best_distance <= allowed ? best : std::string();
+}
+
+std::vector<std::filesystem::path> case_files(const std::vector<std::string>& given) {
+    std::vector<fs::path> out;
+    if (given.empty()) return harness::list_cases(std::filesystem::path(REFCHECK_SOURCE_DIR) / "cases");
+    for (const auto& g : given) {
+        if (std::filesystem::is_directory(g)) {
+            auto more = harness::list_cases(g);
+            out.insert(out.end(), more.begin(), more.end());
+        } else {
+            out.emplace_back(g);
+        }
+    }
+    return out;
 }
 
 } // namespace refcheck::cli

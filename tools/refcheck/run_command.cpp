@@ -69,20 +69,6 @@ harness::Shard parse_shard(const std::string& text) {
     return s;
 }
 
-std::vector<fs::path> case_files(const std::vector<std::string>& given) {
-    std::vector<fs::path> out;
-    if (given.empty()) return harness::list_cases(fs::path(REFCHECK_SOURCE_DIR) / "cases");
-    for (const auto& g : given) {
-        if (fs::is_directory(g)) {
-            auto more = harness::list_cases(g);
-            out.insert(out.end(), more.begin(), more.end());
-        } else {
-            out.emplace_back(g);
-        }
-    }
-    return out;
-}
-
 std::string with_commas(std::uint64_t v) {
     std::string s = std::to_string(v);
     for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
