@@ -62,5 +62,16 @@ TEST_F(ChaosTest, TheCompletenessCheckFindsAHalfWrittenReport) {
     EXPECT_NE(harness::incomplete_run_output(path("whole")), "");
 }
 
+TEST_F(ChaosTest, AWorkerThatDiedIsAHarnessFailureNotAnError) {
+    // The worker running the case dies (the crash test's hook): its report is complete, an error
+    // naming the crash, and the completeness check calls it what it is.
+    const fs::path file = write_case("small-program", small_program().to_json());
+    const Result r = refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --jobs 1 --out died",
+                              "REFCHECK_TEST_WORKER_CRASH=small-program:segv");
+    ASSERT_EQ(r.code, 2) << r.out << r.err;
+    const std::string what = harness::incomplete_run_output(path("died"));
+    EXPECT_NE(what.find("died"), std::string::npos) << what;
+}
+
 } // namespace
 } // namespace refcheck::cli_test

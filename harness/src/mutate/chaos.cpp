@@ -58,6 +58,9 @@ std::string incomplete_run_output(const fs::path& out) {
             if (report.empty()) return "run.json lists a case without its report";
             const ojson r = read_json(out / report);
             if (!r.contains("status")) return report + " has no status";
+            // A worker that died is an error report, complete, but a crash of the harness all the same.
+            if (r.contains("crash"))
+                return report + ": the worker running it died (" + r.value("error", std::string()) + ")";
         }
         if (!fs::exists(out / "junit.xml") || !fs::exists(out / "index.html"))
             return "junit.xml or index.html is missing";

@@ -31,7 +31,7 @@ std::vector<Patch> chaos_patches(const std::filesystem::path& image, const std::
                                  std::size_t n, std::uint64_t seed);
 
 // What is wrong with a run's output folder: empty when run.json, every case report it lists (each
-// whole JSON with a status), junit.xml and index.html are there.
+// whole JSON with a status, none from a worker that died), junit.xml and index.html are there.
 std::string incomplete_run_output(const std::filesystem::path& out);
 
 struct ChaosSummary {
