@@ -63,6 +63,26 @@ TEST_F(BudgetTest, TheCaseTotalBoundsEveryCallAfterIt) {
     EXPECT_EQ(j.at("first_unexplained").at("input"), "boot");
 }
 
+TEST_F(BudgetTest, ACallThatRecordsMoreEventsThanItsLimitStopsTheCase) {
+    // Nothing is patched: the small program case's records draw more than 3 faces per call, so the
+    // first call past the limit is stopped and the case ends there, divergent.
+    ojson c = small_program().to_json();
+    c["limits"] = {{"events_per_call", 3}};
+    const fs::path file = write_case("chatty", c);
+    const Result r =
+        refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --jobs 1 --out chatty");
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    const ojson j = report("chatty/chatty.json");
+    EXPECT_EQ(j.at("status"), "divergent");
+    EXPECT_EQ(j.at("limits").at("events_per_call"), 3);
+    EXPECT_EQ(budget_faults(j), 1u) << j.at("faults").dump();
+    EXPECT_NE(j.at("faults").at(0).dump().find("events_per_call"), std::string::npos)
+        << j.at("faults").dump();
+    const ojson& first = j.at("first_unexplained").at("original");
+    EXPECT_EQ(first.at("kind"), "fault");
+    EXPECT_EQ(first.at("fields").at("fault"), "budget_exceeded");
+}
+
 TEST_F(BudgetTest, TheDefaultLimitsAreStatedAndAnUnboundedCaseIsRefused) {
     const fs::path file = write_case("plain", small_program().to_json());
     const Result r =
@@ -71,6 +91,7 @@ TEST_F(BudgetTest, TheDefaultLimitsAreStatedAndAnUnboundedCaseIsRefused) {
     const ojson j = report("plain/plain.json");
     EXPECT_EQ(j.at("limits").at("instructions_per_call"), 500'000'000);
     EXPECT_EQ(j.at("limits").at("instructions_per_case"), 50'000'000'000);
+    EXPECT_EQ(j.at("limits").at("events_per_call"), 250'000);
     EXPECT_EQ(budget_faults(j), 0u);
     ojson zero = small_program().to_json();
     zero["limits"] = {{"instructions_per_call", 0}};

@@ -243,8 +243,10 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
         get<std::uint64_t>(limits, "instructions_per_call", Case::kDefaultInstructionsPerCall, file);
     c.instructions_per_case =
         get<std::uint64_t>(limits, "instructions_per_case", Case::kDefaultInstructionsPerCase, file);
+    c.events_per_call = get<std::uint64_t>(limits, "events_per_call", Case::kDefaultEventsPerCall, file);
     if (c.instructions_per_call == 0 || c.instructions_per_case == 0)
         fail(file, "\"limits\": instruction budgets must be at least 1");
+    if (c.events_per_call == 0) fail(file, "\"limits\": events_per_call must be at least 1");
     if (c.family == Family::Program && (c.views.empty() || c.lights.empty() || c.states.empty()))
         fail(file, "a program case needs selection.views, selection.lights and selection.states");
     if (c.family == Family::Palette && c.warzones.empty()) c.warzones = {0};

@@ -130,29 +130,28 @@ public:
         o.replace("sample_terrain_height_", 2, [this, islands](emu::Machine&, const emu::Args& args) {
             const std::int32_t x = args.i32(0), z = args.i32(1);
             const std::int32_t h = island_terrain(islands, x, z);
-            events_.push_back(sample_event(x, z, h));
+            keep(sample_event(x, z, h));
             return static_cast<std::uint32_t>(h);
         });
         o.tap("build_mobile_queue_", [this](emu::Machine& m) { ids_at_ = m.reg(emu::Reg::ebx); });
         o.on_return("build_mobile_queue_", [this](emu::Machine& m) {
             for (std::uint32_t i = 0; i < m.reg(emu::Reg::eax) && i < reimpl::kQueueCapacity; ++i)
-                events_.push_back(queue_event(i, m.read_u32(ids_at_ + 4 * i)));
+                keep(queue_event(i, m.read_u32(ids_at_ + 4 * i)));
         });
         o.tap("shadow_plane_height_", [this](emu::Machine& m) {
             caster_ = m.read_u32(m.reg(emu::Reg::eax) + off_id_);
             terrain_ = static_cast<std::int32_t>(m.read_u32(m.reg(emu::Reg::edx) + off_terrain_));
         });
         o.on_return("shadow_plane_height_", [this](emu::Machine& m) {
-            events_.push_back(plane_event(caster_, terrain_, static_cast<std::int32_t>(m.reg(emu::Reg::eax)),
-                                          o_.u32("last_receiver")));
+            keep(plane_event(caster_, terrain_, static_cast<std::int32_t>(m.reg(emu::Reg::eax)),
+                             o_.u32("last_receiver")));
         });
         o.tap("draw_3d_object_shadow_", [this](emu::Machine& m) {
             const auto plane = static_cast<std::int32_t>(m.read_u32(m.reg(emu::Reg::ebx) + off_plane_));
-            events_.push_back(shadow_event(world_->mobile_of(m.reg(emu::Reg::eax)), plane));
+            keep(shadow_event(world_->mobile_of(m.reg(emu::Reg::eax)), plane));
         });
-        o.tap("draw_3d_object_", [this](emu::Machine& m) {
-            events_.push_back(object_event(world_->mobile_of(m.reg(emu::Reg::eax))));
-        });
+        o.tap("draw_3d_object_",
+              [this](emu::Machine& m) { keep(object_event(world_->mobile_of(m.reg(emu::Reg::eax)))); });
     }
     void begin(const SceneWorld& world) {
         world_ = &world;
@@ -162,6 +161,11 @@ public:
     std::vector<EventRecord> take() { return std::exchange(events_, {}); }
 
 private:
+    // Past the case's events_per_call the call is being stopped (Original::admit_event).
+    void keep(EventRecord e) {
+        if (o_.admit_event()) events_.push_back(std::move(e));
+    }
+
     Original& o_;
     const SceneWorld* world_ = nullptr;
     std::uint32_t off_id_ = 0, off_terrain_ = 0, off_plane_ = 0, ids_at_ = 0, caster_ = 0;

@@ -111,6 +111,7 @@ std::vector<EventRecord> Recorder::take() { return std::exchange(events_, {}); }
 std::vector<std::int64_t> Recorder::path() const { return slots_; }
 
 void Recorder::push(EventRecord e) {
+    if (!o_.admit_event()) return; // past the case's events_per_call: the call is being stopped
     if (observer_) observer_(events_.size());
     events_.push_back(std::move(e));
 }

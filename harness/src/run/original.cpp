@@ -104,6 +104,7 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
         limits.instruction_budget =
             limits.instruction_budget ? std::min(limits.instruction_budget, cap) : cap;
     }
+    events_this_call_ = 0;
     emu::CallResult result =
         machine_->call(profile_.address_of(routine), parse_convention(r.convention),
                        std::span<const std::uint32_t>(args.begin(), args.size()), limits);

@@ -260,9 +260,10 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         original->on_fault([&comparator, &ctx](const std::string& routine, const emu::Fault& f) {
             comparator.fault(fault_event(routine, f), ctx.inputs_started ? std::string() : "boot");
         });
-        original->set_case_limits(c.instructions_per_call, c.instructions_per_case);
+        original->set_case_limits(c.instructions_per_call, c.instructions_per_case, c.events_per_call);
         r["limits"] = {{"instructions_per_call", c.instructions_per_call},
                        {"instructions_per_case", c.instructions_per_case},
+                       {"events_per_call", c.events_per_call},
                        {"wall_ms_per_call", Original::kWallBackstopMs},
                        {"stops_at_first_overrun", true}};
         covered = discover_routines(original->machine(), profile_entries(profile)); // before any patch

@@ -84,10 +84,15 @@ struct Case {
     // stops the case at the next input; a call that would take the case past its total is given
     // only what is left. So a case's guest work is bounded by instructions_per_case, whatever the
     // original does. The wall-clock limit per call (kWallBackstopMs) is only a backstop.
+    // "events_per_call" bounds what one call may make the recorders keep (the host memory a looping
+    // original could fill within its instruction budget): the first event past it stops the call as
+    // a budget_exceeded fault, like an instruction overrun.
     std::uint64_t instructions_per_call = kDefaultInstructionsPerCall;
     std::uint64_t instructions_per_case = kDefaultInstructionsPerCase;
+    std::uint64_t events_per_call = kDefaultEventsPerCall;
     static constexpr std::uint64_t kDefaultInstructionsPerCall = 500'000'000;
     static constexpr std::uint64_t kDefaultInstructionsPerCase = 50'000'000'000;
+    static constexpr std::uint64_t kDefaultEventsPerCall = 250'000;
     // Narrowing (not read from the file): when set, only the input of this name is compared
     // ("record 12 view 0 light 1 state 0", "step 7", ...): `refcheck run --only`, bisect.
     std::string only;

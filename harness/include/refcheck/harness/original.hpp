@@ -48,9 +48,21 @@ public:
     static constexpr std::uint32_t kWallBackstopMs = 120000;
     // The case's limits (Case::instructions_per_call, instructions_per_case): every call gets at
     // most per_call instructions and no more than what is left of per_case (0, 0: none).
-    void set_case_limits(std::uint64_t per_call, std::uint64_t per_case) {
+    void set_case_limits(std::uint64_t per_call, std::uint64_t per_case, std::uint64_t events_per_call = 0) {
         per_call_ = per_call;
         per_case_ = per_case;
+        events_per_call_ = events_per_call;
+    }
+    // A recorder is about to keep one more event of the running call: false when that would pass
+    // the case's events_per_call (0: none). The first refusal stops the call as a budget_exceeded
+    // fault; the recorder drops the event. Counted per call().
+    bool admit_event() {
+        if (events_per_call_ == 0 || ++events_this_call_ <= events_per_call_) return true;
+        if (events_this_call_ == events_per_call_ + 1)
+            machine_->stop(emu::FaultKind::budget_exceeded, "the call made the recorders keep more than " +
+                                                                std::to_string(events_per_call_) +
+                                                                " events (limits: events_per_call)");
+        return false;
     }
     // A call ran over its instruction budget (the case stops at its next input).
     bool overran() const { return overran_; }
@@ -106,7 +118,7 @@ private:
     std::map<std::string, std::uint64_t> budgets_, needed_;
     std::uint64_t fallback_budget_ = 0;
     std::uint64_t instructions_total_ = 0;
-    std::uint64_t per_call_ = 0, per_case_ = 0;
+    std::uint64_t per_call_ = 0, per_case_ = 0, events_per_call_ = 0, events_this_call_ = 0;
     bool overran_ = false;
 };
 
