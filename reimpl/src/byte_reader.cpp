@@ -30,8 +30,7 @@ std::uint8_t ByteReader::u8(std::uint64_t at) const {
     return bytes_[at];
 }
 
-std::int8_t   ByteReader::s8(std::uint64_t at) const {
-  return static_cast<std::int8_t>(u8(at)); }
+std::int8_t ByteReader::s8(std::uint64_t at) const { return static_cast<std::int8_t>(u8(at)); }
 
 std::uint16_t ByteReader::u16(std::uint64_t at) const {
     require(at, 2, "16-bit value");
