@@ -15,7 +15,7 @@ ByteReader::ByteReader(std::span<const std::uint8_t> bytes, std::string archive)
     : ByteReader(bytes, std::move(archive), std::nullopt, 0, bytes.size()) {}
 
 bool ByteReader::contains(std::uint64_t at, std::uint64_t size) const {
-    return at >= begin_ && at <= end_ && size <= end_ - at + 1;
+    return at >= begin_ && at <= end_ && size <= end_ - at;
 }
 
 void ByteReader::require(std::uint64_t at, std::uint64_t size, std::string_view what) const {
