@@ -105,7 +105,7 @@ std::variant<std::vector<std::string>, std::string> normalise(std::string_view g
 
 } // namespace
 
-DataRoot::DataRoot(fs::path root, std::string mount, bool writable) : writable_(writable) {
+DataRoot::DataRoot(const fs::path& root, std::string mount, bool writable) : writable_(writable) {
     std::error_code ec;
     if (!fs::is_directory(root, ec)) throw EmuError("data root " + root.string() + " is not a directory");
     root_ = fs::canonical(root);

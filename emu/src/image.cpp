@@ -21,7 +21,7 @@ std::map<Address, std::string> address_names(const Image& image) {
     for (const auto& [name, address] : image.exports) out.try_emplace(address, name);
     for (const CoffSymbol& s : image.coff_symbols) {
         std::string name = undecorate(s.name);
-        if (s.storage_class == coff_static && !s.file.empty()) name = s.file + ":" + name;
+        if (s.storage_class == coff_static && !s.file.empty()) name.insert(0, s.file + ":");
         out.try_emplace(s.address, std::move(name));
     }
     return out;

@@ -161,6 +161,7 @@ void Machine::remove_hook(HookId id) {
 void Machine::enable_coverage(std::vector<Routine> routines) {
     disable_coverage();
     std::vector<Range> ranges;
+    ranges.reserve(routines.size());
     for (const Routine& r : routines) ranges.push_back(r.range);
     impl_->coverage.set_routines(std::move(routines));
     impl_->coverage.clear();

@@ -54,7 +54,7 @@ struct Resolution {
 class DataRoot {
 public:
     // Throws EmuError when `root` is not a directory or `mount` is not "X:\..." .
-    explicit DataRoot(std::filesystem::path root, std::string mount = "C:\\", bool writable = false);
+    explicit DataRoot(const std::filesystem::path& root, std::string mount = "C:\\", bool writable = false);
 
     // Resolves a guest path. With `for_create`, a missing last component is "found" as the name
     // the guest gave (the parent folder must exist).

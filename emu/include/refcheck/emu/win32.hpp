@@ -96,6 +96,9 @@ struct MsvcrtState {
     std::vector<uint32_t> exit_callbacks; // atexit/_onexit: recorded, never run
 };
 
+// Each shim keeps the name of the export it stands in for (CreateFileA, __getmainargs), so the
+// naming and reserved-identifier checks stand aside here (.clang-tidy).
+// NOLINTBEGIN(readability-identifier-naming,bugprone-reserved-identifier)
 // kernel32: files
 // In a child after fork(): the guest's open files (kernel32 handles, msvcrt FILEs) reopened at the
 // same offsets as this process's own file descriptions (Machine::after_fork).
@@ -196,6 +199,7 @@ uint32_t _exit(Machine& m, const Args& a);
 uint32_t _amsg_exit(Machine& m, const Args& a);
 uint32_t abort(Machine& m, const Args& a);
 } // namespace msvcrt
+// NOLINTEND(readability-identifier-naming,bugprone-reserved-identifier)
 
 } // namespace win32
 } // namespace refcheck::emu
