@@ -216,7 +216,9 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
     for (const auto& [file, names] : needed) {
         try {
             const Profile p = load_profile(file);
-            const auto missing = p.missing(std::vector<std::string>(names.begin(), names.end()));
+            std::vector<std::string> all(names.begin(), names.end());
+            for (auto& n : p.needed_by_boot()) all.push_back(std::move(n));
+            const auto missing = p.missing(all);
             if (missing.empty()) continue;
             std::string list;
             for (const auto& m : missing) list += "\n  " + m;

@@ -235,7 +235,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     std::vector<KeyedBlock> keyed;          // the blocks of the reasons' groups
     try {
         const Profile profile = load_profile(env.profile);
-        const auto missing = profile.missing(needed_symbols(c.family));
+        std::vector<std::string> needed = needed_symbols(c.family);
+        for (auto& n : profile.needed_by_boot()) needed.push_back(std::move(n));
+        const auto missing = profile.missing(needed);
         if (!missing.empty()) {
             std::string list;
             for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
@@ -285,6 +287,16 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         r["selection"] = selection_json(c);
         bool stopped = false;
         try {
+            if (!profile.boot_until.empty()) {
+                // Boot mode: the C runtime's start-up runs from the entry point until it reaches the
+                // profile's routine; its faults are boot faults like the initialiser's.
+                const auto started = original->run_entry_until(profile.boot_until);
+                if (!started.ok())
+                    throw OriginalFailed("the start-up from the entry point faulted before " +
+                                         profile.boot_until + ": " + started.fault->message);
+                r["boot"] = {{"entry_until", profile.boot_until},
+                             {"address", emu::hex(profile.address_of(profile.boot_until))}};
+            }
             const auto boot = original->call("initialise_3d_objects_", {});
             if (boot.ok() && boot.eax != 0) {
                 // Both sides refuse a broken data root: an error, the reimplementation's validator first
