@@ -233,6 +233,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     std::vector<RoutineBlocks> covered;     // the profile's routines and those they call
     std::optional<CoverageReasons> reasons; // for this image, when the run has them
     std::vector<KeyedBlock> keyed;          // the blocks of the reasons' groups
+    bool reasons_apply = false;             // the reasons are for this image's hash
     try {
         const Profile profile = load_profile(env.profile);
         std::vector<std::string> needed = needed_symbols(c.family);
@@ -272,10 +273,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         if (CaseObserver* observer = case_observer()) observer->booted(*original, comparator);
         if (env.coverage_reasons) {
             reasons = load_coverage_reasons(*env.coverage_reasons);
-            if (reasons->image == env.image.filename().string())
-                keyed = keyed_blocks(original->machine(), covered, *reasons);
-            else
-                reasons.reset();
+            // The reasons are scoped to one image hash: another image gets none, and says so.
+            reasons_apply = reasons->image_sha256 == image_sha256;
+            if (reasons_apply) keyed = keyed_blocks(original->machine(), covered, *reasons);
         }
         if (!injection.empty()) r["injected"] = apply_injection(*original, injection);
         ctx.injection = &injection;
@@ -352,7 +352,8 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         const std::string drcov = c.name + "/coverage.drcov";
         r["coverage"] = coverage_json(covered, original->machine().coverage(), env.image.filename().string());
         r["coverage"]["drcov"] = drcov;
-        if (reasons) annotate_coverage(r["coverage"], keyed, *reasons);
+        if (reasons && reasons_apply) annotate_coverage(r["coverage"], keyed, *reasons);
+        if (reasons && !reasons_apply) note_reasons_for_another_image(r["coverage"], *reasons);
         result.files.emplace_back(drcov, drcov_bytes(original->machine()));
     }
     if (exercised) r["exercised"] = exercised->json(r);

@@ -38,10 +38,24 @@ std::string joined(const std::vector<std::string>& lines) {
     return out;
 }
 
-const ojson& standin_coverage(const ojson& index) {
+const ojson& coverage_of(const ojson& index, const std::string& file) {
     for (const auto& image : index.at("coverage"))
-        if (image.at("image") == "standin.exe") return image;
-    throw std::runtime_error("run.json has no coverage of standin.exe");
+        if (image.at("image") == file) return image;
+    throw std::runtime_error("run.json has no coverage of " + file);
+}
+
+// The stand-in's coverage, with the reasons applied: cases/coverage/reasons.json is scoped to the
+// stand-in's SHA-256, so a stand-in built otherwise (other flags, another compiler) fails here,
+// naming both hashes, instead of passing with no reasons looked at.
+const ojson& standin_coverage(const ojson& index) {
+    const ojson& image = coverage_of(index, "standin.exe");
+    if (image.contains("reasons_for_another_image"))
+        throw std::runtime_error(
+            "cases/coverage/reasons.json is for another image: " +
+            image.at("reasons_for_another_image").dump() + "; standin.exe has SHA-256 " +
+            image.at("sha256").get<std::string>() +
+            " (look at the reasons again for this build and update the file's image_sha256)");
+    return image;
 }
 
 } // namespace
