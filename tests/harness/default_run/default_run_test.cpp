@@ -101,6 +101,19 @@ TEST(DefaultRun, EveryUnreachedBlockOfTheGroupsHasAReason) {
     EXPECT_TRUE(missing.empty()) << "unreached blocks without a reason:\n" << missing.dump(1);
 }
 
+// The second stand-in runs in the default run too; the reasons file is not for it, and its
+// coverage says so (the reasons are the first stand-in's; its unreached blocks stand without
+// causes, and nothing counts them as explained).
+TEST(DefaultRun, TheSecondStandInsCoverageSaysTheReasonsAreForAnotherImage) {
+    const ojson index = read(kRun / "run.json");
+    const ojson& retail = coverage_of(index, "standin_retail.exe");
+    EXPECT_FALSE(retail.contains("reasons"));
+    ASSERT_TRUE(retail.contains("reasons_for_another_image"));
+    EXPECT_EQ(retail.at("reasons_for_another_image").at("image"), "standin.exe");
+    EXPECT_EQ(retail.at("reasons_for_another_image").at("image_sha256"),
+              standin_coverage(index).at("sha256"));
+}
+
 TEST(DefaultRun, NoReasonIsStale) {
     const ojson image = standin_coverage(read(kRun / "run.json"));
     const ojson& stale = image.at("reasons").at("stale");
