@@ -161,4 +161,25 @@ CallResult Machine::call(Address address, Convention c, std::span<const uint32_t
     return result;
 }
 
+CallResult Machine::run_entry_until(Address until, CallLimits limits) {
+    Impl& m = *impl_;
+    const Address entry = image().entry;
+    const std::string target = m.symbols.name_at(until) ? *m.symbols.name_at(until) : hex(until);
+    bool reached = false;
+    const HookId h = tap(until, [&reached, &target](Machine& machine) {
+        reached = true;
+        machine.stop(FaultKind::stopped, "boot reached " + target);
+    });
+    CallResult r = call(entry, Convention::cdecl, {}, limits);
+    remove_hook(h);
+    if (reached && r.fault && r.fault->kind == FaultKind::stopped) {
+        r.fault.reset();
+    } else if (!r.fault) {
+        m.record_stop(FaultKind::stopped,
+                      "the entry point " + hex(entry) + " returned without reaching " + target);
+        r.fault = m.make_fault(m.pending, reg(Reg::eip));
+    }
+    return r;
+}
+
 } // namespace refcheck::emu

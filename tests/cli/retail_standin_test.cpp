@@ -1,8 +1,9 @@
 // The real-image path end to end, on the second stand-in (fixture/: the same engine built like a
 // 1998 retail image — mingw's CRT against msvcrt.dll, fopen/fread and malloc/free, no exports,
 // stripped, at 0x10000000 where the guest heap would be, -O1): its profile imported from its map
-// into the real-image template, every shipped case runs equivalent on the small archives, and
-// the emulated loads went through msvcrt into a heap placed around the image.
+// into the real-image template, every shipped case runs equivalent on the small archives after
+// booting from the entry point to main, and the emulated loads went through msvcrt into a heap
+// placed around the image.
 #include "cli_support.hpp"
 
 #include "refcheck/emu/machine.hpp"
@@ -50,6 +51,12 @@ TEST_F(RetailRun, ImportedProfileRunsEveryShippedCaseEquivalent) {
     // The original read its archives through msvcrt's fopen/fread: recorded like kernel32's.
     const ojson loader = read_json(path("out/loader.json"));
     EXPECT_NE(loader.dump().find("3DOBJS.BIN"), std::string::npos);
+    // Every case booted: the entry point's CRT start-up ran until main before the initialiser.
+    for (const auto& row : index.at("cases")) {
+        const ojson report = read_json(path("out/" + row.at("report").get<std::string>()));
+        ASSERT_TRUE(report.contains("boot")) << row.at("report");
+        EXPECT_EQ(report.at("boot").at("entry_until"), "main");
+    }
     // The stand-in's own profile belongs to the other image: refused.
     const Result wrong = refcheck("run " + quote(shipped_case("loader")) + " --image " + quote(kRetailImage) +
                                   " --data " + quote(kSmallData) + " --out wrong");

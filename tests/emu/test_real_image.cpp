@@ -4,6 +4,9 @@
 // preferred base of Debian's i686 zlib1.dll (above the default heap's start).
 #include "emu_test_support.hpp"
 
+#include <fstream>
+#include <sstream>
+
 namespace refcheck::emu {
 namespace {
 
@@ -222,6 +225,66 @@ TEST(CrtImage, TheEntryPointRunsMainThroughTheCrtStartUp) {
     for (const Allocation& a : m.heap().allocations())
         buffer = buffer || (a.kind == AllocationKind::crt && a.size == 256 && a.freed);
     EXPECT_TRUE(buffer) << "main's malloc(256) ... free";
+}
+
+// The address of `name` in a GNU ld map (a symbol line: indentation, 0xADDRESS, the name alone).
+Address map_address(const std::filesystem::path& map, const std::string& name) {
+    std::ifstream in(map);
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream words(line);
+        std::string address, symbol, extra;
+        if (words >> address >> symbol && !(words >> extra) && symbol == name && address.rfind("0x", 0) == 0)
+            return static_cast<Address>(std::stoul(address, nullptr, 16));
+    }
+    throw std::runtime_error(name + " is not in " + map.string());
+}
+
+// Boot mode: the entry point runs the CRT's start-up until it reaches main, and stops there. What
+// start-up did stays: _initterm ran the image's C initialiser (before the boot crt_started() says
+// 0), main was handed the CRT's argc and argv, and main called on its own afterwards reads its
+// file through msvcrt with the runtime as start-up left it.
+TEST(CrtImage, BootRunsTheStartUpUntilMainAndStopsThere) {
+    test::ScratchDir dir("crt-boot");
+    dir.put("DATA/INPUT.BIN", "ABC");
+    Machine m({dir.path()});
+    m.load(EMU_CRT_IMAGE);
+    const Address main = map_address(EMU_CRT_IMAGE_MAP, "main");
+    const Address started = map_address(EMU_CRT_IMAGE_MAP, "crt_started");
+    EXPECT_EQ(m.call(started, Convention::cdecl, {}).eax, 0u) << "before start-up";
+
+    std::uint32_t argc = 0;
+    std::string argv0;
+    const HookId h = m.tap(main, [&](Machine& mm) {
+        const Address esp = mm.reg(Reg::esp);
+        argc = mm.read_u32(esp + 4);
+        argv0 = mm.read_cstring(mm.read_u32(mm.read_u32(esp + 8)));
+    });
+    const CallResult boot = m.run_entry_until(main);
+    m.remove_hook(h);
+    ASSERT_TRUE(boot.ok()) << describe(boot);
+    EXPECT_EQ(argc, 1u);
+    EXPECT_FALSE(argv0.empty());
+    EXPECT_TRUE(m.data_root()->accesses().empty()) << "main itself did not run";
+
+    EXPECT_EQ(m.call(started, Convention::cdecl, {}).eax, 1998u) << "_initterm ran the initialiser";
+    const Address args = guest_buffer(m, 8);
+    const Address name = guest_string(m, "refcheck");
+    m.write_u32(args, name);
+    const CallResult r = m.call(main, Convention::cdecl, {1, args});
+    ASSERT_TRUE(r.ok()) << describe(r);
+    EXPECT_EQ(r.eax, 65u + 66u + 67u + 1u);
+    ASSERT_EQ(m.data_root()->accesses().size(), 1u);
+    EXPECT_EQ(m.data_root()->accesses()[0].bytes_read, 3u);
+}
+
+// A boot whose routine start-up never reaches is a fault saying where the run ended instead.
+TEST(CrtImage, BootThatNeverReachesItsRoutineIsAFault) {
+    test::ScratchDir dir("crt-boot-never");
+    Machine m({dir.path()});
+    m.load(EMU_CRT_IMAGE);
+    const CallResult r = m.run_entry_until(m.image().entry + 0x100000); // not code: never reached
+    ASSERT_TRUE(r.fault);
+    EXPECT_EQ(r.fault->kind, FaultKind::process_exit) << r.fault->report(); // main's exit(250)
 }
 
 } // namespace

@@ -25,9 +25,7 @@ struct BisectArgs {
 
 int bisect(const BisectArgs& a) {
     harness::RunOptions o;
-    o.defaults.image = REFCHECK_DEFAULT_IMAGE;
-    o.defaults.profile = REFCHECK_DEFAULT_PROFILE;
-    o.defaults.data = REFCHECK_DEFAULT_DATA;
+    set_stand_ins(o);
     if (!a.image.empty()) o.image = a.image;
     if (!a.profile.empty()) o.profile = a.profile;
     if (!a.data.empty()) o.data = a.data;

@@ -46,8 +46,7 @@ const Command& chaos_command() {
             app.add_flag("--keep", a->keep, "Keep every run's reports in runs/NNNN/");
             return [a] {
                 harness::ChaosOptions o;
-                o.run.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA,
-                                  std::nullopt, nullptr};
+                set_stand_ins(o.run);
                 if (!a->image.empty()) o.run.image = a->image;
                 if (!a->profile.empty()) o.run.profile = a->profile;
                 if (!a->data.empty()) o.run.data = a->data;

@@ -34,8 +34,14 @@ CLI::Validator at_least_one();
 void check_out_folder(const std::string& option, const std::string& dir);
 // --patch TEXT parsed (harness::parse_patch); a bad one is an error naming --patch and the text.
 harness::Patch parse_patch_option(const std::string& text);
-// The case files CASES... name (files, or folders of *.json); none given: the project's cases/.
-std::vector<std::filesystem::path> case_files(const std::vector<std::string>& given);
+// The case files CASES... name (files, or folders of *.json); none given: the project's cases/,
+// and with `second_stand_in` also cases/retail/ (the cases of the second stand-in: refcheck run's
+// default when no --image is given).
+std::vector<std::filesystem::path> case_files(const std::vector<std::string>& given,
+                                              bool second_stand_in = false);
+// The environments of the build: the stand-in, its profile and the default archives as defaults,
+// and the second stand-in ("retail": standin_retail.exe and the profile imported from its map).
+void set_stand_ins(harness::RunOptions& options);
 // The nearest of `names` to `word` when it is near enough to be a likely typo (else empty).
 std::string nearest(const std::string& word, const std::vector<std::string>& names);
 

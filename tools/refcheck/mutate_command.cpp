@@ -64,8 +64,7 @@ const Command& mutate_command() {
             return [a] {
                 check_out_folder("--out", a->out); // before any work
                 harness::MutateOptions o;
-                o.run.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA,
-                                  std::nullopt, nullptr};
+                set_stand_ins(o.run);
                 if (!a->image.empty()) o.run.image = a->image;
                 if (!a->profile.empty()) o.run.profile = a->profile;
                 if (!a->data.empty()) o.run.data = a->data;

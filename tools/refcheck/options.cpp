@@ -88,9 +88,24 @@ std::string nearest(const std::string& word, const std::vector<std::string>& nam
     return best_distance <= allowed ? best : std::string();
 }
 
-std::vector<std::filesystem::path> case_files(const std::vector<std::string>& given) {
+void set_stand_ins(harness::RunOptions& o) {
+    o.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA, std::nullopt,
+                  nullptr};
+    o.stand_ins["retail"] = {REFCHECK_RETAIL_IMAGE, REFCHECK_RETAIL_PROFILE, REFCHECK_DEFAULT_DATA,
+                             std::nullopt, nullptr};
+}
+
+std::vector<std::filesystem::path> case_files(const std::vector<std::string>& given, bool second_stand_in) {
     std::vector<fs::path> out;
-    if (given.empty()) return harness::list_cases(std::filesystem::path(REFCHECK_SOURCE_DIR) / "cases");
+    if (given.empty()) {
+        const fs::path cases = fs::path(REFCHECK_SOURCE_DIR) / "cases";
+        out = harness::list_cases(cases);
+        if (second_stand_in) {
+            auto retail = harness::list_cases(cases / "retail");
+            out.insert(out.end(), retail.begin(), retail.end());
+        }
+        return out;
+    }
     for (const auto& g : given) {
         if (std::filesystem::is_directory(g)) {
             auto more = harness::list_cases(g);

@@ -157,8 +157,7 @@ const Command& run_command() {
             return [a] {
                 check_out_folder("--out", a->out); // before any work
                 harness::RunOptions o;
-                o.defaults = {REFCHECK_DEFAULT_IMAGE, REFCHECK_DEFAULT_PROFILE, REFCHECK_DEFAULT_DATA,
-                              std::nullopt, nullptr};
+                set_stand_ins(o);
                 o.rules_document = fs::path(REFCHECK_SOURCE_DIR) / "docs" / "formats" / "apache-3d.md";
                 o.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases" / "coverage" / "reasons.json";
                 if (!a->image.empty()) o.image = a->image;
@@ -173,7 +172,8 @@ const Command& run_command() {
                 // Before anything runs: a run with seeded faults does not test the unmodified sides.
                 for (const auto& line : harness::seeded_fault_banner(o.injection)) std::cout << line << "\n";
                 std::cout << std::flush;
-                const auto files = case_files(a->cases);
+                // The default cases run on both stand-ins; on an image given with --image, once.
+                const auto files = case_files(a->cases, a->image.empty() && a->profile.empty());
                 const bool tty = isatty(STDOUT_FILENO);
                 std::size_t done = 0;
                 const std::size_t total = harness::select_shard(files, o.shard).size();

@@ -70,6 +70,11 @@ std::vector<std::string> Profile::missing(const std::vector<std::string>& needed
     return out;
 }
 
+std::vector<std::string> Profile::needed_by_boot() const {
+    if (boot_until.empty()) return {};
+    return {boot_until};
+}
+
 std::string profile_image_mismatch(const Profile& profile, const std::filesystem::path& profile_shown,
                                    const std::filesystem::path& image, const std::string& image_sha256) {
     if (profile.image_sha256.empty() || profile.image_sha256 == image_sha256) return {};
@@ -105,6 +110,15 @@ Profile load_profile(const std::filesystem::path& file) {
             fail(file, "\"image_sha256\" must be 64 hex digits (or empty)");
         if (auto base = parse_address(json{{"address", j.value("image_base", json())}}, file, "image_base"))
             p.image_base = *base;
+        if (j.contains("boot")) {
+            const json& boot = j.at("boot");
+            if (!boot.is_object()) fail(file, "\"boot\" must be an object: {\"entry_until\": ROUTINE}");
+            for (const auto& [k, v] : boot.items())
+                if (k != "entry_until" && k != "notes") fail(file, "\"boot\": unknown key \"" + k + "\"");
+            p.boot_until = boot.value("entry_until", "");
+            if (p.boot_until.empty())
+                fail(file, "\"boot\" needs \"entry_until\": the routine start-up stops at");
+        }
         for (const auto& r : j.value("routines", json::array())) {
             ProfileRoutine pr;
             pr.name = r.at("name").get<std::string>();
@@ -134,6 +148,9 @@ Profile load_profile(const std::filesystem::path& file) {
     } catch (const json::exception& e) {
         fail(file, std::string("malformed: ") + e.what());
     }
+    if (!p.boot_until.empty() && !p.routines.count(p.boot_until))
+        fail(file, "\"boot\": \"entry_until\" names \"" + p.boot_until +
+                       "\", which is not a routine of the profile");
     return p;
 }
 

@@ -276,8 +276,10 @@ discover_routines(const emu::Machine& m, const std::vector<std::pair<std::string
 
 std::vector<std::pair<std::string, std::uint32_t>> profile_entries(const Profile& profile) {
     std::vector<std::pair<std::string, std::uint32_t>> out;
+    // The boot routine (role "boot": where the C runtime hands over, e.g. main) is the runtime's,
+    // not the engine's: neither coverage nor mutants start from it.
     for (const auto& [name, r] : profile.routines)
-        if (r.address) out.emplace_back(name, *r.address);
+        if (r.address && r.role != "boot") out.emplace_back(name, *r.address);
     return out;
 }
 

@@ -79,13 +79,17 @@ CoverageReasons load_coverage_reasons(const std::filesystem::path& file) {
     if (!j.is_object() || member(j, "schema") != kCoverageReasonsSchema)
         fail(file, std::string("\"schema\" must be \"") + kCoverageReasonsSchema + "\"");
     for (const auto& [k, v] : j.items())
-        if (k != "schema" && k != "image" && k != "description" && k != "groups" && k != "causes" &&
-            k != "blocks")
+        if (k != "schema" && k != "image" && k != "image_sha256" && k != "description" && k != "groups" &&
+            k != "causes" && k != "blocks")
             fail(file, "unknown key \"" + k + "\"");
     CoverageReasons r;
     r.file = file.filename().string();
     r.sha256 = sha256_hex(std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
     r.image = text_of(j, "image", file, "the file");
+    r.image_sha256 = text_of(j, "image_sha256", file, "the file");
+    if (r.image_sha256.size() != 64 ||
+        r.image_sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
+        fail(file, "\"image_sha256\" must be the 64 lower-case hex digits of the image's SHA-256");
     r.groups = groups_of(member(j, "groups"), file);
     if (!member(j, "causes").is_object()) fail(file, "\"causes\" must be an object of id: explanation");
     for (const auto& [id, text] : j.at("causes").items()) {
@@ -233,6 +237,13 @@ void annotate_coverage(ojson& coverage, const std::vector<KeyedBlock>& blocks,
     for (const auto& [id, text] : reasons.causes) causes[id] = text;
     coverage["reasons"] = {
         {"file", reasons.file}, {"sha256", reasons.sha256}, {"causes", causes}, {"unmatched", unmatched}};
+}
+
+void note_reasons_for_another_image(ojson& coverage, const CoverageReasons& reasons) {
+    coverage["reasons_for_another_image"] = {{"file", reasons.file},
+                                             {"sha256", reasons.sha256},
+                                             {"image", reasons.image},
+                                             {"image_sha256", reasons.image_sha256}};
 }
 
 } // namespace refcheck::harness

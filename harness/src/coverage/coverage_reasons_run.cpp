@@ -23,8 +23,11 @@ struct Tally {
 
 void merge_reasons(ojson& merged, const std::vector<const ojson*>& cases) {
     const ojson* with_reasons = nullptr;
-    for (const ojson* c : cases)
+    for (const ojson* c : cases) {
         if (c->contains("reasons")) with_reasons = c;
+        if (c->contains("reasons_for_another_image"))
+            merged["reasons_for_another_image"] = c->at("reasons_for_another_image");
+    }
     if (!with_reasons) return;
     ojson stale = ojson::array();
     std::set<std::string> stale_seen;
@@ -93,6 +96,14 @@ std::string reason_cell(const ojson& e) {
 } // namespace
 
 std::string reasons_html(const ojson& image) {
+    if (image.contains("reasons_for_another_image")) {
+        const ojson& other = image.at("reasons_for_another_image");
+        return "<p class=divergent>No coverage reasons apply to this image: " +
+               escape_markup(other.at("file").get<std::string>()) + " is for " +
+               escape_markup(other.at("image").get<std::string>()) + " with SHA-256 " +
+               escape_markup(other.at("image_sha256").get<std::string>()) +
+               ", so its unreached blocks stand without causes.</p>";
+    }
     const ojson& reasons = member(image, "reasons");
     if (!reasons.is_object()) return "";
     std::ostringstream h;

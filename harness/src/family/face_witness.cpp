@@ -62,20 +62,15 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
         kinds_.push_back({k[o_header], k[o_vertex], k[o_normal], k[o_tex] != 0, k[o_gouraud]});
     }
 
-    const ProfileRoutine& walk = p.routine("run_program");
-    const emu::Convention convention = parse_convention(walk.convention);
-    const auto nargs = static_cast<unsigned>(walk.args.size());
-    o.tap("run_program", [this, convention, nargs](emu::Machine& m) {
-        views_.push_back({emu::Args(m, convention, nargs).u32(0)});
-    });
+    o.tap("run_program",
+          [this, view = o.arg("run_program", "view")](emu::Machine& m) { views_.push_back({view.u32(m)}); });
     o.on_return("run_program", [this](emu::Machine&) {
         if (!views_.empty()) views_.pop_back();
     });
     for (const auto& routine : face_routines) {
-        const emu::Convention face_convention = parse_convention(p.routine(routine).convention);
-        o.tap(routine, [this, face_convention](emu::Machine& m) {
-            const emu::Args a(m, face_convention, 4); // packet, face vertices, level, flags (abi.face)
-            face_entry(m, a.u32(0), a.u32(1), a.i32(2));
+        o.tap(routine, [this, packet = o.arg(routine, "packet"), vertices = o.arg(routine, "vertices"),
+                        level = o.arg(routine, "level")](emu::Machine& m) {
+            face_entry(m, packet.u32(m), vertices.u32(m), level.i32(m)); // abi.face
         });
         o.on_return(routine, [this](emu::Machine& m) { face_return(m); });
     }

@@ -127,31 +127,40 @@ public:
         off_id_ = p.offset_of("mobile", "id");
         off_terrain_ = p.offset_of("shadow_params", "terrain_height");
         off_plane_ = p.offset_of("shadow_params", "plane_height");
-        o.replace("sample_terrain_height_", 2, [this, islands](emu::Machine&, const emu::Args& args) {
-            const std::int32_t x = args.i32(0), z = args.i32(1);
-            const std::int32_t h = island_terrain(islands, x, z);
-            keep(sample_event(x, z, h));
-            return static_cast<std::uint32_t>(h);
-        });
-        o.tap("build_mobile_queue_", [this](emu::Machine& m) { ids_at_ = m.reg(emu::Reg::ebx); });
+        // Arguments where the profile's "args" put them, by name.
+        const auto sampler_args = static_cast<unsigned>(p.routine("sample_terrain_height_").args.size());
+        o.replace("sample_terrain_height_", sampler_args,
+                  [this, islands, ax = o.arg("sample_terrain_height_", "x"),
+                   az = o.arg("sample_terrain_height_", "z")](emu::Machine& m, const emu::Args&) {
+                      const std::int32_t x = ax.i32(m), z = az.i32(m);
+                      const std::int32_t h = island_terrain(islands, x, z);
+                      keep(sample_event(x, z, h));
+                      return static_cast<std::uint32_t>(h);
+                  });
+        o.tap("build_mobile_queue_",
+              [this, ids = o.arg("build_mobile_queue_", "ids")](emu::Machine& m) { ids_at_ = ids.u32(m); });
         o.on_return("build_mobile_queue_", [this](emu::Machine& m) {
             for (std::uint32_t i = 0; i < m.reg(emu::Reg::eax) && i < reimpl::kQueueCapacity; ++i)
                 keep(queue_event(i, m.read_u32(ids_at_ + 4 * i)));
         });
-        o.tap("shadow_plane_height_", [this](emu::Machine& m) {
-            caster_ = m.read_u32(m.reg(emu::Reg::eax) + off_id_);
-            terrain_ = static_cast<std::int32_t>(m.read_u32(m.reg(emu::Reg::edx) + off_terrain_));
+        o.tap("shadow_plane_height_", [this, caster = o.arg("shadow_plane_height_", "caster"),
+                                       params = o.arg("shadow_plane_height_", "params")](emu::Machine& m) {
+            caster_ = m.read_u32(caster.u32(m) + off_id_);
+            terrain_ = static_cast<std::int32_t>(m.read_u32(params.u32(m) + off_terrain_));
         });
         o.on_return("shadow_plane_height_", [this](emu::Machine& m) {
             keep(plane_event(caster_, terrain_, static_cast<std::int32_t>(m.reg(emu::Reg::eax)),
                              o_.u32("last_receiver")));
         });
-        o.tap("draw_3d_object_shadow_", [this](emu::Machine& m) {
-            const auto plane = static_cast<std::int32_t>(m.read_u32(m.reg(emu::Reg::ebx) + off_plane_));
-            keep(shadow_event(world_->mobile_of(m.reg(emu::Reg::eax)), plane));
+        o.tap("draw_3d_object_shadow_",
+              [this, instance = o.arg("draw_3d_object_shadow_", "instance"),
+               params = o.arg("draw_3d_object_shadow_", "params")](emu::Machine& m) {
+                  const auto plane = static_cast<std::int32_t>(m.read_u32(params.u32(m) + off_plane_));
+                  keep(shadow_event(world_->mobile_of(instance.u32(m)), plane));
+              });
+        o.tap("draw_3d_object_", [this, instance = o.arg("draw_3d_object_", "instance")](emu::Machine& m) {
+            keep(object_event(world_->mobile_of(instance.u32(m))));
         });
-        o.tap("draw_3d_object_",
-              [this](emu::Machine& m) { keep(object_event(world_->mobile_of(m.reg(emu::Reg::eax)))); });
     }
     void begin(const SceneWorld& world) {
         world_ = &world;

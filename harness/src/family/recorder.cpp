@@ -59,19 +59,18 @@ Recorder::Recorder(Original& o, const std::vector<std::string>& run)
     off_inst_rotation_ = p.offset_of("instance", "rot");
     off_inst_child_ = p.offset_of("instance", "attach");
 
-    // Arguments are read through each routine's convention in the profile, never from fixed registers.
-    auto convention = [&p](const char* routine) { return parse_convention(p.routine(routine).convention); };
+    // Every argument is read where the routine's profile entry ("args", by name) puts it, never
+    // from fixed registers: a face routine taking them in another order needs a profile edit only.
     for (const FaceRoutine& f : kFaceRoutines) {
-        const bool clipped = f.clipped;
+        const FaceArgs args{o.arg(f.name, "packet"), o.arg(f.name, "vertices"), o.arg(f.name, "level"),
+                            o.arg(f.name, "flags"), f.clipped}; // abi.face
         if (std::find(run.begin(), run.end(), f.name) != run.end()) {
-            o.tap(f.name, [this, clipped, c = convention(f.name)](emu::Machine& m) {
-                const emu::Args a(m, c, 4); // packet, face vertices, level, flags (abi.face)
-                face(a.u32(0), a.u32(1), a.i32(2), a.u32(3), clipped);
-            });
+            o.tap(f.name, [this, args](emu::Machine& m) { face(m, args); });
             o.note_ran(f.name);
         } else {
-            o.replace(f.name, 4, [this, clipped](emu::Machine&, const emu::Args& a) {
-                face(a.u32(0), a.u32(1), a.i32(2), a.u32(3), clipped);
+            const auto nargs = static_cast<unsigned>(p.routine(f.name).args.size());
+            o.replace(f.name, nargs, [this, args](emu::Machine& m, const emu::Args&) {
+                face(m, args);
                 return 0u;
             });
         }
@@ -79,17 +78,16 @@ Recorder::Recorder(Original& o, const std::vector<std::string>& run)
     o.on_return("polygon_winding_",
                 [this](emu::Machine& m) { winding(static_cast<std::int32_t>(m.reg(emu::Reg::eax))); });
     o.note_ran("polygon_winding_");
-    o.tap("draw_attached_object_", [this, c = convention("draw_attached_object_")](emu::Machine& m) {
-        const emu::Args a(m, c, 2); // parent instance, slot (abi.attach)
-        attach_enter(a.u32(0), a.u32(1));
+    o.tap("draw_attached_object_", [this, parent = o.arg("draw_attached_object_", "parent"),
+                                    slot = o.arg("draw_attached_object_", "slot")](emu::Machine& m) {
+        attach_enter(parent.u32(m), slot.u32(m)); // abi.attach
     });
     o.on_return("draw_attached_object_", [this](emu::Machine&) { attach_leave(); });
     // The state switches (ops 3, 4, 5; profile role control_flow): the instruction at entry, where
     // the walk goes next from the returned pointer (op.ifmask, op.choose, op.select).
     for (const char* routine : {"op_ifmask", "op_choose", "op_select"}) {
-        o.tap(routine, [this, c = convention(routine)](emu::Machine& m) {
-            const emu::Args a(m, c, 2); // the program state, the instruction
-            switches_.push_back(a.u32(1));
+        o.tap(routine, [this, op = o.arg(routine, "op")](emu::Machine& m) {
+            switches_.push_back(op.u32(m)); // the instruction
         });
         o.on_return(routine, [this](emu::Machine& m) { control(m.reg(emu::Reg::eax)); });
         o.note_ran(routine);
@@ -114,6 +112,10 @@ void Recorder::push(EventRecord e) {
     if (!o_.admit_event()) return; // past the case's events_per_call: the call is being stopped
     if (observer_) observer_(events_.size());
     events_.push_back(std::move(e));
+}
+
+void Recorder::face(emu::Machine& m, const FaceArgs& args) {
+    face(args.packet.u32(m), args.vertices.u32(m), args.level.i32(m), args.flags.u32(m), args.clipped);
 }
 
 void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_level, std::uint32_t flags,

@@ -41,6 +41,12 @@ public:
     void observe(std::function<void(std::size_t index)> fn) { observer_ = std::move(fn); }
 
 private:
+    // Where a face routine finds what it draws (profile "args" packet, vertices, level, flags).
+    struct FaceArgs {
+        ArgSlot packet, vertices, level, flags;
+        bool clipped;
+    };
+    void face(emu::Machine& m, const FaceArgs& args);
     struct Frame {
         std::uint32_t record;
         std::uint32_t instance;

@@ -52,6 +52,52 @@ EventRecord fault_event(const std::string& routine, const emu::Fault& f) {
     return e;
 }
 
+namespace {
+std::optional<emu::Reg> register_named(const std::string& name) {
+    static const std::pair<const char*, emu::Reg> kRegisters[] = {
+        {"eax", emu::Reg::eax}, {"ebx", emu::Reg::ebx}, {"ecx", emu::Reg::ecx}, {"edx", emu::Reg::edx},
+        {"esi", emu::Reg::esi}, {"edi", emu::Reg::edi}, {"ebp", emu::Reg::ebp}};
+    for (const auto& [n, r] : kRegisters)
+        if (name == n) return r;
+    return std::nullopt;
+}
+} // namespace
+
+ArgSlot arg_slot(const Profile& profile, const std::string& routine, const std::string& name) {
+    const ProfileRoutine& r = profile.routine(routine);
+    const auto& regs = emu::info(parse_convention(r.convention)).register_args;
+    auto problem = [&](const std::string& what) {
+        return ProfileError(profile.file.string() + ": " + routine + ": argument \"" + name + "\" " + what);
+    };
+    std::uint32_t stack_index = 0;
+    for (std::size_t i = 0; i < r.args.size(); ++i) {
+        const ProfileArg& a = r.args[i];
+        ArgSlot slot;
+        if (a.reg == "stack" || (a.reg.empty() && i >= regs.size())) {
+            slot.stack_offset_ = 4 + 4 * stack_index++;
+        } else if (a.reg.empty()) {
+            slot.reg_ = regs[i];
+        } else if (!(slot.reg_ = register_named(a.reg))) {
+            if (a.name == name)
+                throw problem("is in \"" + a.reg + "\", which is no register (eax..edi, or stack)");
+            continue;
+        }
+        if (a.name == name) return slot;
+    }
+    throw problem("is not among the routine's \"args\" (its profile entry says where it is)");
+}
+
+std::uint32_t ArgSlot::u32(const emu::Machine& m) const {
+    if (reg_) return m.reg(*reg_);
+    return m.read_u32(m.reg(emu::Reg::esp) + stack_offset_);
+}
+
+std::string ArgSlot::where() const {
+    if (!reg_) return "stack+" + std::to_string(stack_offset_);
+    static const char* const kNames[] = {"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp"};
+    return kNames[static_cast<int>(*reg_)];
+}
+
 Original::Original(const Environment& env, const Profile& profile) : profile_(profile) {
     emu::MachineOptions options;
     options.data_root = env.data;
@@ -88,9 +134,7 @@ AppliedPatch Original::patch(const Patch& p) {
     return applied;
 }
 
-emu::CallResult Original::call(const std::string& routine, std::initializer_list<std::uint32_t> args,
-                               std::uint32_t wall_ms) {
-    const ProfileRoutine& r = profile_.routine(routine);
+emu::CallLimits Original::limits_for(const std::string& routine, std::uint32_t wall_ms) const {
     emu::CallLimits limits;
     limits.wall_ms = wall_ms;
     if (const auto b = budgets_.find(routine); b != budgets_.end())
@@ -104,10 +148,10 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
         limits.instruction_budget =
             limits.instruction_budget ? std::min(limits.instruction_budget, cap) : cap;
     }
-    events_this_call_ = 0;
-    emu::CallResult result =
-        machine_->call(profile_.address_of(routine), parse_convention(r.convention),
-                       std::span<const std::uint32_t>(args.begin(), args.size()), limits);
+    return limits;
+}
+
+void Original::account(const std::string& routine, const emu::CallResult& result) {
     if (result.instructions) {
         std::uint64_t& most = needed_[routine];
         most = std::max(most, *result.instructions);
@@ -118,6 +162,25 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
         faults_.push_back(to_json(*result.fault));
         if (on_fault_) on_fault_(routine, *result.fault);
     }
+}
+
+emu::CallResult Original::call(const std::string& routine, std::initializer_list<std::uint32_t> args,
+                               std::uint32_t wall_ms) {
+    const ProfileRoutine& r = profile_.routine(routine);
+    events_this_call_ = 0;
+    emu::CallResult result = machine_->call(profile_.address_of(routine), parse_convention(r.convention),
+                                            std::span<const std::uint32_t>(args.begin(), args.size()),
+                                            limits_for(routine, wall_ms));
+    account(routine, result);
+    return result;
+}
+
+emu::CallResult Original::run_entry_until(const std::string& routine, std::uint32_t wall_ms) {
+    const std::string who = "entry point (until " + routine + ")";
+    events_this_call_ = 0;
+    emu::CallResult result =
+        machine_->run_entry_until(profile_.address_of(routine), limits_for(who, wall_ms));
+    account(who, result);
     return result;
 }
 

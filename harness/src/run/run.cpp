@@ -23,8 +23,11 @@ namespace fs = std::filesystem;
 
 namespace {
 fs::path pick(const std::optional<fs::path>& override_path, const std::string& case_value,
-              const fs::path& case_file, const fs::path& fallback) {
+              const fs::path& case_file, const fs::path& fallback, const RunOptions& o,
+              fs::path Environment::*field) {
     if (override_path) return *override_path;
+    if (const auto named = o.stand_ins.find(case_value); named != o.stand_ins.end())
+        return named->second.*field;
     if (case_value != "default") {
         fs::path p = case_value;
         return p.is_absolute() ? p : case_file.parent_path() / p;
@@ -34,9 +37,10 @@ fs::path pick(const std::optional<fs::path>& override_path, const std::string& c
 } // namespace
 
 Environment resolve_environment(const Case& c, const RunOptions& o) {
-    return {pick(o.image, c.image, c.file, o.defaults.image),
-            pick(o.profile, c.profile, c.file, o.defaults.profile),
-            pick(o.data, c.data, c.file, o.defaults.data), o.coverage_reasons, nullptr};
+    return {pick(o.image, c.image, c.file, o.defaults.image, o, &Environment::image),
+            pick(o.profile, c.profile, c.file, o.defaults.profile, o, &Environment::profile),
+            pick(o.data, c.data, c.file, o.defaults.data, o, &Environment::data), o.coverage_reasons,
+            nullptr};
 }
 
 namespace {
@@ -216,7 +220,9 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
     for (const auto& [file, names] : needed) {
         try {
             const Profile p = load_profile(file);
-            const auto missing = p.missing(std::vector<std::string>(names.begin(), names.end()));
+            std::vector<std::string> all(names.begin(), names.end());
+            for (auto& n : p.needed_by_boot()) all.push_back(std::move(n));
+            const auto missing = p.missing(all);
             if (missing.empty()) continue;
             std::string list;
             for (const auto& m : missing) list += "\n  " + m;

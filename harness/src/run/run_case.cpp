@@ -233,9 +233,12 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     std::vector<RoutineBlocks> covered;     // the profile's routines and those they call
     std::optional<CoverageReasons> reasons; // for this image, when the run has them
     std::vector<KeyedBlock> keyed;          // the blocks of the reasons' groups
+    bool reasons_apply = false;             // the reasons are for this image's hash
     try {
         const Profile profile = load_profile(env.profile);
-        const auto missing = profile.missing(needed_symbols(c.family));
+        std::vector<std::string> needed = needed_symbols(c.family);
+        for (auto& n : profile.needed_by_boot()) needed.push_back(std::move(n));
+        const auto missing = profile.missing(needed);
         if (!missing.empty()) {
             std::string list;
             for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
@@ -271,10 +274,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         if (CaseObserver* observer = case_observer()) observer->booted(*original, comparator);
         if (env.coverage_reasons) {
             reasons = load_coverage_reasons(*env.coverage_reasons);
-            if (reasons->image == env.image.filename().string())
-                keyed = keyed_blocks(original->machine(), covered, *reasons);
-            else
-                reasons.reset();
+            // The reasons are scoped to one image hash: another image gets none, and says so.
+            reasons_apply = reasons->image_sha256 == image_sha256;
+            if (reasons_apply) keyed = keyed_blocks(original->machine(), covered, *reasons);
         }
         if (!injection.empty()) r["injected"] = apply_injection(*original, injection);
         ctx.injection = &injection;
@@ -286,6 +288,16 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         r["selection"] = selection_json(c);
         bool stopped = false;
         try {
+            if (!profile.boot_until.empty()) {
+                // Boot mode: the C runtime's start-up runs from the entry point until it reaches the
+                // profile's routine; its faults are boot faults like the initialiser's.
+                const auto started = original->run_entry_until(profile.boot_until);
+                if (!started.ok())
+                    throw OriginalFailed("the start-up from the entry point faulted before " +
+                                         profile.boot_until + ": " + started.fault->message);
+                r["boot"] = {{"entry_until", profile.boot_until},
+                             {"address", emu::hex(profile.address_of(profile.boot_until))}};
+            }
             const auto boot = original->call("initialise_3d_objects_", {});
             if (boot.ok() && boot.eax != 0) {
                 // Both sides refuse a broken data root: an error, the reimplementation's validator first
@@ -341,7 +353,8 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         const std::string drcov = c.name + "/coverage.drcov";
         r["coverage"] = coverage_json(covered, original->machine().coverage(), env.image.filename().string());
         r["coverage"]["drcov"] = drcov;
-        if (reasons) annotate_coverage(r["coverage"], keyed, *reasons);
+        if (reasons && reasons_apply) annotate_coverage(r["coverage"], keyed, *reasons);
+        if (reasons && !reasons_apply) note_reasons_for_another_image(r["coverage"], *reasons);
         result.files.emplace_back(drcov, drcov_bytes(original->machine()));
     }
     if (exercised) r["exercised"] = exercised->json(r);

@@ -8,6 +8,8 @@ function(refcheck_emu_test_image out_var)
   # default heap's start): the real-image tests load it there and rebase it.
   set(high ${CMAKE_BINARY_DIR}/emu_test_image/emu_test_image_high.exe)
   set(crt ${CMAKE_BINARY_DIR}/emu_test_image/emu_crt_image.exe)
+  # Its linker map: the only place its (stripped) routines are named (the boot-mode test reads it).
+  set(crt_map ${CMAKE_BINARY_DIR}/emu_test_image/emu_crt_image.map)
   if(NOT TARGET emu_test_image)
     set(sources ${dir}/entry.c ${dir}/conventions.c ${dir}/files.c ${dir}/memory.c ${dir}/faults.c ${dir}/bench.c
                 ${dir}/crt.c ${dir}/fs.c)
@@ -22,9 +24,10 @@ function(refcheck_emu_test_image out_var)
       COMMENT "Cross-compiling the emu/ test image (at 0x00400000 and at 0x63080000)"
       VERBATIM)
     # Built like a retail image: mingw's CRT start-up against msvcrt.dll, no exports, stripped.
-    add_custom_command(OUTPUT ${crt}
+    add_custom_command(OUTPUT ${crt} ${crt_map}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/emu_test_image
-      COMMAND ${MINGW_CC} -O1 -s -Wall -Wextra -Wl,--image-base=0x20000000 -o ${crt} ${dir}/crt_main.c
+      COMMAND ${MINGW_CC} -O1 -s -Wall -Wextra -Wl,--image-base=0x20000000 -Wl,-Map,${crt_map}
+              -o ${crt} ${dir}/crt_main.c
       DEPENDS ${dir}/crt_main.c
       COMMENT "Cross-compiling the emu/ CRT test image (mingw start-up, msvcrt, stripped, at 0x20000000)"
       VERBATIM)
@@ -33,4 +36,5 @@ function(refcheck_emu_test_image out_var)
   set(${out_var} ${image} PARENT_SCOPE)
   set(${out_var}_HIGH ${high} PARENT_SCOPE)
   set(${out_var}_CRT ${crt} PARENT_SCOPE)
+  set(${out_var}_CRT_MAP ${crt_map} PARENT_SCOPE)
 endfunction()

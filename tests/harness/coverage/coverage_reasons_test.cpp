@@ -143,9 +143,19 @@ TEST(CoverageReasons, CaseCoverageShowsCausesAndStaleReasons) {
 }
 
 TEST(CoverageReasons, ABadFileIsAnErrorNamingTheEntry) {
-    const std::string head =
-        R"({"schema":"refcheck-coverage-reasons/1","image":"x.exe","groups":{"g":["f"]},"causes":{"c":"why"},"blocks":)";
+    const std::string head = R"({"schema":"refcheck-coverage-reasons/1","image":"x.exe","image_sha256":")" +
+                             std::string(64, 'a') +
+                             R"(","groups":{"g":["f"]},"causes":{"c":"why"},"blocks":)";
     EXPECT_NE(load_error(R"({"schema":"other"})").find("\"schema\" must be"), std::string::npos);
+    // The reasons are scoped to one image's hash: a file without one (or with a bad one) is refused.
+    EXPECT_NE(load_error(R"({"schema":"refcheck-coverage-reasons/1","image":"x.exe","groups":{"g":["f"]},)"
+                         R"("causes":{"c":"why"},"blocks":[]})")
+                  .find("image_sha256"),
+              std::string::npos);
+    EXPECT_NE(load_error(R"({"schema":"refcheck-coverage-reasons/1","image":"x.exe","image_sha256":"abc",)"
+                         R"("groups":{"g":["f"]},"causes":{"c":"why"},"blocks":[]})")
+                  .find("64 lower-case hex digits"),
+              std::string::npos);
     EXPECT_NE(load_error(head + R"([{"routine":"f","code":"ret","cause":"d"}]})")
                   .find("blocks[0]: cause \"d\" is not in"),
               std::string::npos);
@@ -171,6 +181,7 @@ TEST(CoverageReasons, TheShippedFileLoads) {
     const CoverageReasons r =
         load_coverage_reasons(fs::path(REFCHECK_SOURCE_DIR) / "cases/coverage/reasons.json");
     EXPECT_EQ(r.image, "standin.exe");
+    EXPECT_EQ(r.image_sha256.size(), 64u);
     ASSERT_EQ(r.groups.size(), 3u);
     EXPECT_EQ(r.groups[0].first, "draw");
     EXPECT_FALSE(r.blocks.empty());

@@ -200,3 +200,33 @@ TEST(Coverage, ShardedRunsMergeIntoTheUnshardedRunByteForByte) {
     EXPECT_NE(html.find("Evidence ledger"), std::string::npos);
     EXPECT_NE(html.find("Coverage of the original"), std::string::npos);
 }
+
+// The coverage reasons are scoped to one image's SHA-256: the shipped file with another hash (as
+// for a stand-in rebuilt with other flags) applies none of its reasons, and every report says the
+// file is for another image, naming it and its hash, instead of passing silently.
+TEST(Coverage, ReasonsForAnotherImageAreReportedAsSuch) {
+    const fs::path root = fs::path(testing::TempDir()) / "coverage-other-image";
+    fs::remove_all(root);
+    fs::create_directories(root);
+    ojson reasons = read_json(fs::path(REFCHECK_SOURCE_DIR) / "cases/coverage/reasons.json");
+    const std::string other(64, 'e');
+    ASSERT_NE(reasons.at("image_sha256"), other);
+    reasons["image_sha256"] = other;
+    std::ofstream(root / "reasons.json") << reasons.dump(1) << "\n";
+    RunOptions o;
+    o.defaults = {REFCHECK_STANDIN_EXE, REFCHECK_STANDIN_PROFILE, REFCHECK_SMALL_DATA, std::nullopt, nullptr};
+    o.coverage_reasons = root / "reasons.json";
+    o.out = root / "out";
+    const RunSummary r = run({fs::path(REFCHECK_SOURCE_DIR) / "cases" / "loader.json"}, o);
+    ASSERT_TRUE(r.problems.empty());
+    ASSERT_EQ(r.exit_code, 0);
+    const ojson coverage = read_json(root / "out" / "run.json").at("coverage").at(0);
+    EXPECT_FALSE(coverage.contains("reasons")) << "none of its reasons apply";
+    ASSERT_TRUE(coverage.contains("reasons_for_another_image"));
+    EXPECT_EQ(coverage["reasons_for_another_image"]["image"], "standin.exe");
+    EXPECT_EQ(coverage["reasons_for_another_image"]["image_sha256"], other);
+    EXPECT_NE(coverage["sha256"], other);
+    EXPECT_TRUE(read_json(root / "out" / "loader.json")["coverage"].contains("reasons_for_another_image"));
+    EXPECT_NE(slurp(root / "out" / "index.html").find("No coverage reasons apply to this image"),
+              std::string::npos);
+}

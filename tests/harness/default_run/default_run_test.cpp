@@ -38,10 +38,24 @@ std::string joined(const std::vector<std::string>& lines) {
     return out;
 }
 
-const ojson& standin_coverage(const ojson& index) {
+const ojson& coverage_of(const ojson& index, const std::string& file) {
     for (const auto& image : index.at("coverage"))
-        if (image.at("image") == "standin.exe") return image;
-    throw std::runtime_error("run.json has no coverage of standin.exe");
+        if (image.at("image") == file) return image;
+    throw std::runtime_error("run.json has no coverage of " + file);
+}
+
+// The stand-in's coverage, with the reasons applied: cases/coverage/reasons.json is scoped to the
+// stand-in's SHA-256, so a stand-in built otherwise (other flags, another compiler) fails here,
+// naming both hashes, instead of passing with no reasons looked at.
+const ojson& standin_coverage(const ojson& index) {
+    const ojson& image = coverage_of(index, "standin.exe");
+    if (image.contains("reasons_for_another_image"))
+        throw std::runtime_error(
+            "cases/coverage/reasons.json is for another image: " +
+            image.at("reasons_for_another_image").dump() + "; standin.exe has SHA-256 " +
+            image.at("sha256").get<std::string>() +
+            " (look at the reasons again for this build and update the file's image_sha256)");
+    return image;
 }
 
 } // namespace
@@ -85,6 +99,19 @@ TEST(DefaultRun, EveryUnreachedBlockOfTheGroupsHasAReason) {
             }
     EXPECT_EQ(image.at("reasons").at("without_reason"), missing.size());
     EXPECT_TRUE(missing.empty()) << "unreached blocks without a reason:\n" << missing.dump(1);
+}
+
+// The second stand-in runs in the default run too; the reasons file is not for it, and its
+// coverage says so (the reasons are the first stand-in's; its unreached blocks stand without
+// causes, and nothing counts them as explained).
+TEST(DefaultRun, TheSecondStandInsCoverageSaysTheReasonsAreForAnotherImage) {
+    const ojson index = read(kRun / "run.json");
+    const ojson& retail = coverage_of(index, "standin_retail.exe");
+    EXPECT_FALSE(retail.contains("reasons"));
+    ASSERT_TRUE(retail.contains("reasons_for_another_image"));
+    EXPECT_EQ(retail.at("reasons_for_another_image").at("image"), "standin.exe");
+    EXPECT_EQ(retail.at("reasons_for_another_image").at("image_sha256"),
+              standin_coverage(index).at("sha256"));
 }
 
 TEST(DefaultRun, NoReasonIsStale) {

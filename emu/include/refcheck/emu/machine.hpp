@@ -141,6 +141,13 @@ public:
                     CallLimits limits = {});
     CallResult call(std::string_view routine, Convention c, std::span<const uint32_t> args,
                     CallLimits limits = {});
+    // Boot mode: runs the image's entry point (its C runtime's start-up, called with no arguments)
+    // until EIP reaches `until`, the routine the runtime hands over to (main, WinMain), and stops
+    // there before that routine's first instruction. What start-up did stays for the calls that
+    // follow: its heap, __getmainargs' argc/argv, the initialisers _initterm ran, its globals.
+    // Reaching `until` is success (no fault); a return, exit() or any fault before it is the
+    // result's fault (a return is `stopped`, saying `until` was never reached).
+    CallResult run_entry_until(Address until, CallLimits limits = {});
     // The routine named by the running (or last) call(): symbol name, or its address in hex.
     const std::string& current_routine() const;
     // From a hook or shim: ends the current run with a fault of this kind.

@@ -52,12 +52,20 @@ struct CoverageReason {
 struct CoverageReasons {
     std::string file, sha256; // file name and SHA-256 of the reasons file
     std::string image;        // the image file name the reasons are for ("standin.exe")
+    // The SHA-256 of that image: the reasons apply to exactly this image. Any other (a rebuild
+    // with other flags, another image) gets none of them, and its coverage says so
+    // ("reasons_for_another_image"); its unreached blocks stand without causes.
+    std::string image_sha256;
     std::vector<std::pair<std::string, std::vector<std::string>>> groups; // name -> entry routines
     std::map<std::string, std::string> causes;                            // id -> explanation
     std::vector<CoverageReason> blocks;
 };
 
 CoverageReasons load_coverage_reasons(const std::filesystem::path& file); // throws CoverageReasonsError
+
+// A case's coverage on an image the reasons are not for: "reasons_for_another_image" names the
+// reasons file (name, SHA-256) and the image it is for (name, SHA-256).
+void note_reasons_for_another_image(ojson& coverage, const CoverageReasons& reasons);
 
 // One block of a group routine, keyed (computed before any patch is applied to the image).
 struct KeyedBlock {

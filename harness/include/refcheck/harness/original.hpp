@@ -14,6 +14,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,27 @@ ojson to_json(const emu::Fault& fault);
 // A fault as an event of kind "fault" (routine called, fault kind, EIP, message, data address,
 // registers, disassembly, guest call stack), for the comparison's first divergence.
 EventRecord fault_event(const std::string& routine, const emu::Fault& fault);
+
+// Where a profile routine finds one of its arguments at entry: the register its "args" entry
+// names ("eax", "edx", ...), or its stack slot ("stack": the k-th stack argument, above the
+// return address). An entry without "reg" is where the routine's convention puts the argument of
+// its position. Read at the routine's entry (a tap or a replacement at its address). A real
+// image whose routine takes the same arguments in other registers or another order needs an
+// edit of its profile's "args", not of the harness.
+class ArgSlot {
+public:
+    std::uint32_t u32(const emu::Machine& m) const;
+    std::int32_t i32(const emu::Machine& m) const { return static_cast<std::int32_t>(u32(m)); }
+    std::string where() const; // "edx", "stack+8" (from ESP at entry)
+
+private:
+    friend ArgSlot arg_slot(const Profile& profile, const std::string& routine, const std::string& name);
+    std::optional<emu::Reg> reg_;
+    std::uint32_t stack_offset_ = 0;
+};
+// The slot of argument `name` of `routine`; throws ProfileError naming the profile, routine and
+// argument when the profile lacks it or names a register that is none.
+ArgSlot arg_slot(const Profile& profile, const std::string& routine, const std::string& name);
 
 class Original {
 public:
@@ -43,6 +65,10 @@ public:
     // Calls a profile routine with its convention. A fault is recorded (see faults()) and returned.
     emu::CallResult call(const std::string& routine, std::initializer_list<std::uint32_t> args,
                          std::uint32_t wall_ms = kWallBackstopMs);
+    // Boot mode (Profile::boot_until): the image's entry point runs until it reaches `routine`,
+    // under the same budgets as call(); a fault (or a start-up that never reaches it) is recorded
+    // like a call's and returned.
+    emu::CallResult run_entry_until(const std::string& routine, std::uint32_t wall_ms = kWallBackstopMs);
     // The wall-clock limit of a call: a backstop only (the instruction budgets bound a call; a
     // test never depends on this).
     static constexpr std::uint32_t kWallBackstopMs = 120000;
@@ -67,6 +93,9 @@ public:
     // A call ran over its instruction budget (the case stops at its next input).
     bool overran() const { return overran_; }
     std::uint32_t address(const std::string& name) const { return profile_.address_of(name); }
+    ArgSlot arg(const std::string& routine, const std::string& name) const {
+        return arg_slot(profile_, routine, name);
+    }
     std::uint32_t u32(const std::string& global, std::uint32_t index = 0) const;
     std::vector<std::uint8_t> bytes(std::uint32_t address, std::size_t size) const;
     // Guest memory for inputs the harness passes by pointer (camera, light), from the guest heap.
@@ -102,6 +131,9 @@ public:
     ojson files_json() const;
 
 private:
+    emu::CallLimits limits_for(const std::string& routine, std::uint32_t wall_ms) const;
+    void account(const std::string& routine, const emu::CallResult& result);
+
     const Profile& profile_;
     std::unique_ptr<emu::Machine> machine_;
     std::vector<ojson> faults_;

@@ -50,6 +50,11 @@ struct Profile {
     std::string image;
     std::string image_sha256; // the image this profile describes; empty: not tied to one (a template)
     std::uint32_t image_base = 0;
+    // Boot mode ("boot": {"entry_until": ROUTINE}): before a case calls any routine, the image's
+    // entry point runs its C runtime's start-up until it reaches ROUTINE (a routine of the profile:
+    // where the CRT calls main or WinMain), so the runtime's state is real. Empty: the cases call
+    // the initialisers directly (the first stand-in has no runtime to start).
+    std::string boot_until;
     std::map<std::string, ProfileRoutine> routines;
     std::map<std::string, ProfileData> data;
     std::map<std::string, std::vector<ProfileField>> structs;
@@ -59,6 +64,8 @@ struct Profile {
     std::uint32_t offset_of(const std::string& type, const std::string& field) const;
     // Names from `needed` that the profile lacks or leaves without an address.
     std::vector<std::string> missing(const std::vector<std::string>& needed) const;
+    // What every case on this image needs besides its family's names: the boot routine, if any.
+    std::vector<std::string> needed_by_boot() const;
 };
 
 Profile load_profile(const std::filesystem::path& file); // throws ProfileError

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -83,6 +84,10 @@ struct Shard {
 
 struct RunOptions {
     Environment defaults; // the stand-in, its profile, the default archives
+    // Other images a case may name by a word instead of a path ("image": "retail", "profile":
+    // "retail"): the second stand-in (built like a retail image) and its profile imported from
+    // its map. --image/--profile/--data override these too.
+    std::map<std::string, Environment> stand_ins;
     std::optional<std::filesystem::path> image, profile, data; // --image/--profile/--data overrides
     std::filesystem::path out = "out";
     unsigned jobs = 1; // worker processes (workers.hpp); a worker's crash is its case's error
