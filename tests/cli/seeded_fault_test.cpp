@@ -148,7 +148,7 @@ TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecon
     // clean run, no aligned pair differs, and every unexplained event is a face one side alone drew
     // (the face_draw events counted grow by exactly the original's extra faces).
     const ojson& seeded = report.at("counts");
-    const ojson& unpatched = read_json(path("clean/small-program.json")).at("counts");
+    const ojson unpatched = read_json(path("clean/small-program.json")).at("counts");
     const auto n = [](const ojson& c, const char* k) { return c.at(k).get<std::uint64_t>(); };
     EXPECT_EQ(n(seeded, "changed"), 0u);
     EXPECT_GT(n(seeded, "missing_in_reimpl") + n(seeded, "extra_in_reimpl"), 0u);

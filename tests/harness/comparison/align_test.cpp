@@ -49,7 +49,9 @@ void expect_valid(const std::vector<AlignStep>& steps, const std::vector<EventRe
             ASSERT_EQ(s.reimpl, j);
             ++j;
         }
-        if (s.kind == AlignStep::Pair) ASSERT_TRUE(same_key(a[s.original], b[s.reimpl]));
+        if (s.kind == AlignStep::Pair) {
+            ASSERT_TRUE(same_key(a[s.original], b[s.reimpl]));
+        }
     }
     EXPECT_EQ(i, a.size());
     EXPECT_EQ(j, b.size());
