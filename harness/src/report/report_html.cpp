@@ -31,6 +31,9 @@ const char* kStyle =
     "p.metrics{overflow-wrap:anywhere}.headline{font-weight:bold}nav{margin:.5em 0;line-height:1.6}"
     ".swatch{display:inline-block;width:1em;height:1em;border:1px solid #999;vertical-align:middle}"
     "figure.frame{margin:.5em 0}details.fold>summary h2{display:inline}h1.divergent{color:#a00}"
+    // Nothing wider than the window: long event lines, listings and paths wrap.
+    "pre{white-space:pre-wrap;overflow-wrap:anywhere}.side>div{min-width:0}.ctx li,table.diff td,code{"
+    "overflow-wrap:anywhere}table{max-width:100%}"
     ".bisect{margin:1em 0}.bisect summary{cursor:pointer;font-weight:bold}.bisect pre{font-size:12px}"
     ".mark{background:#fe9}"
     ".seeded{color:#fff;background:#c00;padding:.6em 1em;border:2px solid #800;font-weight:bold}"
