@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Browser checks of the model workbench, in headless Chromium driven over the DevTools protocol
+"""Browser checks of the model workbench and of a run's HTML page, in headless Chromium driven over the DevTools protocol
 (--remote-debugging-pipe: JSON messages on fds 3 and 4, no other dependency).
 
   prepare  REFERENCE_TOOL REFCHECK DATA WORK   the painter-order frames (workbench_reference) and
@@ -8,6 +8,11 @@
            every view of WORK/reference.json drawn by the workbench (check.html) and compared
            pixel for pixel with the reimplementation's painter-order frame
   console  SITE [RECORDS...]                   index.html and record pages open with no console error
+  report   REFCHECK DATA CASE OUT IMAGE OBJDUMP [--filter P]
+                                               a run with a seeded fault (op_secondary's jns made js,
+                                               found by OBJDUMP in IMAGE), its HTML page at 1280 x 800: the seeded-fault
+                                               banner and the first divergence on the first screen,
+                                               every picture loaded, nothing wider than the window
 
 Tolerance (wb.check): a differing pixel is accepted when it lies on a boundary displaced by at most
 one pixel: the browser's colour occurs among the reference's 3 x 3 neighbours of that pixel and the
@@ -300,6 +305,70 @@ def cmd_console(a):
     return 0 if not errors and drawn == len(records) else 1
 
 
+def winding_patch(objdump, image):
+    """--patch for the seeded fault the CLI tests use: op_secondary's first jns made js (0x78), found
+    in the stand-in's disassembly (its COFF symbols), so no offset is hard-coded."""
+    text = subprocess.run([objdump, "-d", image], stdout=subprocess.PIPE, check=True, text=True).stdout
+    inside = False
+    for line in text.splitlines():
+        if line.endswith("<_op_secondary>:") or line.endswith("<op_secondary>:"):
+            inside = True
+        elif inside and not line.strip():
+            break
+        elif inside and "\tjns " in line:
+            return "0x%08x:78" % int(line.split(":")[0], 16)
+    raise RuntimeError("no jns in op_secondary of " + image)
+
+
+def cmd_report(a):
+    """A divergent run with a seeded fault, its page opened at 1280 x 800: the seeded-fault banner and
+    the first divergence are on the first screen, and every picture loads."""
+    out = os.path.abspath(a.out)
+    shutil.rmtree(out, ignore_errors=True)
+    run = subprocess.run([a.refcheck, "run", a.case, "--data", a.data, "--out", out, "--jobs", "1",
+                          "--patch", winding_patch(a.objdump, a.image)] + (["--filter", a.filter] if a.filter else []),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if run.returncode != 1:
+        print(run.stdout)
+        raise RuntimeError("the seeded run should be divergent (exit 1), not %d" % run.returncode)
+    browser = start_browser()
+    try:
+        browser.call("Emulation.setDeviceMetricsOverride",
+                     {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False}, session=True)
+        browser.events = [m for m in browser.events if m.get("method") != "Page.loadEventFired"]
+        browser.call("Page.navigate", {"url": "file://" + out + "/index.html"}, session=True)
+        browser.wait_event("Page.loadEventFired")
+        seen = browser.evaluate("""(() => {
+            const top = sel => { const e = document.querySelector(sel); return e ? e.getBoundingClientRect().top : null; };
+            const bottom = sel => { const e = document.querySelector(sel); return e ? e.getBoundingClientRect().bottom : null; };
+            const imgs = [...document.images];
+            return {screen: window.innerHeight, banner_top: top('#seeded-faults'), banner_bottom: bottom('#seeded-faults'),
+                    divergence_top: top('.first .headline'), divergence_bottom: bottom('.first .headline'),
+                    images: imgs.length, broken: imgs.filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src),
+                    page_width: document.documentElement.scrollWidth};
+        })()""")
+        errors = browser.console_errors()
+    finally:
+        browser.close()
+    print(json.dumps(seen))
+    problems = []
+    for what in ("banner", "divergence"):
+        if seen[what + "_top"] is None:
+            problems.append("no " + what + " on the page")
+        elif seen[what + "_bottom"] > seen["screen"]:
+            problems.append("the %s ends at y = %d, below the first screen (%d px)" % (what, seen[what + "_bottom"], seen["screen"]))
+    if seen["images"] == 0:
+        problems.append("no picture on the page (the seeded run's frames differ)")
+    if seen["broken"]:
+        problems.append("pictures that did not load: " + ", ".join(seen["broken"][:5]))
+    if seen["page_width"] > 1280:
+        problems.append("the page is %d px wide at a 1280 px window" % seen["page_width"])
+    problems += ["console: " + e for e in errors]
+    for p in problems:
+        print("FAIL: " + p)
+    return 1 if problems else 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
@@ -315,8 +384,12 @@ def main():
     s.add_argument("site")
     s.add_argument("records", nargs="*", type=int)
     s.add_argument("--pages", type=int, default=0, help="open only the first N record pages")
+    s = sub.add_parser("report")
+    for name in ("refcheck", "data", "case", "out", "image", "objdump"):
+        s.add_argument(name)
+    s.add_argument("--filter", default="")
     a = p.parse_args()
-    return {"prepare": cmd_prepare, "compare": cmd_compare, "console": cmd_console}[a.command](a)
+    return {"prepare": cmd_prepare, "compare": cmd_compare, "console": cmd_console, "report": cmd_report}[a.command](a)
 
 
 if __name__ == "__main__":

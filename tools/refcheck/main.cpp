@@ -120,7 +120,9 @@ int main(int argc, char** argv) {
     try {
         return chosen ? chosen() : kError;
     } catch (const std::exception& e) {
-        std::cerr << kPrefix << "error: " << e.what() << "\n";
+        std::string path; // "refcheck: run: ...", as every other message names its subcommand
+        chosen_subcommand(app, path);
+        std::cerr << kPrefix << (path.empty() ? "" : path + ": ") << e.what() << "\n";
         return kError;
     }
 }

@@ -1,6 +1,9 @@
 // refcheck run [CASES...]: the main job. Runs cases (default: every case in cases/), writes one
 // report per case, the run index, JUnit XML and the HTML page, and exits 0/1/2.
 #include "command.hpp"
+#include "progress.hpp"
+
+#include "refcheck/harness/filter.hpp"
 
 #include "refcheck/harness/bisect.hpp"
 #include "refcheck/harness/ledger.hpp"
@@ -30,6 +33,8 @@ struct RunArgs {
     std::vector<std::string> patches;
     bool swap_light = false;
     std::string only;
+    std::string filter;
+    bool list = false;
 };
 
 // A whole number, else an error naming `what` and the text.
@@ -141,10 +146,15 @@ const Command& run_command() {
                 ->capture_default_str()
                 ->check(at_least_one());
             app.add_option(
-                "--patch", a->patches,
-                "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (OLD: the bytes it must "
-                "replace, else exit 2), WHERE a symbol+offset or 0xADDRESS (announced first on stdout, "
-                "recorded in run.json, JUnit, HTML and every report)");
+                   "--patch", a->patches,
+                   "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (OLD: the bytes it "
+                   "must "
+                   "replace, else exit 2), WHERE a symbol+offset or 0xADDRESS (announced first on stdout, "
+                   "recorded in run.json, JUnit, HTML and every report). One patch per --patch; repeat it "
+                   "for more")
+                ->expected(1)
+                ->allow_extra_args(false)
+                ->take_all();
             app.add_flag(
                 "--inject-reimpl-light-swap", a->swap_light,
                 "Seed a fault in the reimplementation's input: its light has x and z swapped (recorded)");
@@ -152,6 +162,15 @@ const Command& run_command() {
                 "--only", a->only,
                 "Compare just the input of this name in each case, e.g. 'record 12 view 0 light 1 state 0' "
                 "(the reproduce line of refcheck bisect)");
+            app.add_option(
+                "--filter", a->filter,
+                "Run only the cases and inputs PATTERN selects, gtest-style: POSITIVE[:-NEGATIVE], "
+                "':'-separated globs (* and ?) over CASE/INPUT, a glob without '/' naming whole "
+                "cases: 'program-*', 'loader:palette', 'program-matrix/record 12 *', "
+                "'program-*:-*/* state 0'");
+            app.add_flag("--list", a->list,
+                         "List the cases and their inputs (after --shard and --filter), one case a line and "
+                         "its inputs indented below it, and exit without comparing anything");
             app.add_option("--shard", a->shard,
                            "Run shard K of N (K/N); GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX also work");
             return [a] {
@@ -169,28 +188,32 @@ const Command& run_command() {
                 for (const auto& p : a->patches) o.injection.patches.push_back(parse_patch_option(p));
                 o.injection.reimpl_light_swapped = a->swap_light;
                 o.only = a->only;
+                if (!a->filter.empty()) o.filter = std::make_shared<const harness::InputFilter>(a->filter);
                 // Before anything runs: a run with seeded faults does not test the unmodified sides.
                 for (const auto& line : harness::seeded_fault_banner(o.injection)) std::cout << line << "\n";
                 std::cout << std::flush;
                 // The default cases run on both stand-ins; on an image given with --image, once.
                 const auto files = case_files(a->cases, a->image.empty() && a->profile.empty());
-                const bool tty = isatty(STDOUT_FILENO);
-                std::size_t done = 0;
-                const std::size_t total = harness::select_shard(files, o.shard).size();
-                o.progress = [&](std::string_view name) {
-                    ++done;
-                    if (tty) {
-                        const int width = 30,
-                                  filled = static_cast<int>(width * done / std::max<std::size_t>(total, 1));
-                        std::printf("\r[%s%s] %zu/%zu %-40.40s", std::string(filled, '#').c_str(),
-                                    std::string(width - filled, '.').c_str(), done, total,
-                                    std::string(name).c_str());
-                        std::fflush(stdout);
-                    } else {
-                        std::printf("case %zu/%zu done: %s\n", done, total, std::string(name).c_str());
+                if (a->list) {
+                    for (const auto& [name, inputs] : harness::list_inputs(files, o)) {
+                        std::cout << name << "\n";
+                        for (const auto& input : inputs) std::cout << "  " << input << "\n";
                     }
-                };
+                    return kEquivalent;
+                }
+                const auto names = harness::run_case_names(files, o);
+                if (names.empty())
+                    throw std::runtime_error(a->filter.empty()
+                                                 ? "no case to run"
+                                                 : "--filter '" + a->filter + "' selects no case");
+                // Progress on stderr; the results (and the banner above) on stdout.
+                Progress progress(stderr, isatty(STDERR_FILENO) != 0, names, o.jobs,
+                                  harness::read_junit_times(fs::path(a->out) / "junit.xml"));
+                o.started = [&](std::size_t, std::string_view name) { progress.started(name); };
+                o.progress = [&](std::string_view name) { progress.done(name); };
+                o.tick = [&] { progress.tick(); };
                 const auto summary = harness::run(files, o);
+                progress.finish();
                 if (!summary.problems.empty()) {
                     for (const auto& p : summary.problems) std::cerr << "refcheck: " << p << "\n";
                     return kError;
@@ -199,7 +222,6 @@ const Command& run_command() {
                     std::cerr << "\nrefcheck: interrupted by " << summary.interrupted << "\n";
                     return summary.exit_code;
                 }
-                if (tty) std::printf("\n");
                 print_summary(summary, files, o);
                 return summary.exit_code;
             };

@@ -55,7 +55,7 @@ const Command& workbench_command() {
                     const double seconds =
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                     for (const auto& [record, error] : s.errors)
-                        std::cerr << "record " << record << ": " << error << "\n";
+                        std::cerr << kPrefix << "workbench: record " << record << ": " << error << "\n";
                     std::cout << fmt::format(
                         "workbench: {} records, {} faces, {} triangles, {:.1f} MB in {:.1f} s\n", s.records,
                         s.faces, s.triangles, double(s.bytes) / 1e6, seconds);
@@ -63,7 +63,7 @@ const Command& workbench_command() {
                               << "\n";
                     return s.errors.empty() ? kEquivalent : kError;
                 } catch (const std::exception& e) {
-                    std::cerr << "refcheck workbench: " << e.what() << "\n";
+                    std::cerr << kPrefix << "workbench: " << e.what() << "\n";
                     return kError;
                 }
             };

@@ -236,6 +236,26 @@ std::string reproduce_command(const Case& c, const RunOptions& o, const std::str
     return cmd + " --out out/bisect";
 }
 
+std::string pasteable_command(const Case& c, const RunOptions& o, const std::string& input) {
+    // Inside the project's tree a file is named from its root (no host path enters the report);
+    // elsewhere by its file name, as the report names it.
+    const fs::path root = fs::weakly_canonical(REFCHECK_SOURCE_DIR);
+    auto file = [&](const fs::path& p) {
+        const fs::path whole = fs::weakly_canonical(fs::absolute(p));
+        const fs::path rel = whole.lexically_relative(root);
+        const bool inside = !rel.empty() && *rel.begin() != "..";
+        return shell_quote(inside ? rel.string() : p.filename().string());
+    };
+    std::string cmd = std::string(REFCHECK_EXECUTABLE_FROM_ROOT) + " run " + file(c.file);
+    if (!input.empty()) cmd += " --only " + shell_quote(input);
+    if (o.image) cmd += " --image " + file(*o.image);
+    if (o.profile) cmd += " --profile " + file(*o.profile);
+    if (o.data) cmd += " --data " + file(*o.data);
+    for (const Patch& p : o.injection.patches) cmd += " --patch " + shell_quote(p.text());
+    if (o.injection.reimpl_light_swapped) cmd += " --inject-reimpl-light-swap";
+    return cmd + " --out out/bisect";
+}
+
 ojson drill_down(const Case& c, const RunOptions& options, const ojson& divergence,
                  const DrillDownOptions& dd) {
     const std::string input = divergence.at("input").get<std::string>();
@@ -264,6 +284,7 @@ ojson drill_down(const Case& c, const RunOptions& options, const ojson& divergen
     add_unavailable(out, c.family, is_frame(d));
     out["reproduce"] = reproduce_command(c, options, reproduced ? input : std::string(), dd.host_paths);
     if (!dd.host_paths) out["reproduce_files"] = "by file name, as the report names its inputs";
+    out["reproduce_pasteable"] = pasteable_command(c, options, reproduced ? input : std::string());
     return out;
 }
 

@@ -193,7 +193,7 @@ std::string format_drill_down(const std::string& case_name, const ojson& dd) {
     return s.str();
 }
 
-std::string drill_down_html(const ojson& dd) {
+std::string drill_down_html(const ojson& dd, bool open) {
     std::ostringstream h;
     if (dd.contains("error")) {
         h << "<p class=error>drill-down failed: " << escape_markup(dd.at("error").get<std::string>())
@@ -201,15 +201,16 @@ std::string drill_down_html(const ojson& dd) {
         return h.str();
     }
     const ojson& d = dd.at("divergence");
-    h << "<details class=bisect><summary>Drill-down (refcheck bisect): event #"
+    h << "<details class=bisect" << (open ? " open" : "") << "><summary>Drill-down (refcheck bisect): event #"
       << d.value("original_index", 0ull) << " of input <code>"
       << escape_markup(dd.at("input").get<std::string>()) << "</code>"
       << (dd.value("confirmed", false) ? ", reproduced alone" : "") << "</summary>";
     if (dd.contains("note")) h << "<p>" << escape_markup(dd.at("note").get<std::string>()) << "</p>";
-    h << "<p>reproduce: <code>" << escape_markup(dd.at("reproduce").get<std::string>()) << "</code>";
-    if (dd.contains("reproduce_files"))
-        h << " (files " << escape_markup(text_of(dd, "reproduce_files")) << ")";
-    h << "</p>";
+    if (dd.contains("reproduce_pasteable"))
+        h << "<p>reproduce (paste into a shell in the project's root):</p><pre class=reproduce>"
+          << escape_markup(dd.at("reproduce_pasteable").get<std::string>()) << "</pre>";
+    else
+        h << "<p>reproduce: <code>" << escape_markup(dd.at("reproduce").get<std::string>()) << "</code></p>";
     if (const ojson& near = member(dd, "near_miss"); near.is_object())
         h << "<p>the " << escape_markup(text_of(near, "side")) << "'s next event #"
           << near.value("index", 0ull) << " (the nearest near miss): <code>"

@@ -1,5 +1,6 @@
 #include "refcheck/harness/compare.hpp"
 
+#include "comparison/align.hpp"
 #include "refcheck/harness/divergences.hpp"
 #include "refcheck/harness/rule_predicates.hpp"
 
@@ -14,6 +15,9 @@ void Counts::add(const Counts& o) {
     known += o.known;
     unexplained += o.unexplained;
     faults += o.faults;
+    missing += o.missing;
+    extra += o.extra;
+    changed += o.changed;
     inputs += o.inputs;
     blank_frames += o.blank_frames;
     for (const auto& [k, v] : o.known_by_cause) known_by_cause[k] += v;
@@ -114,6 +118,9 @@ void Comparator::record(Divergence d, const std::vector<EventRecord>& a, const s
         for (const auto& id : d.explained_by) ++counts_.known_by_cause[id];
     } else {
         ++counts_.unexplained;
+        ++(d.kind == DivergenceKind::MissingInReimpl ? counts_.missing
+           : d.kind == DivergenceKind::ExtraInReimpl ? counts_.extra
+                                                     : counts_.changed);
     }
     auto& slot = known ? first_known_ : first_unexplained_;
     if (slot) return;
@@ -126,6 +133,7 @@ void Comparator::record(Divergence d, const std::vector<EventRecord>& a, const s
 }
 
 bool Comparator::skipped(const std::string& input) {
+    if (only_matching_ && !only_matching_(input)) return true;
     if (!only_set_.empty()) return only_set_.count(input) == 0;
     if (only_.empty()) return false;
     if (input != only_) return true;
@@ -156,58 +164,38 @@ void Comparator::compare(const std::string& input, const std::vector<EventRecord
     label_pending_faults(input);
     if (skipped(input)) return;
     ++counts_.inputs;
-    std::size_t i = 0, j = 0;
     auto count_kind = [&](const EventRecord& e) { ++counts_.by_kind[e.kind]; };
-    while (i < a.size() || j < b.size()) {
+    for (const AlignStep& step : align_streams(a, b, options_.max_edits, options_.window)) {
         ++counts_.compared;
-        if (i < a.size() && j < b.size() && key_of(a[i]) == key_of(b[j])) {
-            count_kind(a[i]);
-            auto diffs = diff_fields(a[i], b[j]);
+        std::vector<FieldDiff> diffs;
+        if (step.kind == AlignStep::Pair) {
+            count_kind(a[step.original]);
+            diffs = diff_fields(a[step.original], b[step.reimpl]);
             if (diffs.empty()) {
                 ++counts_.matched;
-                if (observer_) observer_(a[i], b[j]);
-            } else {
-                Divergence d;
-                d.input = input;
-                d.original_index = i;
-                d.reimpl_index = j;
-                d.original = a[i];
-                d.reimpl = b[j];
-                d.fields = std::move(diffs);
-                record(std::move(d), a, b);
+                if (observer_) observer_(a[step.original], b[step.reimpl]);
+                continue;
             }
-            ++i, ++j;
-            continue;
         }
-        // Re-align: find the nearer resynchronisation point within the window.
-        std::size_t skip_b = options_.window + 1, skip_a = options_.window + 1;
-        if (i < a.size())
-            for (std::size_t k = j; k < b.size() && k - j <= options_.window; ++k)
-                if (key_of(b[k]) == key_of(a[i])) {
-                    skip_b = k - j;
-                    break;
-                }
-        if (j < b.size())
-            for (std::size_t k = i; k < a.size() && k - i <= options_.window; ++k)
-                if (key_of(a[k]) == key_of(b[j])) {
-                    skip_a = k - i;
-                    break;
-                }
+        // A divergence: built only here, matched pairs cost no copies.
         Divergence d;
         d.input = input;
-        d.original_index = i;
-        d.reimpl_index = j;
-        const bool drop_original = j >= b.size() || (i < a.size() && skip_a <= skip_b && skip_a != 0);
-        if (drop_original && i < a.size()) {
+        d.original_index = step.original;
+        d.reimpl_index = step.reimpl;
+        if (step.kind == AlignStep::Pair) {
+            const EventRecord& x = a[step.original];
+            const EventRecord& y = b[step.reimpl];
+            d.original = x;
+            d.reimpl = y;
+            d.fields = std::move(diffs);
+        } else if (step.kind == AlignStep::Missing) {
             d.kind = DivergenceKind::MissingInReimpl;
-            d.original = a[i];
-            count_kind(a[i]);
-            ++i;
+            d.original = a[step.original];
+            count_kind(a[step.original]);
         } else {
             d.kind = DivergenceKind::ExtraInReimpl;
-            d.reimpl = b[j];
-            count_kind(b[j]);
-            ++j;
+            d.reimpl = b[step.reimpl];
+            count_kind(b[step.reimpl]);
         }
         record(std::move(d), a, b);
     }
@@ -258,6 +246,8 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
         }
         if (!first) first = p;
     }
+    for (const auto& k : known_divergences())
+        if (used_flags & k.flag) fc.causes.emplace_back(k.id);
     if (original.size() != reimpl.size()) ++fc.unexplained;
     ++counts_.compared;
     ++counts_.by_kind["frame"];
@@ -290,13 +280,13 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
                             std::to_string(reimpl[p])});
     }
     if (fc.unexplained == 0) {
-        for (const auto& k : known_divergences())
-            if (used_flags & k.flag) d.explained_by.emplace_back(k.id);
+        d.explained_by = fc.causes;
         ++counts_.known;
         for (const auto& id : d.explained_by) ++counts_.known_by_cause[id];
         if (!first_known_) first_known_ = std::move(d);
     } else {
         ++counts_.unexplained;
+        ++counts_.changed;
         if (!first_unexplained_) first_unexplained_ = std::move(d);
     }
     return fc;

@@ -412,7 +412,7 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
 
 std::string coverage_html(const ojson& run_coverage) {
     std::ostringstream h;
-    h << "<h2 id=coverage>Coverage of the original</h2><p>Basic blocks executed by the cases, per routine of "
+    h << "<p>Basic blocks executed by the cases, per routine of "
          "the "
          "profile (marked) and the routines they call; a drcov file per case lies beside its report.</p>";
     for (const auto& image : run_coverage) {

@@ -255,8 +255,8 @@ std::string ledger_summary(const ojson& ledger) {
 
 std::string ledger_html(const ojson& ledger) {
     std::ostringstream h;
-    h << "<h2 id=ledger>Evidence ledger</h2><p>" << escape_markup(ledger_summary(ledger))
-      << ". Document SHA-256 " << escape_markup(ledger.value("sha256", std::string()))
+    h << "<p>" << escape_markup(ledger_summary(ledger)) << ". Document SHA-256 "
+      << escape_markup(ledger.value("sha256", std::string()))
       << ". A rule is Proven when an equivalent case without seeded faults that claims it compared at least "
          "one "
          "matched event satisfying its predicate (the count is of such events over those cases).</p>";

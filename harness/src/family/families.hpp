@@ -2,6 +2,8 @@
 // reimplementation's, feeding a Comparator and filling the family's part of the case report.
 #pragma once
 
+#include "refcheck/harness/filter.hpp"
+
 #include "refcheck/harness/case.hpp"
 #include "refcheck/harness/compare.hpp"
 #include "refcheck/harness/original.hpp"
@@ -65,6 +67,7 @@ struct CaseContext {
         stop_after_overrun();
         bool yes = c.only_inputs.empty() ? c.only.empty() || c.only == input
                                          : c.only_inputs.count(std::string(input)) != 0;
+        if (yes && c.filter) yes = c.filter->selects_input(c.name, input);
         if (yes)
             if (CaseObserver* observer = case_observer()) yes = observer->input(input, true);
         if (yes) note_input(input);
@@ -120,6 +123,24 @@ void run_shadow(CaseContext& ctx);
 void run_mobile(CaseContext& ctx);
 void run_receiver(CaseContext& ctx);
 void run_scene(CaseContext& ctx);
+
+// Which frames a case shows (the report's "frame_selection", stated on the HTML page): every frame
+// that differs, plus a sample of those that do not (`sample_rule` says which, e.g. "the first drawn
+// frame").
+class FramePictures {
+public:
+    FramePictures(std::string sample_rule, std::size_t samples)
+        : sample_rule_(std::move(sample_rule)), samples_(samples) {}
+    // Counts the frame; whether its pictures are to be saved (it differs, or it is a candidate for
+    // the sample and the sample is not yet full).
+    bool choose(bool differing, bool sample_candidate);
+    ojson json() const;
+
+private:
+    std::string sample_rule_;
+    std::size_t samples_;
+    std::uint64_t compared_ = 0, differing_ = 0, shown_differing_ = 0, shown_sample_ = 0;
+};
 
 // Writes the original / reimplementation / difference pictures of a 320x200 frame beside the report
 // and lists them under the report's "frames".

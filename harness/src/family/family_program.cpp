@@ -67,7 +67,6 @@ void count_checked(const std::vector<EventRecord>& original, const std::vector<e
 }
 
 constexpr std::uint32_t kWidth = 320, kHeight = 200; // fb.size
-constexpr std::size_t kSampleFrames = 1, kDivergentFrames = 3;
 
 // Frame mode: the original's face routines run and rasterise into its framebuffer; the
 // reimplementation rasterises its own events; the frames are compared pixel by pixel.
@@ -103,15 +102,10 @@ public:
         differing_ += fc.differing ? 1 : 0;
         const bool drawn = std::any_of(original.begin(), original.end(),
                                        [](std::uint8_t p) { return p != reimpl::kClearColour; });
-        const bool sample = drawn && saved_samples_ < kSampleFrames;
-        const bool divergent = fc.differing && saved_divergent_ < kDivergentFrames;
-        if (sample || divergent) save(input, original, frame.pixels, fc);
-        if (divergent)
-            ++saved_divergent_;
-        else if (sample)
-            ++saved_samples_;
+        if (pictures_.choose(fc.differing != 0, drawn)) save(input, original, frame.pixels, fc);
     }
     ojson metrics() const { return {{"frames", frames_}, {"frames_differing", differing_}}; }
+    ojson selection() const { return pictures_.json(); }
 
 private:
     void save(const std::string& input, const std::vector<std::uint8_t>& a,
@@ -126,7 +120,7 @@ private:
     std::uint32_t framebuffer_ = 0, pixel_flags_ = 0;
     reimpl::Frame frame_;
     std::uint64_t frames_ = 0, differing_ = 0;
-    std::size_t saved_samples_ = 0, saved_divergent_ = 0;
+    FramePictures pictures_{"the first drawn frame", 1};
 };
 
 } // namespace
@@ -232,6 +226,7 @@ void run_program(CaseContext& ctx) {
                              {"original_control_flow_outcomes", m.cf_outcomes.size()},
                              {"reimpl_control_flow_cases", m.reimpl_cf_cases.size()}};
     if (frames) ctx.report["metrics"].update(frames->metrics());
+    if (frames) ctx.report["frame_selection"] = frames->selection();
 }
 
 } // namespace refcheck::harness

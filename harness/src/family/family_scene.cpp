@@ -17,6 +17,7 @@
 #include "refcheck/reimpl/scene.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -27,7 +28,6 @@ namespace refcheck::harness {
 namespace {
 
 constexpr std::uint32_t kWidth = 320, kHeight = 200;
-constexpr std::size_t kDivergentPictures = 3;
 
 // ---- events of scene.observed, the same on both sides ----
 
@@ -299,10 +299,9 @@ public:
             if (!ctx_.selected(name)) continue;
             const auto [fc, seen] = frame(name, world, shows);
             const bool sample = !sampled && seen.count(plan.shows);
-            if (sample || (fc.differing && divergent_pictures_ < kDivergentPictures)) {
+            if (pictures_.choose(fc.differing != 0, sample)) {
                 save_frame_pictures(ctx_, name + " (" + script.name + ")", frame_no_, original_frame_,
                                     reimpl_frame_, fc, guest_palette_);
-                if (fc.differing) ++divergent_pictures_;
                 sampled = sampled || sample;
             }
         }
@@ -317,6 +316,7 @@ public:
              {"draw_scene_", "build_mobile_queue_", "shadow_plane_height_", "draw_3d_object_",
               "draw_3d_object_shadow_", "construct_3d_object_", "add_mobile_", "move_mobile_"})
             o_.note_ran(routine);
+        ctx_.report["frame_selection"] = pictures_.json();
         ctx_.report["metrics"] = all_.json();
         ctx_.report["metrics"]["scripts"] = per_script_;
         // Which side these figures count (frames, frames_differing: the comparison's own).
@@ -383,7 +383,9 @@ private:
     std::uint32_t pixel_flags_;
     std::vector<std::uint8_t> guest_palette_, original_frame_, reimpl_frame_;
     std::uint32_t framebuffer_ = 0, camera_at_ = 0, params_at_ = 0, light_at_ = 0, frame_no_ = 0;
-    std::size_t divergent_pictures_ = 0;
+    // The sample is one frame per script (script() keeps to one), so its size is not bounded here.
+    FramePictures pictures_{"per script the first frame that shows its surface",
+                            std::numeric_limits<std::size_t>::max()};
     reimpl::SceneInput input_;
     reimpl::Light reimpl_light_;
     Shows all_;

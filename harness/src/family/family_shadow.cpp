@@ -17,7 +17,6 @@ namespace refcheck::harness {
 
 namespace {
 constexpr std::uint32_t kWidth = 320, kHeight = 200;
-constexpr std::size_t kPictures = 3;
 
 std::vector<std::uint8_t> pack_shadow_params(const reimpl::ShadowParams& p) {
     std::vector<std::int32_t> w(p.sun.begin(), p.sun.end());
@@ -25,6 +24,26 @@ std::vector<std::uint8_t> pack_shadow_params(const reimpl::ShadowParams& p) {
     return pack_words(w);
 }
 } // namespace
+
+bool FramePictures::choose(bool differing, bool sample_candidate) {
+    ++compared_;
+    if (differing) {
+        ++differing_;
+        ++shown_differing_;
+        return true;
+    }
+    if (!sample_candidate || shown_sample_ >= samples_) return false;
+    ++shown_sample_;
+    return true;
+}
+
+ojson FramePictures::json() const {
+    return {{"rule", "every differing frame, plus " + sample_rule_},
+            {"compared", compared_},
+            {"differing", differing_},
+            {"shown_differing", shown_differing_},
+            {"shown_sample", shown_sample_}};
+}
 
 void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n,
                          std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
@@ -38,6 +57,7 @@ void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t
     ctx.report["frames"].push_back({{"input", input},
                                     {"differing_pixels", fc.differing},
                                     {"unexplained_pixels", fc.unexplained},
+                                    {"explained_by", fc.causes},
                                     {"original_png", stem + "-original.png"},
                                     {"reimpl_png", stem + "-reimpl.png"},
                                     {"diff_png", stem + "-diff.png"}});
@@ -58,7 +78,7 @@ void run_shadow(CaseContext& ctx) {
     o.note_ran("draw_shadow_face_");
 
     std::uint64_t frames = 0, differing = 0, drawn = 0, records = 0;
-    std::size_t pictures = 0, samples = 0;
+    FramePictures pictures("the first frame with a shadow drawn", 1);
     for (const std::uint32_t record : select_records(c, models)) {
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
         ++records;
@@ -94,14 +114,13 @@ void run_shadow(CaseContext& ctx) {
                     const bool any = std::any_of(original.begin(), original.end(),
                                                  [](std::uint8_t p) { return p != reimpl::kClearColour; });
                     drawn += any ? 1 : 0;
-                    if ((fc.differing && pictures < kPictures) || (any && samples < 1)) {
+                    if (pictures.choose(fc.differing != 0, any))
                         save_frame_pictures(ctx, input, frames, original, frame.pixels, fc, palette);
-                        (fc.differing ? pictures : samples)++;
-                    }
                 }
             }
         }
     }
+    ctx.report["frame_selection"] = pictures.json();
     ctx.report["metrics"] = {{"records", records},
                              {"shadow_frames", frames},
                              {"frames_with_shadow_pixels", drawn},

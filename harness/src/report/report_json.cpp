@@ -83,6 +83,9 @@ ojson to_json(const Counts& c) {
     j["known"] = c.known;
     j["unexplained"] = c.unexplained;
     j["faults"] = c.faults;
+    j["missing_in_reimpl"] = c.missing;
+    j["extra_in_reimpl"] = c.extra;
+    j["changed"] = c.changed;
     j["inputs"] = c.inputs;
     j["blank_frames"] = c.blank_frames;
     j["known_by_cause"] = ojson::object();
@@ -188,6 +191,7 @@ ojson make_run_index(const std::vector<ojson>& reports, const ojson& seeded_faul
     index["refcheck_version"] = refcheck_version(); // fixed per build: the index stays deterministic
     index["status"] = "error";                      // set below; first, so that the seeded faults follow it
     if (!seeded_faults.is_null()) index["seeded_faults"] = seeded_faults;
+    index["reimpl_source_sha256"] = reimpl_source_sha256(); // fixed per build, like the version
     ojson cases = ojson::array();
     Counts total;
     std::uint64_t equivalent = 0, divergent = 0, errors = 0;
@@ -208,6 +212,9 @@ ojson make_run_index(const std::vector<ojson>& reports, const ojson& seeded_faul
         total.known += c.value("known", 0ull);
         total.unexplained += c.value("unexplained", 0ull);
         total.faults += c.value("faults", 0ull);
+        total.missing += c.value("missing_in_reimpl", 0ull);
+        total.extra += c.value("extra_in_reimpl", 0ull);
+        total.changed += c.value("changed", 0ull);
         total.inputs += c.value("inputs", 0ull);
         total.blank_frames += c.value("blank_frames", 0ull);
         for (const auto& [k, v] : member(c, "known_by_cause").items())

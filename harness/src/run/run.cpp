@@ -7,7 +7,9 @@
 #include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/original.hpp"
 #include "refcheck/harness/profile.hpp"
+#include "run/case_observer.hpp"
 #include "run/workers.hpp"
+#include "refcheck/harness/filter.hpp"
 
 #include <algorithm>
 #include <csignal>
@@ -157,8 +159,10 @@ std::vector<fs::path> select_shard(const std::vector<fs::path>& cases, Shard sha
 }
 
 ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, const Shard& shard,
-                        const ojson& seeded_faults, const std::map<std::string, double>& seconds) {
+                        const ojson& seeded_faults, const std::map<std::string, double>& seconds,
+                        const ojson& image_coverage) {
     ojson index = make_run_index(reports, seeded_faults);
+    if (!image_coverage.empty()) index["image_coverage"] = image_coverage;
     if (shard.count > 1) index["shard"] = {{"index", shard.index}, {"count", shard.count}};
     // The index last: a folder whose run.json is there holds a complete run.
     write_junit(out / "junit.xml", index, reports, seconds);
@@ -254,14 +258,72 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
     return problems;
 }
 
+// The cases a run runs: the shard's, those the filter selects, narrowed as the options say, sorted
+// by name (reports are ordered by case name, so a sharded run merges into the same index).
+static std::vector<Case> run_cases(const std::vector<fs::path>& case_files, const RunOptions& options) {
+    std::vector<Case> cases;
+    for (const auto& f : select_shard(case_files, options.shard)) {
+        Case c = load_case(f);
+        if (options.filter && !options.filter->selects_case(c.name)) continue;
+        c.only = options.only;
+        c.filter = options.filter;
+        cases.push_back(std::move(c));
+    }
+    std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+    return cases;
+}
+
+std::vector<std::string> run_case_names(const std::vector<fs::path>& case_files, const RunOptions& options) {
+    std::vector<std::string> names;
+    for (const Case& c : run_cases(case_files, options)) names.push_back(c.name);
+    return names;
+}
+
+namespace {
+// Lists the inputs a case's family reaches and skips every one (refcheck run --list).
+class ListingObserver : public CaseObserver {
+public:
+    explicit ListingObserver(const Case& c) : c_(c) {}
+    void booted(Original&, Comparator&) override {}
+    bool input(std::string_view name, bool) override {
+        if (!c_.filter || c_.filter->selects_input(c_.name, name)) inputs.emplace_back(name);
+        return false;
+    }
+    void finished(Original&, const ojson&) override {}
+    std::vector<std::string> inputs;
+
+private:
+    const Case& c_;
+};
+} // namespace
+
+std::vector<std::pair<std::string, std::vector<std::string>>>
+list_inputs(const std::vector<fs::path>& case_files, const RunOptions& options) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> out;
+    for (const Case& c : run_cases(case_files, options)) {
+        ListingObserver observer(c);
+        set_case_observer(&observer);
+        Environment env = resolve_environment(c, options);
+        const CaseResult r = run_case(c, env, {});
+        set_case_observer(nullptr);
+        std::vector<std::string> inputs = std::move(observer.inputs);
+        // Families that run every input in turn (construction, palettes, scenes) name each once.
+        std::vector<std::string> unique;
+        std::set<std::string> seen;
+        for (auto& i : inputs)
+            if (seen.insert(i).second) unique.push_back(std::move(i));
+        if (r.report.contains("error") && unique.empty())
+            throw std::runtime_error("--list: case " + c.name + ": " +
+                                     r.report.at("error").get<std::string>());
+        out.emplace_back(c.name, std::move(unique));
+    }
+    return out;
+}
+
 RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& options) {
     RunSummary summary;
     const auto start = std::chrono::steady_clock::now();
-    std::vector<Case> cases;
-    for (const auto& f : select_shard(case_files, options.shard)) cases.push_back(load_case(f));
-    for (Case& c : cases) c.only = options.only;
-    // Reports are ordered by case name, so a sharded run merges into the same index.
-    std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+    std::vector<Case> cases = run_cases(case_files, options);
     std::vector<PatchSite> sites;
     summary.problems = preflight(cases, options, &sites);
     if (!summary.problems.empty()) return summary;
@@ -285,6 +347,8 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     callbacks.done = [&](std::size_t i) {
         if (options.progress) options.progress(cases[i].name);
     };
+    if (options.started) callbacks.handed = [&](std::size_t i) { options.started(i, cases[i].name); };
+    callbacks.tick = options.tick;
     try {
         summary.results = run_in_workers(cases.size(), options.jobs, callbacks);
     } catch (const RunInterrupted& e) {
@@ -308,8 +372,9 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     // complete run. Every file is written whole (write_file_atomically).
     fs::remove(options.out / "run.json");
     for (const auto& r : summary.results) fs::remove_all(options.out / r.name); // pictures of an earlier run
+    SharedCoverage shared; // what every report would repeat, written once in run.json
     for (const auto& r : summary.results) {
-        write_json(options.out / (r.name + ".json"), r.report);
+        write_json(options.out / (r.name + ".json"), shared.store(r.report));
         for (const auto& [rel, bytes] : r.files)
             write_file_atomically(
                 options.out / rel,
@@ -320,7 +385,7 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     std::map<std::string, double> seconds;
     for (const auto& r : summary.results) seconds[r.name] = r.seconds;
     summary.index = write_run_outputs(options.out, reports, options.shard,
-                                      seeded_faults_json(options.injection, sites), seconds);
+                                      seeded_faults_json(options.injection, sites), seconds, shared.json());
     summary.html = options.out / "index.html";
     const std::string status = summary.index.at("status").get<std::string>();
     summary.exit_code = status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
@@ -394,6 +459,13 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
         if (member(indexes[i], "seeded_faults") != seeded)
             throw std::runtime_error(shard_dirs[i].string() + " and " + shard_dirs.front().string() +
                                      " were run with different seeded faults (run.json \"seeded_faults\")");
+    // What the shards' reports do not repeat: the ledger's rule index and the image's coverage.
+    SharedCoverage shared;
+    ojson evidence;
+    for (const ojson& index : indexes) {
+        shared.add(member(index, "image_coverage"));
+        if (evidence.is_null()) evidence = evidence_from_ledger(member(index, "ledger"));
+    }
     for (std::size_t d = 0; d < shard_dirs.size(); ++d) {
         const fs::path& dir = shard_dirs[d];
         const ojson& index = indexes[d];
@@ -422,10 +494,10 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
             throw std::runtime_error("case \"" + named[i].first + "\" is in more than one shard output");
     std::vector<ojson> reports;
     for (auto& [name, report] : named) {
-        write_json(out / (name + ".json"), report);
-        reports.push_back(std::move(report));
+        write_json(out / (name + ".json"), report); // as the shard wrote it
+        reports.push_back(shared.restore(report, evidence));
     }
-    const ojson index = write_run_outputs(out, reports, {}, seeded, seconds);
+    const ojson index = write_run_outputs(out, reports, {}, seeded, seconds, shared.json());
     const std::string status = index.at("status").get<std::string>();
     return status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
 }

@@ -1,6 +1,7 @@
 // One case from start to report: profile checked, inputs hashed, the original booted, the family
 // run, the report assembled. Never throws: problems become a report with status "error".
 #include "run/case_observer.hpp"
+#include "refcheck/harness/filter.hpp"
 #include "family/families.hpp"
 
 #include "refcheck/harness/coverage.hpp"
@@ -98,6 +99,7 @@ ojson selection_json(const Case& c) {
     s["states"] = c.states;
     s["warzones"] = c.warzones;
     if (!c.only.empty()) s["only"] = c.only;
+    if (c.filter) s["filter"] = c.filter->pattern();
     return s;
 }
 
@@ -223,6 +225,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     Comparator comparator(options);
     comparator.only(c.only);
     comparator.only_set(c.only_inputs);
+    if (c.filter)
+        comparator.only_matching(
+            [&c](const std::string& input) { return c.filter->selects_input(c.name, input); });
     std::optional<ExerciseCounter> exercised; // the claimed rules' predicates, over matched events
     if (env.rules) {
         exercised.emplace(exercise_counter(c, *env.rules));

@@ -329,6 +329,7 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
         wk.running = index;
         wk.since = std::chrono::steady_clock::now();
         ++handed[index];
+        if (cb.handed) cb.handed(index);
         write_all(wk.tasks, std::string_view(reinterpret_cast<const char*>(&index), sizeof index));
         // a failed write shows as the worker's death (its result pipe closes)
     };
@@ -384,10 +385,12 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
                 which.push_back(w);
             }
         if (fds.empty()) throw std::runtime_error("every worker is gone with cases left to run");
-        if (poll(fds.data(), fds.size(), -1) < 0) {
+        const int ready = poll(fds.data(), fds.size(), cb.tick ? 1000 : -1);
+        if (ready < 0) {
             if (errno == EINTR) continue;
             throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
         }
+        if (cb.tick) cb.tick(); // a display only: nothing depends on when it is called
         for (std::size_t k = 0; k < fds.size(); ++k) {
             if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             Worker& wk = workers[which[k]];

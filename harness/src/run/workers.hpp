@@ -64,6 +64,8 @@ struct WorkerCallbacks {
     std::function<CaseResult(std::size_t)> run;                      // in a worker: runs case i
     std::function<CaseResult(std::size_t, const WorkerDeath&)> died; // in the parent: case i's error
     std::function<void(std::size_t)> done;        // in the parent: case i's result is in (may be empty)
+    std::function<void(std::size_t)> handed;      // in the parent: case i went to a worker (may be empty)
+    std::function<void()> tick;                   // in the parent: about once a second (may be empty)
     std::function<std::string(std::size_t)> name; // case i's name (the breadcrumb)
 };
 

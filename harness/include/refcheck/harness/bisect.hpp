@@ -39,6 +39,10 @@ struct DrillDownOptions {
 // empty): `refcheck run CASE --only INPUT --out out/bisect` with the run's --image/--profile/--data
 // overrides and seeded faults, every argument quoted for sh where it needs to be. Files are named
 // as the run was given them, or with `host_paths` false by their file names.
+// The same command as a shell pastes it in the project's root: refcheck's executable as the build
+// put it, and each file inside the project by its path from the root (outside it, by its file name,
+// as the report names it; no host path). The HTML page shows this one.
+std::string pasteable_command(const Case& c, const RunOptions& options, const std::string& input);
 std::string reproduce_command(const Case& c, const RunOptions& options, const std::string& input,
                               bool host_paths = true);
 
@@ -60,7 +64,7 @@ void attach_drill_down(CaseResult& result, const Case& c, const RunOptions& opti
 // listing, the instruction window, registers, call stack, "reproduce: ..."); and as an HTML
 // fragment (a collapsible <details> section) for the run's page.
 std::string format_drill_down(const std::string& case_name, const ojson& drill_down);
-std::string drill_down_html(const ojson& drill_down);
+std::string drill_down_html(const ojson& drill_down, bool open = false);
 
 // Pieces, tested by themselves.
 // Lines of a draw-program disassembly (reimpl::disassemble) from `context` instructions before the

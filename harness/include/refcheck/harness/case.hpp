@@ -7,11 +7,14 @@
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace refcheck::harness {
+
+class InputFilter; // refcheck/harness/filter.hpp
 
 // A bad case file (exit code 2 in the CLI). The message names the file and the offending key.
 struct CaseError : std::runtime_error {
@@ -99,7 +102,10 @@ struct Case {
     // Narrowing to a set of inputs (not read from the file; `refcheck mutate` runs a mutant on the
     // inputs that reach it): when not empty, only inputs of these names are compared.
     std::set<std::string> only_inputs;
-    bool narrowed() const { return !only.empty() || !only_inputs.empty(); }
+    // Narrowing by a gtest-style pattern over "CASE/INPUT" (`refcheck run --filter`; not read from
+    // the file): when set, only the inputs it matches are compared (filter.hpp).
+    std::shared_ptr<const InputFilter> filter;
+    bool narrowed() const { return !only.empty() || !only_inputs.empty() || filter; }
 };
 
 Case load_case(const std::filesystem::path& file); // throws CaseError

@@ -42,8 +42,12 @@ struct Counts {
     std::uint64_t compared = 0; // aligned pairs + unaligned events
     std::uint64_t matched = 0;
     std::uint64_t known = 0;
-    std::uint64_t unexplained = 0;  // includes faults
-    std::uint64_t faults = 0;       // faults of the original (each also unexplained)
+    std::uint64_t unexplained = 0; // includes faults
+    std::uint64_t faults = 0;      // faults of the original (each also unexplained)
+    // The unexplained divergences that are not faults, by kind: an event of the original the
+    // reimplementation lacks, one only the reimplementation has, an aligned pair (or frame) that
+    // differs. unexplained = missing + extra + changed + faults.
+    std::uint64_t missing = 0, extra = 0, changed = 0;
     std::uint64_t inputs = 0;       // inputs whose streams or frames were compared
     std::uint64_t blank_frames = 0; // blank frames on both sides, set aside (not compared)
     std::map<std::string, std::uint64_t> known_by_cause;
@@ -55,17 +59,21 @@ struct CompareOptions {
     std::vector<std::string> allowed; // registry ids the case allows
     std::int64_t tolerance = 0;       // for tolerance entries (e.g. grid rounding)
     std::size_t context = 5;
-    std::size_t window = 64; // look-ahead when re-aligning after a missing/extra event
+    std::size_t window = 64; // look-ahead of the greedy re-alignment, past max_edits edits in one input
     // Frames: the colour a blank frame holds, and whether a blank frame compared with a blank frame
     // counts (Case::blank_frames); when not, such a pair is set aside (Counts::blank_frames).
     std::optional<std::uint8_t> clear_colour;
     bool blank_frames_count = false;
+    // One input's streams are aligned by Myers' shortest edit script over event keys (after their
+    // common prefix and suffix) up to this many missing + extra events; past it, greedily.
+    std::size_t max_edits = 1024;
 };
 
 struct FrameComparison {
     std::size_t differing = 0;           // pixels that differ
     std::size_t unexplained = 0;         // of those, pixels no allowed registry entry explains
     std::vector<std::uint8_t> explained; // per pixel: 1 when it differs and is explained
+    std::vector<std::string> causes;     // registry ids that explain the explained pixels
 };
 
 // Accumulates the comparison of many streams (one per input); keeps the first unexplained divergence
@@ -85,6 +93,10 @@ public:
     bool saw_only() const { return saw_only_; }
     // Narrowing to a set of inputs (Case::only_inputs): streams of other inputs are not compared.
     void only_set(std::set<std::string> inputs) { only_set_ = std::move(inputs); }
+    // Narrowing by a predicate over input names (Case::filter): streams of other inputs are not compared.
+    void only_matching(std::function<bool(const std::string&)> selects) {
+        only_matching_ = std::move(selects);
+    }
 
     // A fault of the original (or a failed initialiser) while the case ran: an unexplained
     // divergence of its own, whose input is the one compared next (the fault happened while that
@@ -117,6 +129,7 @@ private:
     void label_pending_faults(const std::string& input);
     std::string only_;
     std::set<std::string> only_set_;
+    std::function<bool(const std::string&)> only_matching_;
     bool saw_only_ = false;
     bool fault_pending_input_ = false; // the first unexplained divergence is a fault awaiting its input
     MatchObserver observer_;

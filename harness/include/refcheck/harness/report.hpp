@@ -67,6 +67,32 @@ std::map<std::string, double> read_junit_times(const std::filesystem::path& file
 // refcheck's version: the CMake project version, with `git describe` of the source tree at configure
 // time when there was one ("0.1.0 (aad05f0)"); fixed per build, recorded in run.json.
 const char* refcheck_version();
+// The SHA-256 of the reimplementation's sources (every file under reimpl/; see
+// cmake/reimpl_source_hash.cmake for the command that recomputes it), recorded in run.json.
+const char* reimpl_source_sha256();
+// A case report as written and as read back (report_store.cpp): what every case report of a run
+// would repeat is written once, in run.json. store() is the report to write: its evidence without
+// the rule index (the ledger's rows hold it) and its coverage without the routines it never entered
+// (kept: their count, "not_entered"), which it collects, with the coverage reasons' header, for
+// run.json's "image_coverage" (json()). merge add()s each shard's and restore()s every report to
+// what the run held in memory, so that the merged run.json is the unsharded one's.
+class SharedCoverage {
+public:
+    ojson store(const ojson& report);
+    void add(const ojson& image_coverage);
+    ojson json() const;
+    ojson restore(const ojson& stored, const ojson& evidence) const;
+
+private:
+    struct Image {
+        ojson reasons;
+        std::map<std::string, ojson> routines;
+    };
+    std::map<std::pair<std::string, std::string>, Image> images_; // (image file name, SHA-256)
+};
+// The evidence (document, SHA-256, rules with level, section, predicate) a ledger was made from.
+ojson evidence_from_ledger(const ojson& ledger);
+
 void write_html(const std::filesystem::path& file, const ojson& run_index, const std::vector<ojson>& reports,
                 const std::filesystem::path& out_dir);
 

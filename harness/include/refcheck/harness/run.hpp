@@ -19,6 +19,8 @@
 
 namespace refcheck::harness {
 
+class InputFilter; // refcheck/harness/filter.hpp
+
 struct RuleIndex; // ledger.hpp
 
 // A case whose family needs a record the data root lacks (a receiver, a named model): the data may be
@@ -102,7 +104,23 @@ struct RunOptions {
     std::optional<std::filesystem::path> coverage_reasons;
     // Narrows every case to the input of this name (Case::only): `refcheck run --only`.
     std::string only;
+    // `refcheck run --filter`: cases and inputs by a gtest-style pattern (filter.hpp; Case::filter).
+    std::shared_ptr<const InputFilter> filter;
+    // Told when a case starts in a worker (its index among the run's cases, sorted by name) and when
+    // it is done: `refcheck run`'s progress (may be empty).
+    std::function<void(std::size_t index, std::string_view name)> started;
+    // Called about once a second while cases run (a progress display redraws; may be empty).
+    std::function<void()> tick;
 };
+
+// The cases of a run in the order it runs them (sorted by name), each with its inputs, as
+// `refcheck run --list` prints them: the cases the filter selects, each booted and walked with every
+// input skipped (nothing is compared), listing the inputs the filter selects.
+std::vector<std::pair<std::string, std::vector<std::string>>>
+list_inputs(const std::vector<std::filesystem::path>& case_files, const RunOptions& options);
+// The case names a run would run (the shard's, the filter's), sorted: progress totals and ETAs.
+std::vector<std::string> run_case_names(const std::vector<std::filesystem::path>& case_files,
+                                        const RunOptions& options);
 
 struct RunSummary {
     int exit_code = 2;
@@ -162,9 +180,12 @@ int merge(const std::vector<std::filesystem::path>& shard_dirs, const std::files
 // A run with seeded faults carries them ("seeded_faults", near the top of run.json; a JUnit
 // property each; a red banner in the HTML header). merge keeps them and refuses shards whose
 // seeded faults differ.
-// `seconds` (case name -> wall time) goes into junit.xml's time attributes only.
+// `seconds` (case name -> wall time) goes into junit.xml's time attributes only. `reports` are the
+// case reports as the run holds them (SharedCoverage::restore of what was written);
+// `image_coverage` (SharedCoverage::json) becomes run.json's "image_coverage".
 ojson write_run_outputs(const std::filesystem::path& out, const std::vector<ojson>& reports,
                         const Shard& shard = {}, const ojson& seeded_faults = nullptr,
-                        const std::map<std::string, double>& seconds = {});
+                        const std::map<std::string, double>& seconds = {},
+                        const ojson& image_coverage = ojson::array());
 
 } // namespace refcheck::harness
