@@ -42,35 +42,90 @@
 
     const VERTEX = `#version 300 es
 precision highp float; precision highp int;
-in vec3 a_pos; in vec2 a_uv; in float a_level; in vec4 a_plane; in ivec4 a_mat; in ivec4 a_face; in float a_hl;
+in vec3 a_pos; in vec3 a_screen; in vec2 a_uv; in float a_level; in vec4 a_plane; in ivec4 a_mat; in ivec4 a_face;
+in float a_hl; in int a_poly;
 uniform mat3 u_rot; uniform vec3 u_off; uniform vec2 u_size; uniform float u_focal, u_near, u_far, u_point;
+uniform int u_engine;
 out vec4 v_uvlw; flat out vec4 v_plane; flat out ivec4 v_mat; flat out ivec4 v_face; flat out float v_hl;
+flat out int v_poly; out float v_ndcz;
 void main() {
     vec3 e = u_rot * a_pos + u_off;            // camera space: x right, y up, z forward
     float w = e.z;
-    // The engine's screen (geo.project): sx = W/2 + f x / z, sy = H/2 - f y / z, pixels sampled at
-    // integer sx, sy; the window samples at +0.5, hence the half-pixel shift.
     float A = (u_far + u_near) / (u_far - u_near), B = -2.0 * u_far * u_near / (u_far - u_near);
-    gl_Position = vec4((u_focal * e.x + 0.5 * w) / (0.5 * u_size.x), (u_focal * e.y - 0.5 * w) / (0.5 * u_size.y),
-                       A * w + B, w);
+    if (u_engine == 1) {
+        // wb.screen: the engine's own integer screen vertex (sx, sy) and camera z (WB.engineScreen),
+        // pixel x sampled at window x + 0.5, row y at window H - y - 0.5.
+        // Its depth is written by the fragment shader (clip z 0: triangles grown by wb.raster
+        // are not cut by the near and far planes); v_ndcz / w interpolates as gl_FragCoord.z would.
+        w = a_screen.z;
+        gl_Position = vec4(((a_screen.x + 0.5) / (0.5 * u_size.x) - 1.0) * w,
+                           ((u_size.y - a_screen.y - 0.5) / (0.5 * u_size.y) - 1.0) * w, 0.0, w);
+    } else {
+        // The engine's screen (geo.project): sx = W/2 + f x / z, sy = H/2 - f y / z, pixels sampled at
+        // integer sx, sy; the window samples at +0.5, hence the half-pixel shift.
+        gl_Position = vec4((u_focal * e.x + 0.5 * w) / (0.5 * u_size.x),
+                           (u_focal * e.y - 0.5 * w) / (0.5 * u_size.y), A * w + B, w);
+    }
     gl_PointSize = u_point;
     v_uvlw = vec4(a_uv * w, a_level * w, w); // divided by the interpolated w: screen-affine, as the engine
-    v_plane = a_plane; v_mat = a_mat; v_face = a_face; v_hl = a_hl;
+    v_ndcz = A * w + B;
+    v_plane = a_plane; v_mat = a_mat; v_face = a_face; v_hl = a_hl; v_poly = a_poly;
 }`;
 
     const FRAGMENT = `#version 300 es
 precision highp float; precision highp int; precision highp usampler2D;
 uniform usampler2D u_palette, u_intensity, u_atlas;
+uniform highp isampler2D u_poly;
+uniform int u_engine;
 uniform mat3 u_rot; uniform vec3 u_off; uniform vec2 u_size; uniform float u_focal, u_far;
 uniform int u_depth, u_pass, u_selected;
 in vec4 v_uvlw; flat in vec4 v_plane; flat in ivec4 v_mat; flat in ivec4 v_face; flat in float v_hl;
+flat in int v_poly; in float v_ndcz;
 out vec4 o_colour;
 uint shade(int level, uint c) { return texelFetch(u_intensity, ivec2(int(c), level), 0).r; }
+// wb.raster: the engine's polygon rules (rast.rows, rast.edge, rast.span, rast.attr) for one pixel,
+// with the face's screen vertices (sx, sy, u, v) and levels from u_poly at v_poly (WB.polyData).
+ivec4 polyAt(int i) { return texelFetch(u_poly, ivec2(i & 1023, i >> 10), 0); }
+int tdiv(int a, int b, int c) { // a * b / c truncated toward zero, as the engine's 64-bit arithmetic
+    uint q = (uint(abs(a)) * uint(abs(b))) / uint(abs(c));
+    return ((a < 0) != (b < 0)) != (c < 0) ? -int(q) : int(q);
+}
+ivec3 edgeAttributes(int n, int e, int y) { // u, v, level on edge e at row y
+    ivec4 a = polyAt(v_poly + 1 + e), b = polyAt(v_poly + 1 + (e + 1) % n);
+    int la = polyAt(v_poly + 1 + n + e).x, lb = polyAt(v_poly + 1 + n + (e + 1) % n).x;
+    int dy = y - a.y, span = b.y - a.y;
+    return ivec3(a.z + tdiv(dy, b.z - a.z, span), a.w + tdiv(dy, b.w - a.w, span), la + tdiv(dy, lb - la, span));
+}
+// false when the engine does not write pixel p; else its u, v and level there.
+bool engineAttributes(ivec2 p, out ivec3 attr) {
+    int n = polyAt(v_poly).x, ymin = 1 << 30, ymax = -(1 << 30);
+    for (int k = 0; k < n; ++k) { int y = polyAt(v_poly + 1 + k).y; ymin = min(ymin, y); ymax = max(ymax, y); }
+    if (p.y < max(0, ymin) || p.y >= min(int(u_size.y), ymax)) return false;
+    int le = -1, re = -1, left = 0, right = 0;
+    for (int e = 0; e < n; ++e) {
+        ivec4 a = polyAt(v_poly + 1 + e), b = polyAt(v_poly + 1 + (e + 1) % n);
+        if (a.y == b.y || p.y < min(a.y, b.y) || p.y >= max(a.y, b.y)) continue;
+        int x = a.x + tdiv(p.y - a.y, b.x - a.x, b.y - a.y);
+        if (le < 0 || x < left) { le = e; left = x; }
+        if (re < 0 || x > right) { re = e; right = x; }
+    }
+    if (le < 0 || p.x < max(left, 0) || p.x >= min(right, int(u_size.x))) return false;
+    ivec3 l = edgeAttributes(n, le, p.y), r = edgeAttributes(n, re, p.y);
+    int dx = p.x - left, w = right - left;
+    attr = ivec3(l.x + tdiv(dx, r.x - l.x, w), l.y + tdiv(dx, r.y - l.y, w), l.z + tdiv(dx, r.z - l.z, w));
+    return true;
+}
 void main() {
     int type = v_mat.x;
     ivec2 p = ivec2(int(gl_FragCoord.x), int(u_size.y) - 1 - int(gl_FragCoord.y)); // engine pixel
-    if (u_pass == 2) { // wb.lines: points and lines win over the surface they lie on
-        gl_FragDepth = u_depth == 0 ? (0.99999 / gl_FragCoord.w) / u_far : gl_FragCoord.z * 0.99999;
+    ivec3 exact = ivec3(0);
+    if (u_engine == 1 && u_pass != 2 && !engineAttributes(p, exact)) discard;
+    // ordinary interpolated window depth (screen-linear NDC z), as gl_FragCoord.z without clipping
+    float interpolated = u_engine == 1 ? 0.5 * (v_ndcz / v_uvlw.w) + 0.5 : gl_FragCoord.z;
+    if (u_pass == 2 && (u_depth != 0 || dot(v_plane.xyz, v_plane.xyz) == 0.0)) {
+        // wb.lines: a point or line on no plane of its model, or any with the seeded fault, has
+        // its interpolated depth, brought forward a little so that it shows on a surface it touches.
+        gl_FragDepth = u_depth == 0 ? (0.99999 / gl_FragCoord.w) / u_far : interpolated * 0.99999;
     } else if (u_depth == 0) {
         // wb.depth: the ray through this pixel meets the triangle's plane n.x = d at depth z.
         vec3 n = u_rot * v_plane.xyz;
@@ -79,18 +134,20 @@ void main() {
         vec3 dir = vec3((s.x - 0.5 * u_size.x) / u_focal, (0.5 * u_size.y - s.y) / u_focal, 1.0);
         gl_FragDepth = clamp((d / dot(n, dir)) / u_far, 0.0, 1.0);
     } else {
-        gl_FragDepth = gl_FragCoord.z; // the seeded fault: ordinary interpolated depth
+        gl_FragDepth = interpolated; // the seeded fault: ordinary interpolated depth
     }
     bool parity = ((p.x + p.y) & 1) == 0;
     if ((type == 4 || type == 13) && !parity) discard;                       // rast.mesh.fine
     if ((type == 5 || type == 14) && ((p.x & 1) != 0 || (p.y & 1) != 0)) discard; // rast.mesh.coarse
     vec3 uvl = v_uvlw.xyz / v_uvlw.w;
+    ivec2 uv = ivec2(floor(uvl.xy));
     int level = clamp(int(floor(uvl.z)), 0, 31);
+    if (u_engine == 1 && u_pass != 2) { uv = exact.xy; level = clamp(exact.z, 0, 31); }
     uint index;
     bool textured = type == 7 || type == 8 || type == 15 || type == 16 || type == 19 || type == 20;
     if (textured) {
-        int addr = int(floor(uvl.y)) * v_face.z + int(floor(uvl.x)); // tex.sample: no wrap, no clamp
-        if (addr < 0 || addr >= v_face.w) discard;                    // fault.tex.past_alloc.flag
+        int addr = uv.y * v_face.z + uv.x;                              // tex.sample: no wrap, no clamp
+        if (uv.x < 0 || uv.y < 0 || addr >= v_face.w) discard;          // fault.tex.past_alloc.flag
         int linear = v_face.y + addr;
         index = texelFetch(u_atlas, ivec2(linear & 255, linear >> 8), 0).r;
         if ((type == 8 || type == 16 || type == 20) && int(index) == v_mat.w) discard; // rast.mask
@@ -170,10 +227,17 @@ void main() {
             if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(prog));
             this.u = {};
             for (const name of ["u_rot", "u_off", "u_size", "u_focal", "u_near", "u_far", "u_point", "u_palette",
-                "u_intensity", "u_atlas", "u_depth", "u_pass", "u_selected"]) {
+                "u_intensity", "u_atlas", "u_depth", "u_pass", "u_selected", "u_engine", "u_poly"]) {
                 this.u[name] = gl.getUniformLocation(prog, name);
             }
             this.loadTables();
+            // wb.raster's face table (unit 3), filled by render() in the engine's mode.
+            this.polyTexture = gl.createTexture();
+            gl.activeTexture(gl.TEXTURE3);
+            gl.bindTexture(gl.TEXTURE_2D, this.polyTexture);
+            gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32I, 1, 1, 0, gl.RGBA_INTEGER, gl.INT, new Int32Array(4));
+            gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+            gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
         }
 
         loadTables() {
@@ -203,8 +267,10 @@ void main() {
         setRecord(rec, highlight) {
             const gl = this.gl;
             this.rec = rec;
-            const pos = [], uv = [], plane = [], mat = [], face = [], hl = [], corner = [];
+            const pos = [], uv = [], plane = [], mat = [], face = [], hl = [], corner = [], poly = [];
             this.faceRange = [];
+            this.polyBase = [];
+            let polyTexels = 0;
             rec.faces.forEach((f, id) => {
                 const inst = rec.instances[f.i];
                 const at = (k) => (inst.placed ? inst.placed[f.v[k]] : inst.local[f.v[k]]);
@@ -213,6 +279,8 @@ void main() {
                 const texInfo = tex ? [this.atlasBase[f.tex], tex.stride, tex.stride * tex.height] : [0, 0, 0];
                 const lit = highlight && highlight.has(id) ? 1 : 0;
                 const start = pos.length / 3;
+                this.polyBase.push(polyTexels); // WB.polyData: 1 + 2n texels per face
+                polyTexels += 1 + 2 * f.v.length;
                 const push = (k, pl) => {
                     pos.push(...at(k));
                     uv.push(f.u ? f.u[k] : 0, f.vv ? f.vv[k] : 0);
@@ -221,14 +289,18 @@ void main() {
                     face.push(id, ...texInfo);
                     hl.push(lit);
                     corner.push(id, k);
+                    poly.push(this.polyBase[id]);
                 };
                 let kind = "tri";
+                // wb.lines: a point or segment on a plane of its model takes that plane; a zero
+                // normal marks one on none.
+                const held = (k) => (f.pl && f.pl[k] >= 0 ? rec.planes[f.pl[k]].n : [0, 0, 0, 0]);
                 if (POINTS.has(type)) {
                     kind = "point";
-                    f.v.forEach((_, k) => push(k, [0, 0, 1, 0]));
+                    f.v.forEach((_, k) => push(k, held(k)));
                 } else if (LINES.has(type)) {
                     kind = "line";
-                    for (let k = 0; k + 1 < f.v.length; ++k) push(k, [0, 0, 1, 0]), push(k + 1, [0, 0, 1, 0]);
+                    for (let k = 0; k + 1 < f.v.length; ++k) push(k, held(k)), push(k + 1, held(k));
                 } else {
                     (f.tri || []).forEach((t, ti) => {
                         if (f.pl[ti] < 0) return; // collinear: covers no area
@@ -256,10 +328,13 @@ void main() {
             attribute("a_pos", new Float32Array(pos), 3);
             attribute("a_uv", new Float32Array(uv), 2);
             this.levelBuffer = attribute("a_level", new Float32Array(this.vertexCount), 1);
+            this.screenBuffer = attribute("a_screen", new Float32Array(3 * this.vertexCount), 3);
             attribute("a_plane", new Float32Array(plane), 4);
             attribute("a_mat", new Int32Array(mat), 4, true);
             attribute("a_face", new Int32Array(face), 4, true);
             attribute("a_hl", new Float32Array(hl), 1);
+            attribute("a_poly", new Int32Array(poly), 1, true);
+            this.polyTexels = polyTexels;
             this.indexBuffer = gl.createBuffer();
             gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, this.indexBuffer);
             this.light = null;
@@ -270,6 +345,16 @@ void main() {
             const rec = this.rec, gl = this.gl;
             const lms = rec.instances.map((inst) => WB.modelLight(inst.rotation, light));
             const levels = new Float32Array(this.vertexCount);
+            // light.levels: each face vertex's integer level, as the engine passes it
+            this.faceLevels = rec.faces.map((f) => {
+                const type = f.dt !== undefined ? f.dt : f.t;
+                return f.v.map((_, k) => {
+                    if (GOURAUD.has(type) && f.g) return WB.level(lms[f.i], rec.instances[f.i].normals[f.g[k]]);
+                    if ((FLAT_SHADED.has(type) || GOURAUD.has(type)) && f.n !== undefined)
+                        return WB.level(lms[f.i], rec.instances[f.i].normals[f.n]);
+                    return 31;
+                });
+            });
             for (let i = 0; i < this.vertexCount; ++i) {
                 const f = rec.faces[this.corner[2 * i]], k = this.corner[2 * i + 1];
                 const type = f.dt !== undefined ? f.dt : f.t;
@@ -325,24 +410,60 @@ void main() {
 
         // view: {rows: [[...],[...],[...]] camera rows, offset: rows * (placement - camera) (doubles),
         //        focal, width, height, state (index into rec.states), light, depth: 0 plane | 1 interpolated,
-        //        engine: true to project winding as the engine does (integer truncation)}
+        //        engine: {camera, placement} of the engine (check.html) to draw with the engine's own
+        //        integer screen vertices (wb.screen), at 320 x 200 with focal 256}
         render(view, pass = 0) {
             const gl = this.gl, rec = this.rec;
             if (!this.light || this.light.join() !== view.light.join()) this.setLight(view.light);
             const R = view.rows, off = view.offset, W = view.width, H = view.height, f = view.focal;
             let far = 1024;
-            const screen = rec.instances.map((inst) => {
-                const vs = inst.placed || inst.local;
-                return vs.map((p) => {
-                    const e = [0, 1, 2].map((i) => R[i][0] * p[0] + R[i][1] * p[1] + R[i][2] * p[2] + off[i]);
-                    far = Math.max(far, e[2]);
-                    if (e[2] < 64) return { behind: true }; // geo.near
-                    const qx = (f * e[0]) / e[2], qy = (f * e[1]) / e[2];
-                    return view.engine
-                        ? { x: W / 2 + Math.trunc(qx), y: H / 2 - Math.trunc(qy), behind: false }
-                        : { x: W / 2 + qx, y: H / 2 - qy, behind: false };
+            let screen;
+            if (view.engine) {
+                screen = WB.engineScreen(rec, view.engine.camera, view.engine.placement);
+                const data = new Float32Array(3 * this.vertexCount);
+                for (let i = 0; i < this.vertexCount; ++i) {
+                    const face = rec.faces[this.corner[2 * i]], s = screen[face.i][face.v[this.corner[2 * i + 1]]];
+                    data.set([s.x, s.y, s.z], 3 * i);
+                }
+                // wb.raster: the engine writes pixels up to one beyond the exact polygon (its
+                // crossings are truncated), so each fan triangle is drawn over its screen box grown
+                // by 2 pixels and the fragment shader keeps the engine's pixels. 1/z stays the
+                // triangle's own screen-affine function (the seeded fault's interpolated depth).
+                this.faceRange.forEach((r) => {
+                    if (r.kind !== "tri" && r.kind !== "remap") return;
+                    for (let t = r.start; t + 2 < r.start + r.count; t += 3) WB.growTriangle(data, t);
                 });
-            });
+                for (const s of screen) for (const p of s) far = Math.max(far, p.z);
+                gl.bindBuffer(gl.ARRAY_BUFFER, this.screenBuffer);
+                gl.bufferData(gl.ARRAY_BUFFER, data, gl.STREAM_DRAW);
+                // WB.polyData: per face [n], [sx, sy, u, v] per vertex, [level] per vertex
+                const rows = Math.max(1, Math.ceil(this.polyTexels / 1024));
+                const texels = new Int32Array(rows * 1024 * 4);
+                rec.faces.forEach((face, id) => {
+                    const at = this.polyBase[id], n = face.v.length, s = screen[face.i];
+                    texels[4 * at] = n;
+                    face.v.forEach((vtx, k) => {
+                        texels.set([s[vtx].x, s[vtx].y, face.u ? face.u[k] : 0, face.vv ? face.vv[k] : 0], 4 * (at + 1 + k));
+                        texels[4 * (at + 1 + n + k)] = this.faceLevels[id][k];
+                    });
+                });
+                gl.activeTexture(gl.TEXTURE3);
+                gl.bindTexture(gl.TEXTURE_2D, this.polyTexture);
+                gl.pixelStorei(gl.UNPACK_ALIGNMENT, 1);
+                gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32I, 1024, rows, 0, gl.RGBA_INTEGER, gl.INT, texels);
+                gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+                gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+            } else {
+                screen = rec.instances.map((inst) => {
+                    const vs = inst.placed || inst.local;
+                    return vs.map((p) => {
+                        const e = [0, 1, 2].map((i) => R[i][0] * p[0] + R[i][1] * p[1] + R[i][2] * p[2] + off[i]);
+                        far = Math.max(far, e[2]);
+                        if (e[2] < 64) return { behind: true }; // geo.near
+                        return { x: W / 2 + (f * e[0]) / e[2], y: H / 2 - (f * e[1]) / e[2], behind: false };
+                    });
+                });
+            }
             far = far * 1.25 + 256;
             const drawn = this.order(rec.states[view.state || 0].tree, screen);
             this.drawn = drawn;
@@ -359,7 +480,9 @@ void main() {
             gl.uniform1i(this.u.u_palette, 0);
             gl.uniform1i(this.u.u_intensity, 1);
             gl.uniform1i(this.u.u_atlas, 2);
+            gl.uniform1i(this.u.u_poly, 3);
             gl.uniform1i(this.u.u_depth, view.depth || 0);
+            gl.uniform1i(this.u.u_engine, view.engine ? 1 : 0);
             gl.uniform1i(this.u.u_selected, view.selected === undefined ? -1 : view.selected);
             const sky = this.rgb.subarray(224 * 3, 224 * 3 + 3); // fb.clear
             if (pass === 3) gl.clearColor(0, 0, 0, 0);
@@ -437,6 +560,63 @@ void main() {
         }
     }
     WB.Renderer = Renderer;
+
+    // wb.screen: every instance's screen vertices as the engine computes them (geo.camera,
+    // geo.transform, geo.grid, geo.project) in its integer arithmetic, for a camera of the engine
+    // (position, Q14 rows) and a placement of the root: {x: sx, y: sy, z, behind} per vertex.
+    // Products stay below 2^53, so doubles hold them exactly; >> is Math.floor of a power of two.
+    const Q31 = 2147483648, Q14 = 16384;
+    const int32 = (x) => x | 0;
+    const clamp16 = (x) => Math.min(Math.max(x, -32768), 32767);
+    WB.engineScreen = function (rec, camera, placement) {
+        const r = camera.rotation;
+        return rec.instances.map((inst) => {
+            const q = inst.rotation, m = [], t = [];
+            const d = [0, 1, 2].map((k) => inst.position[k] + placement[k] - camera.position[k]);
+            for (let i = 0; i < 3; ++i) {
+                for (let j = 0; j < 3; ++j)
+                    m.push(int32(Math.floor((r[3 * i] * q[j] + r[3 * i + 1] * q[3 + j] + r[3 * i + 2] * q[6 + j]) / Q31)));
+                t.push(int32(Math.floor((r[3 * i] * d[0] + r[3 * i + 1] * d[1] + r[3 * i + 2] * d[2]) / Q14)));
+            }
+            const grid = inst.grid || null;
+            return inst.local.map((v, k) => {
+                const cam = [0, 1, 2].map((i) => {
+                    if (!grid) return int32(Math.floor((m[3 * i] * v[0] + m[3 * i + 1] * v[1] + m[3 * i + 2] * v[2]) / Q14) + t[i]);
+                    let sum = 0; // geo.grid: the rotated coarse and fine tables, each entry floored
+                    for (let j = 0; j < 3; ++j) {
+                        sum += Math.floor((m[3 * i + j] * (grid[k][j] - 32) * 4096) / Q14);
+                        sum += Math.floor((m[3 * i + j] * (grid[k][3 + j] - 32) * 64) / Q14);
+                    }
+                    return int32(sum + t[i]);
+                });
+                if (cam[2] < 64) return { x: 0, y: 0, z: cam[2], behind: true }; // geo.near
+                const qx = int32(Math.trunc((cam[0] * 256) / cam[2])), qy = int32(Math.trunc((cam[1] * 256) / cam[2]));
+                return { x: clamp16(int32(160 + qx)), y: clamp16(int32(100 - qy)), z: cam[2], behind: false };
+            });
+        });
+    };
+
+    // Replaces the corners t, t+1, t+2 of `data` ([x, y, z] each) by a triangle over their screen box
+    // grown by 2 pixels ((x0, y0), (x0 + 2w, y0), (x0, y0 + 2h)), whose 1/z is the original
+    // triangle's screen-affine function (its mean for an edge-on one), kept positive.
+    WB.growTriangle = function (data, t) {
+        const P = [0, 1, 2].map((k) => [data[3 * (t + k)], data[3 * (t + k) + 1], 1 / data[3 * (t + k) + 2]]);
+        if (P.some((p) => !(p[2] > 0))) return; // behind
+        const det = (P[1][0] - P[0][0]) * (P[2][1] - P[0][1]) - (P[2][0] - P[0][0]) * (P[1][1] - P[0][1]);
+        const xs = P.map((p) => p[0]), ys = P.map((p) => p[1]);
+        const x0 = Math.min(...xs) - 2, y0 = Math.min(...ys) - 2;
+        const w = Math.max(...xs) + 2 - x0, h = Math.max(...ys) + 2 - y0;
+        const least = Math.min(P[0][2], P[1][2], P[2][2]) / 4;
+        [[x0, y0], [x0 + 2 * w, y0], [x0, y0 + 2 * h]].forEach(([x, y], k) => {
+            let inv = (P[0][2] + P[1][2] + P[2][2]) / 3;
+            if (det !== 0) {
+                const b1 = ((x - P[0][0]) * (P[2][1] - P[0][1]) - (P[2][0] - P[0][0]) * (y - P[0][1])) / det;
+                const b2 = ((P[1][0] - P[0][0]) * (y - P[0][1]) - (x - P[0][0]) * (P[1][1] - P[0][1])) / det;
+                inv = (1 - b1 - b2) * P[0][2] + b1 * P[1][2] + b2 * P[2][2];
+            }
+            data.set([x, y, 1 / Math.max(inv, least)], 3 * (t + k));
+        });
+    };
 
     // A view from a camera of the engine (position, Q14 rows) and a placement of the root.
     WB.engineView = function (camera, placement) {

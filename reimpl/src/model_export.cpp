@@ -9,6 +9,7 @@
 
 #include "refcheck/reimpl/face_event.hpp"
 #include "refcheck/reimpl/geometry.hpp"
+#include "refcheck/reimpl/primitive.hpp"
 
 namespace refcheck::reimpl {
 
@@ -66,6 +67,7 @@ public:
             if (!seen) out_.states.push_back({state, std::move(tree)});
             if (out_.states.size() == kMaxExportedStates) break;
         }
+        place_lines();
         std::set<std::uint32_t> textures;
         for (const ExportedFace& f : out_.faces) {
             if (f.texture >= 0) textures.insert(static_cast<std::uint32_t>(f.texture));
@@ -89,6 +91,7 @@ private:
             for (int i = 0; i < 3; ++i) p[i] += instance.transform.position[i];
             e.placed.push_back(p);
         }
+        if (rec.encoding == Encoding::Grid) e.grid = rec.vertices;
         e.normals = rec.normals.vectors;
         index_of_[&instance] = static_cast<std::uint32_t>(out_.instances.size());
         instance_of_.push_back(&instance);
@@ -223,6 +226,42 @@ private:
         out_.faces.push_back(std::move(f));
         faces_.emplace(key, index);
         return index;
+    }
+
+    // wb.lines: each segment of a polyline (each vertex of points) takes a plane of its instance
+    // that holds it exactly, so that it keeps program order with the faces on that plane: the
+    // plane of the closest face before it in program order that holds it, else the first such.
+    void place_lines() {
+        for (std::size_t at = 0; at < out_.faces.size(); ++at) {
+            ExportedFace& f = out_.faces[at];
+            const Shape shape = primitive_info(f.type)->shape;
+            if (shape != Shape::Points && shape != Shape::Polyline) continue;
+            const auto& local = out_.instances[f.instance].local;
+            const auto holds = [&](const ExportedPlane& p, std::uint8_t v) {
+                const Vec3& x = local[v];
+                return p.key[0] * x[0] + p.key[1] * x[1] + p.key[2] * x[2] == p.key[3];
+            };
+            const std::size_t parts = shape == Shape::Points ? f.vertices.size() : f.vertices.size() - 1;
+            for (std::size_t k = 0; k < parts && f.vertices.size() > 0; ++k) {
+                const std::uint8_t a = f.vertices[k], b = f.vertices[shape == Shape::Points ? k : k + 1];
+                std::int32_t found = -1;
+                for (std::size_t j = at; j-- > 0 && found < 0;) {
+                    if (out_.faces[j].instance != f.instance) continue;
+                    const std::vector<std::int32_t>& held = out_.faces[j].planes;
+                    const bool surface = !out_.faces[j].triangles.empty();
+                    for (std::size_t t = 0; surface && t < held.size() && found < 0; ++t) {
+                        if (held[t] >= 0 && holds(out_.planes[held[t]], a) && holds(out_.planes[held[t]], b))
+                            found = held[t];
+                    }
+                }
+                for (std::size_t i = 0; i < out_.planes.size() && found < 0; ++i) {
+                    const ExportedPlane& p = out_.planes[i];
+                    if (p.instance == f.instance && holds(p, a) && holds(p, b))
+                        found = static_cast<std::int32_t>(i);
+                }
+                f.planes.push_back(found);
+            }
+        }
     }
 
     std::int32_t plane(std::uint32_t instance, const Vec3& a, const Vec3& b, const Vec3& c) {

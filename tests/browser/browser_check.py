@@ -14,11 +14,19 @@
                                                banner and the first divergence on the first screen,
                                                every picture loaded, nothing wider than the window
 
-Tolerance (wb.check): a differing pixel is accepted when it lies on a boundary displaced by at most
-one pixel: the browser's colour occurs among the reference's 3 x 3 neighbours of that pixel and the
-reference's colour among the browser's. Pixels a glass or haze remap wrote, and their neighbours,
-are not compared (the workbench previews remaps with transparency). Anything else is unexplained;
-a view passes with no unexplained pixel. Exit 77 (skipped) when Chromium is not installed.
+The page draws in the engine's mode: the engine's own integer screen vertices (wb.screen) and its
+polygon rules for coverage, u, v and level (wb.raster), so what remains to compare is depth.
+Tolerance (wb.check.tolerance, docs/formats/apache-3d.md): a differing pixel is accepted
+  1. on a boundary displaced by at most one pixel: the browser's colour occurs among the painter
+     frame's 3 x 3 neighbours of that pixel and the painter frame's among the browser's;
+  2. within one pixel of a pixel a point or line of the engine wrote (GL has its own line rule);
+  3. at a silhouette edge: within 2 pixels of a boundary between surfaces of different planes in the
+     painter frame (workbench_reference's "silhouettes"), when the browser's colour is one the engine
+     wrote at that pixel or occurs among the painter frame's 3 x 3 neighbours.
+Within one plane only rule 1 applies. Pixels a glass or haze remap wrote, and their neighbours, are
+not compared (the workbench previews remaps with transparency). Anything else is unexplained; a
+view passes with no unexplained pixel, its screen vertices equal to the engine's and the faces it
+drew those the engine drew, in order. Exit 77 (skipped) when Chromium is not installed.
 """
 import argparse
 import base64
@@ -152,7 +160,7 @@ def start_browser():
     return Browser(chromium)
 
 
-def compare_frames(reference, remapped, lines, browser, palette):
+def compare_frames(reference, remapped, lines, silhouettes, browser, palette):
     ref = [palette[i] for i in reference]
     got = [(browser[4 * i] << 16) | (browser[4 * i + 1] << 8) | browser[4 * i + 2] for i in range(W * H)]
 
@@ -164,12 +172,14 @@ def compare_frames(reference, remapped, lines, browser, palette):
         if m:
             x, y = i % W, i // W
             excluded.update(yy * W + xx for yy in range(max(0, y - 1), min(H, y + 2)) for xx in range(max(0, x - 1), min(W, x + 2)))
-    silhouette = set()  # 1-pixel features: the pixels points and lines wrote, and their neighbours
+    silhouette = set()  # the pixels the engine's points and lines wrote, and their neighbours
     for i, m in enumerate(lines):
         if m:
             x, y = i % W, i // W
             silhouette.update(yy * W + xx for yy in range(max(0, y - 1), min(H, y + 2)) for xx in range(max(0, x - 1), min(W, x + 2)))
-    differing = edge = 0
+    # Silhouette pixels (workbench_reference): the colours the engine wrote there, face by face.
+    written = {e[0]: {palette[c] for c in e[1:]} for e in silhouettes}
+    differing = edge = at_silhouette = 0
     unexplained = []
     for i in range(W * H):
         if ref[i] == got[i] or i in excluded:
@@ -178,9 +188,11 @@ def compare_frames(reference, remapped, lines, browser, palette):
         x, y = i % W, i // W
         if i in silhouette or (got[i] in neighbours(ref, x, y) and ref[i] in neighbours(got, x, y)):
             edge += 1
+        elif i in written and (got[i] in written[i] or got[i] in neighbours(ref, x, y)):
+            at_silhouette += 1
         else:
             unexplained.append((x, y))
-    return {"differing": differing, "at_edges": edge, "unexplained": len(unexplained),
+    return {"differing": differing, "at_edges": edge, "at_silhouettes": at_silhouette, "unexplained": len(unexplained),
             "first_unexplained": unexplained[:5], "excluded_remap": len(excluded), "_where": unexplained}
 
 
@@ -225,10 +237,18 @@ def cmd_compare(a):
             view = {k: v[k] for k in ("record", "state", "placement", "camera", "light")}
             view["depth"] = a.depth
             pixels = base64.b64decode(browser.evaluate("WB_CHECK.render(%s)" % json.dumps(view)))
+            order = browser.evaluate("WB_CHECK.order()")
             r = compare_frames(base64.b64decode(v["frame"]), base64.b64decode(v["remapped"]),
-                               base64.b64decode(v["lines"]), pixels, palette)
+                               base64.b64decode(v["lines"]), v["silhouettes"], pixels, palette)
             r.update({k: v[k] for k in ("name", "group", "site", "record", "coplanar_faces", "drawn_pixels")})
-            r["passed"] = r["unexplained"] == 0
+            # wb.screen: the viewer's screen vertices must be the engine's, every one.
+            got = browser.evaluate("WB_CHECK.screen(%s, %s)" % (json.dumps(view), json.dumps(v["screen"])))
+            r["screen_vertices"] = len(v["screen"])
+            r["screen_mismatches"] = sum(1 for a, b in zip(got, v["screen"]) if a != b)
+            # wb.walk: the viewer draws the faces the engine drew, in the engine's order.
+            r["faces_drawn"] = len(v["order"])
+            r["order_differs"] = order != v["order"]
+            r["passed"] = r["unexplained"] == 0 and r["screen_mismatches"] == 0 and not r["order_differs"]
             results.append(r)
             if not r["passed"] and a.pictures:
                 stem = os.path.join(a.work, "fail-%s-%d" % (a.depth, len(results)))
@@ -247,9 +267,12 @@ def cmd_compare(a):
     summary = {
         "depth": a.depth,
         "webgl": info,
-        "tolerance": "a differing pixel is accepted when the browser's colour occurs among the painter frame's 3x3 "
-                     "neighbours and the painter frame's among the browser's (a boundary moved by at most one pixel); "
-                     "remap pixels and their neighbours are not compared",
+        "tolerance": "a differing pixel is accepted (1) when the browser's colour occurs among the painter frame's "
+                     "3x3 neighbours and the painter frame's among the browser's (a boundary moved by at most one "
+                     "pixel), (2) within one pixel of a pixel an engine point or line wrote, (3) at a silhouette "
+                     "edge (within 2 pixels of a boundary between different planes in the painter frame) when the "
+                     "browser's colour is one the engine wrote there or occurs among its 3x3 neighbours; remap "
+                     "pixels and their neighbours are not compared",
         "views": len(results),
         "coplanar_views": sum(1 for r in coplanar if r["passed"]),
         "coplanar_views_failed": sum(1 for r in coplanar if not r["passed"]),
@@ -257,6 +280,8 @@ def cmd_compare(a):
         "console_errors": errors,
         "results": results,
     }
+    summary["unexplained_pixels"] = sum(r["unexplained"] for r in results)
+    summary["unexplained_in_coplanar_views"] = sum(r["unexplained"] for r in coplanar)
     with open(os.path.join(a.work, "results-%s.json" % a.depth), "w") as f:
         json.dump(summary, f, indent=1)
     for r in results:
@@ -264,13 +289,15 @@ def cmd_compare(a):
             "ok" if r["passed"] else "FAIL", r["group"], r["name"][:28], r["record"], r["differing"], r["at_edges"],
             r["unexplained"], "" if r["passed"] else " first at %s" % r["first_unexplained"][:2]))
     print(json.dumps({k: summary[k] for k in ("depth", "views", "coplanar_views", "coplanar_views_failed",
-                                              "other_views_failed")}))
+                                              "other_views_failed", "unexplained_pixels",
+                                              "unexplained_in_coplanar_views")}))
     if errors:
         print("console errors:", *errors, sep="\n  ")
         return 1
     if a.expect_fail:
         # The seeded fault: ordinary interpolated depth must make the coplanar checks fail.
-        caught = summary["coplanar_views_failed"] > 0
+        # Clearly: at least half of the coplanar views fail (all 36 do when this was written).
+        caught = summary["coplanar_views_failed"] > 0 and 2 * summary["coplanar_views_failed"] >= len(coplanar)
         print("seeded depth fault", "caught" if caught else "NOT caught", "in %d coplanar views" % summary["coplanar_views_failed"])
         return 0 if caught else 1
     ok = summary["coplanar_views"] >= 36 and summary["coplanar_views_failed"] == 0 and summary["other_views_failed"] == 0

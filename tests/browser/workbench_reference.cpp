@@ -7,6 +7,7 @@
 //   workbench_reference DATA OUT   writes OUT/reversed/ (DATA with the vertex order of every
 //                                  secondary face of the coplanar records reversed) and
 //                                  OUT/reference.json.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -144,24 +145,105 @@ void write_reversed(const fs::path& from, const fs::path& to, Data& d,
         .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
+// The silhouette pixels of a painter frame and what the engine wrote at each: a pixel is a
+// silhouette pixel when its 3 x 3 neighbourhood holds surfaces of more than one plane (the sky
+// counting as one), i.e. it lies within a pixel of where one surface ends in front of another or
+// two planes meet. Returned as [pixel, colour written by each face in program order...].
+ojson silhouettes(const Data& d, const reimpl::ModelExport& model,
+                  const std::vector<events::FaceDraw>& faces) {
+    std::map<std::pair<std::vector<std::int32_t>, std::uint32_t>, const reimpl::ExportedFace*> by_offset;
+    for (const auto& f : model.faces) by_offset[{model.instances[f.instance].path, f.offset}] = &f;
+    constexpr std::int64_t kSky = -1;
+    constexpr std::int32_t kBand = 2; // pixels either side of a boundary between planes
+    std::vector<std::int64_t> plane(reimpl::kFrameWidth * reimpl::kFrameHeight, kSky);
+    std::vector<std::vector<std::uint8_t>> written(plane.size());
+    for (const auto& e : faces) {
+        const bool line = e.type == 0 || e.type == 1 || e.type == 9 || e.type == 10;
+        const bool remap = e.type == 6 || e.type == 21;
+        if (remap) continue; // not compared
+        reimpl::Frame zero(0), full(255);
+        d.rasteriser.draw(e, zero);
+        d.rasteriser.draw(e, full);
+        const auto* f = by_offset.at({e.path, e.offset});
+        // A face collinear in model space has no plane and the viewer draws none of it (it covers
+        // no area); the engine may still fill a sliver of its rounded screen vertices, which
+        // counts as a surface of its own here.
+        std::int64_t id = kSky - 1 - static_cast<std::int64_t>(&e - faces.data());
+        for (const std::int32_t p : f->planes) {
+            if (p >= 0) id = (std::int64_t{f->instance} << 32) | p;
+            if (p >= 0) break;
+        }
+        for (std::size_t i = 0; i < plane.size(); ++i) {
+            if (zero.pixels[i] == 0 && full.pixels[i] == 255) continue;
+            written[i].push_back(zero.pixels[i]);
+            if (!line) plane[i] = id;
+        }
+    }
+    ojson out = ojson::array();
+    for (std::int32_t y = 0; y < reimpl::kFrameHeight; ++y) {
+        for (std::int32_t x = 0; x < reimpl::kFrameWidth; ++x) {
+            const std::size_t at = static_cast<std::size_t>(y) * reimpl::kFrameWidth + x;
+            bool edge = false;
+            for (std::int32_t yy = std::max(0, y - kBand);
+                 yy <= std::min(reimpl::kFrameHeight - 1, y + kBand); ++yy) {
+                for (std::int32_t xx = std::max(0, x - kBand);
+                     xx <= std::min(reimpl::kFrameWidth - 1, x + kBand); ++xx)
+                    edge =
+                        edge || plane[static_cast<std::size_t>(yy) * reimpl::kFrameWidth + xx] != plane[at];
+            }
+            if (!edge) continue;
+            ojson entry = ojson::array({at});
+            for (const std::uint8_t c : written[at]) entry.push_back(c);
+            out.push_back(std::move(entry));
+        }
+    }
+    return out;
+}
+
 ojson render(Data& d, const View& v) {
     const reimpl::ModelExport model = reimpl::export_model(d.interpreter, v.record);
     const harness::WorkbenchView base = harness::default_view(model);
     std::array<double, 3> target{};
     for (int i = 0; i < 3; ++i) target[i] = base.target[i] + v.placement[i];
     const reimpl::Camera camera = harness::orbit_camera(target, v.yaw, v.pitch, base.distance / v.zoom);
+    // A program's order is a painter order for cameras outside the model (its decision planes
+    // separate its parts); from inside, later faces behind earlier ones paint over them, which no
+    // depth rule reproduces. A view whose camera is within the near distance of the model's box
+    // is a mistake of this file.
+    std::array<double, 3> lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
+    for (const auto& inst : model.instances) {
+        for (const auto& p : inst.placed) {
+            for (int i = 0; i < 3; ++i)
+                lo[i] = std::min(lo[i], p[i] + v.placement[i]),
+                hi[i] = std::max(hi[i], p[i] + v.placement[i]);
+        }
+    }
+    bool inside = true;
+    for (int i = 0; i < 3; ++i) {
+        inside = inside && camera.position[i] > lo[i] - reimpl::kNearZ &&
+                 camera.position[i] < hi[i] + reimpl::kNearZ;
+    }
+    if (inside)
+        throw std::runtime_error(v.name + " (record " + std::to_string(v.record) +
+                                 "): the camera is inside the model's box");
     reimpl::Transform placement;
     placement.position = v.placement;
     const reimpl::Instance root = reimpl::construct(d.models, v.record, placement);
     const reimpl::DrawInput input{camera, harness::kWorkbenchLight, v.state};
-    reimpl::Frame frame, plain, unlined;
+    reimpl::Frame frame, plain;
     Painter painter(d.rasteriser, frame, true), without(d.rasteriser, plain, false);
-    Painter no_lines(d.rasteriser, unlined, true, false);
     d.interpreter.draw(root, input, painter);
     d.interpreter.draw(root, input, without);
-    d.interpreter.draw(root, input, no_lines);
     std::vector<std::uint8_t> lines(frame.pixels.size());
-    for (std::size_t i = 0; i < lines.size(); ++i) lines[i] = frame.pixels[i] != unlined.pixels[i];
+    // Pixels a point or line wrote, visible or painted over later (GL draws lines by its own rule).
+    for (const auto& e : painter.faces) {
+        if (!(e.type == 0 || e.type == 1 || e.type == 9 || e.type == 10)) continue;
+        reimpl::Frame zero(0), full(255);
+        d.rasteriser.draw(e, zero);
+        d.rasteriser.draw(e, full);
+        for (std::size_t i = 0; i < lines.size(); ++i)
+            lines[i] = lines[i] || zero.pixels[i] != 0 || full.pixels[i] != 255;
+    }
     std::vector<std::uint8_t> remapped(frame.pixels.size());
     for (std::size_t i = 0; i < remapped.size(); ++i) remapped[i] = frame.pixels[i] != plain.pixels[i];
     // Faces drawn on the plane of a face drawn before them (same instance, any triangle).
@@ -183,6 +265,20 @@ ojson render(Data& d, const View& v) {
     }
     std::size_t drawn = 0;
     for (const auto px : frame.pixels) drawn += px != reimpl::kClearColour;
+    // The engine's screen vertex of every drawn corner (instance, vertex, sx, sy, z), which the
+    // viewer's WB.engineScreen must reproduce exactly (wb.screen).
+    std::map<std::vector<std::int32_t>, std::size_t> instance_of;
+    for (std::size_t i = 0; i < model.instances.size(); ++i) instance_of[model.instances[i].path] = i;
+    std::map<std::pair<std::size_t, std::uint8_t>, events::ScreenVertex> corners;
+    for (const auto& e : painter.faces) {
+        for (std::size_t k = 0; k < e.vertices.size(); ++k)
+            corners[{instance_of.at(e.path), e.vertices[k]}] = e.screen[k];
+    }
+    // The faces drawn, in program order (instance, program offset): the viewer's walk must agree.
+    ojson order = ojson::array();
+    for (const auto& e : painter.faces) order.push_back({instance_of.at(e.path), e.offset});
+    ojson screen = ojson::array();
+    for (const auto& [key, s] : corners) screen.push_back({key.first, key.second, s.sx, s.sy, s.z});
     return {{"name", v.name},
             {"group", v.group},
             {"site", v.site},
@@ -194,6 +290,9 @@ ojson render(Data& d, const View& v) {
             {"faces", painter.faces.size()},
             {"coplanar_faces", coplanar},
             {"drawn_pixels", drawn},
+            {"screen", std::move(screen)},
+            {"silhouettes", silhouettes(d, model, painter.faces)},
+            {"order", std::move(order)},
             {"frame", base64(frame.pixels)},
             {"remapped", base64(remapped)},
             {"lines", base64(lines)}};
@@ -222,7 +321,7 @@ int main(int argc, char** argv) {
         for (const std::uint32_t r : {city0, city1}) {
             for (const double yaw : {20.0, 110.0, 200.0, 290.0})
                 views.push_back({"yaw " + std::to_string(int(yaw)), "coplanar", "default", r, yaw, 20});
-            for (const double zoom : {0.6, 2.0, 3.5})
+            for (const double zoom : {0.6, 1.6, 2.4})
                 views.push_back({"zoom " + std::to_string(zoom), "coplanar", "default", r, 55, 15, zoom});
             for (const double yaw : {60.0, 240.0})
                 views.push_back({"large coordinates", "coplanar", "default", r, yaw, 25, 1, large});

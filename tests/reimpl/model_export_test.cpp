@@ -1,6 +1,7 @@
 // reimpl/model_export (spec section 20): canonical planes (wb.plane.key), and the exported program
 // trees (wb.tree, wb.walk): walked with the engine's own projections they give exactly the faces,
-// in exactly the order, that the interpreter draws, for every record of the small archives.
+// in exactly the order, that the interpreter draws, for every record of the small archives; lines
+// take planes that hold them (wb.lines) and grid models carry their raw bytes (wb.screen).
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include "refcheck/reimpl/geometry.hpp"
 #include "refcheck/reimpl/interpreter.hpp"
 #include "refcheck/reimpl/model_export.hpp"
+#include "refcheck/reimpl/primitive.hpp"
 
 namespace refcheck::reimpl {
 namespace {
@@ -87,7 +89,7 @@ TEST(ModelExport, TreesWalkedWithTheEnginesWindingsDrawWhatTheInterpreterDraws) 
     const auto models = ModelArchive::parse(read_file_bytes(root / "3DDATA" / "3DOBJS.BIN"));
     const auto textures = TextureArchive::parse(read_file_bytes(root / "3DDATA" / "OBJTEXT.BIN"));
     Interpreter interpreter(models, textures);
-    std::size_t compared = 0, records = 0;
+    std::size_t compared = 0, records = 0, lines_on_planes = 0;
     for (std::uint32_t r = 0; r < models.count(); ++r) {
         if (!models.populated(r)) continue;
         const ModelExport model = export_model(interpreter, r);
@@ -123,16 +125,37 @@ TEST(ModelExport, TreesWalkedWithTheEnginesWindingsDrawWhatTheInterpreterDraws) 
                 compared += sink.drawn.size();
             }
         }
-        // Every triangle of a face lies on a plane of its own instance (or is collinear).
+        // Every triangle of a face lies on a plane of its own instance (or is collinear); every
+        // polyline segment (point) with a plane lies exactly on it (wb.lines).
         for (const ExportedFace& f : model.faces) {
-            ASSERT_EQ(f.planes.size(), f.triangles.size());
-            for (const std::int32_t p : f.planes) {
-                if (p >= 0) EXPECT_EQ(model.planes[p].instance, f.instance);
+            const Shape shape = primitive_info(f.type)->shape;
+            const bool line = shape == Shape::Points || shape == Shape::Polyline;
+            if (!line) ASSERT_EQ(f.planes.size(), f.triangles.size());
+            if (line)
+                ASSERT_EQ(f.planes.size(),
+                          shape == Shape::Points ? f.vertices.size() : f.vertices.size() - 1);
+            for (std::size_t k = 0; k < f.planes.size(); ++k) {
+                const std::int32_t p = f.planes[k];
+                if (p < 0) continue;
+                EXPECT_EQ(model.planes[p].instance, f.instance);
+                if (!line) continue;
+                ++lines_on_planes;
+                const auto& key = model.planes[p].key;
+                for (const std::uint8_t v : {f.vertices[k], f.vertices[shape == Shape::Points ? k : k + 1]}) {
+                    const Vec3& x = model.instances[f.instance].local[v];
+                    EXPECT_EQ(key[0] * x[0] + key[1] * x[1] + key[2] * x[2], key[3]) << "record " << r;
+                }
             }
+        }
+        // Grid models carry their raw vertex bytes (wb.screen), ordinary ones none.
+        for (const ExportedInstance& inst : model.instances) {
+            const ModelRecord& rec = models.record(inst.model);
+            EXPECT_EQ(inst.grid, rec.encoding == Encoding::Grid ? rec.vertices : std::vector<RawVertex>{});
         }
     }
     EXPECT_GT(records, 10u);
     EXPECT_GT(compared, 1000u);
+    EXPECT_GT(lines_on_planes, 0u);
 }
 
 } // namespace

@@ -62,6 +62,7 @@ ojson workbench_json(const reimpl::ModelExport& model, const reimpl::ModelArchiv
             i["placed"] = std::move(placed);
         }
         i["local"] = std::move(local);
+        if (!inst.grid.empty()) i["grid"] = inst.grid;
         ojson normals = ojson::array();
         for (const auto& n : inst.normals) normals.push_back({n[0], n[1], n[2]});
         i["normals"] = std::move(normals);
@@ -94,6 +95,8 @@ ojson workbench_json(const reimpl::ModelExport& model, const reimpl::ModelArchiv
             for (const auto& t : f.triangles) tri.push_back({t[0], t[1], t[2]});
             o["tri"] = std::move(tri);
             o["pl"] = f.planes;
+        } else if (!f.planes.empty()) {
+            o["pl"] = f.planes; // wb.lines: per segment (points: per vertex)
         }
         faces.push_back(std::move(o));
     }

@@ -39,6 +39,7 @@ struct ExportedInstance {
     std::uint32_t model = 0;
     Transform transform;                             // composed world transform (the root at identity)
     std::vector<Vec3> local;                         // decode_vertex of every vertex
+    std::vector<RawVertex> grid;                     // a grid model's raw vertex bytes (geo.grid), else empty
     std::vector<std::array<double, 3>> placed;       // in the root's model space: position + R * local
     std::vector<std::array<std::int8_t, 3>> normals; // the normal list (count_all entries)
 };
@@ -57,7 +58,8 @@ struct ExportedFace {
     std::int32_t face_normal = -1;                      // -1: none (or missing)
     std::vector<std::int32_t> vertex_normals;           // Gouraud types; -1 when missing
     std::vector<std::array<std::uint8_t, 3>> triangles; // wb.fan: positions in `vertices`
-    std::vector<std::int32_t> planes;                   // per triangle; -1 when degenerate
+    std::vector<std::int32_t> planes; // per triangle (-1 when degenerate); for a polyline per segment,
+                                      // for points per vertex: the plane holding it (wb.lines), or -1
 };
 
 // The program tree for one animation state: ops 3, 4, 5 resolved, ops 0/1 as faces, op 2 as a
