@@ -19,6 +19,12 @@ void check_internal_offsets(const ByteReader& r, const ModelRecord& m) {
                    fmt::format("{} offset 0x{:x} lies past the record end (record size 0x{:x})",
                                kBlockNames[i], offsets[i], m.extent.size()));
         }
+        // arc.records: the blocks follow the 188-byte header (found by cases/hostile-objects-offset-in-header).
+        if (offsets[i] != 0 && offsets[i] < kHeaderSize) {
+            r.fail(m.absolute(kInternalOffsetsAt + 4 * i),
+                   fmt::format("{} offset 0x{:x} lies inside the record's {}-byte header", kBlockNames[i],
+                               offsets[i], kHeaderSize));
+        }
     }
 }
 

@@ -82,9 +82,13 @@ TEST_F(MutateTest, MutantsNoInputReachesAreNotCoveredAndNotRun) {
             EXPECT_EQ(m.at("covered"), false);
             EXPECT_EQ(m.at("cases_run"), 0);
             EXPECT_FALSE(m.contains("killed_by"));
+            // Every survivor says why: this one because nothing reaches it.
+            EXPECT_EQ(m.at("reason").get<std::string>().rfind("not covered: ", 0), 0u) << m.dump();
         } else {
             covered += m.at("covered").get<bool>();
         }
+        const std::string status = m.at("status").get<std::string>();
+        EXPECT_EQ(m.contains("reason"), status == "survived" || status == "not_covered") << m.dump();
     }
     ASSERT_GT(sort_mutants, 0u) << "sort_queue has no conditional branch to negate";
     EXPECT_GT(covered, 0u);

@@ -184,6 +184,17 @@ std::vector<Case> model_cases() {
                 "(record size 0x{:x})",
                 rec(b, 0x38), b.bytes.size() - b.records[0].offset);
         }));
+    // arc.records: a block follows the 188-byte header; the stand-in refuses one inside it
+    // (cases/hostile-objects-offset-in-header found the validator accepting it).
+    cases.push_back(model_case(
+        "block offset inside the header", {plain},
+        [&](BuiltArchive& b) { set_u32(b.bytes, rec(b, 0x3c), 187); },
+        [&](const BuiltArchive& b) {
+            return fmt::format(
+                "3DOBJS.BIN: record 0: offset 0x{:x}: face program offset 0xbb lies inside the record's "
+                "188-byte header",
+                rec(b, 0x3c));
+        }));
     cases.push_back(model_case(
         "more than 256 normals", {plain},
         [&](BuiltArchive& b) { set_u16(b.bytes, rec(b, b.records[0].normals), 300); },

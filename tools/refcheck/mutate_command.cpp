@@ -69,6 +69,8 @@ const Command& mutate_command() {
                 if (!a->profile.empty()) o.run.profile = a->profile;
                 if (!a->data.empty()) o.run.data = a->data;
                 o.run.out = a->out;
+                // Survivors that no input reaches get their block's cause from the coverage reasons.
+                o.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases" / "coverage" / "reasons.json";
                 o.run.jobs = a->jobs;
                 o.routines = a->routines;
                 std::stringstream ops(a->operators);

@@ -10,13 +10,14 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     const auto generate = refcheck::synth::add_generate_command(app);
     const auto census = refcheck::synth::add_census_command(app);
+    const auto hostile = refcheck::synth::add_hostile_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         return app.exit(e) == 0 ? 0 : 2;
     }
     try {
-        for (const auto& run : {generate, census}) {
+        for (const auto& run : {generate, census, hostile}) {
             const int rc = run();
             if (rc >= 0) return rc;
         }

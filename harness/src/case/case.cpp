@@ -150,7 +150,7 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
 
 const std::set<std::string> kKeys = {"schema", "family",    "description",  "image",     "profile",
                                      "data",   "selection", "hooks",        "tolerance", "allow",
-                                     "rules",  "compares",  "blank_frames", "limits"};
+                                     "rules",  "compares",  "blank_frames", "limits",    "rejects"};
 
 } // namespace
 
@@ -227,13 +227,30 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
         if (!find_known_divergence(id))
             fail(file, "\"allow\" names \"" + id + "\", which is not in the known-divergence registry");
     c.rules = get<std::vector<std::string>>(j, "rules", {}, file);
-    c.compares =
-        get<std::vector<std::string>>(j, "compares", default_compared_kinds(c.family, !c.run.empty()), file);
+    if (j.contains("rejects")) {
+        const json& rj = j.at("rejects");
+        if (!rj.is_object()) fail(file, "\"rejects\" is {\"archive\": NAME, \"record\": N or null}");
+        Rejection rej;
+        rej.archive = get<std::string>(rj, "archive", "", file);
+        if (rej.archive != "3DOBJS.BIN" && rej.archive != "OBJTEXT.BIN" && rej.archive != "3DPAL.RGB")
+            fail(file, "\"rejects\": \"archive\" is \"3DOBJS.BIN\", \"OBJTEXT.BIN\" or \"3DPAL.RGB\"");
+        if (rj.contains("record") && !rj.at("record").is_null())
+            rej.record = get<std::uint32_t>(rj, "record", 0, file);
+        const Family needs = rej.archive == "3DPAL.RGB" ? Family::Palette : Family::Loader;
+        if (c.family != needs)
+            fail(file, "\"rejects\" of " + rej.archive + " is for " + std::string(family_name(needs)) +
+                           " cases only");
+        c.rejects = rej;
+    }
+    c.compares = get<std::vector<std::string>>(j, "compares",
+                                               c.rejects ? std::vector<std::string>{"rejection"}
+                                                         : default_compared_kinds(c.family, !c.run.empty()),
+                                               file);
     if (c.compares.empty()) fail(file, "\"compares\" names no event kind: a case must compare something");
     static const std::set<std::string> kKinds = {
         "archive",       "table",        "texture",     "instance",    "face_draw",      "winding_decision",
         "attached_draw", "control_flow", "frame",       "queue_entry", "receiver_query", "terrain_sample",
-        "scene_queue",   "plane_query",  "object_draw", "shadow_draw"};
+        "scene_queue",   "plane_query",  "object_draw", "shadow_draw", "rejection"};
     for (const auto& k : c.compares)
         if (!kKinds.count(k))
             fail(file, "\"compares\" names \"" + k + "\", which is not an event kind refcheck compares");

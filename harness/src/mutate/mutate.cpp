@@ -5,6 +5,7 @@
 #include "family/families.hpp"
 #include "run/workers.hpp"
 
+#include "refcheck/harness/coverage_reasons.hpp"
 #include "refcheck/harness/hash.hpp"
 #include "refcheck/harness/mutate.hpp"
 #include "refcheck/harness/profile.hpp"
@@ -438,14 +439,59 @@ private:
     std::map<std::size_t, ojson> verdicts_;
 };
 
+// Why a mutant survived, in words, from what ran: never reached (with the cause the coverage
+// reasons give its block, when they give one), reached but run on fewer inputs than reach it (the
+// cap), reached only before the cases' first inputs (run on their first input from a fresh boot),
+// or run on every input that reaches it with every compared event matching.
+std::string survivor_reason(std::size_t i, const ojson& row, const std::vector<BaselineCase>& cases,
+                            const CoverageReason* unreached) {
+    std::vector<std::string> served, booted;
+    for (const auto& b : cases) {
+        if (!b.usable) continue;
+        if (b.whole.count(i))
+            booted.push_back(b.c.name);
+        else if (b.reach.count(i))
+            served.push_back(b.c.name);
+    }
+    auto names = [](const std::vector<std::string>& v) {
+        std::string out;
+        for (std::size_t k = 0; k < v.size() && k < 3; ++k) out += (k ? ", " : "") + v[k];
+        if (v.size() > 3) out += " and " + std::to_string(v.size() - 3) + " more";
+        return out;
+    };
+    if (row.at("status") == "not_covered") {
+        std::string why = "not covered: no input of the usable cases reaches the instruction";
+        if (unreached)
+            why += "; its block is unreached because: " + unreached->cause +
+                   (unreached->note.empty() ? std::string() : " (" + unreached->note + ")");
+        return why;
+    }
+    const std::uint64_t reaching = row.value("reaching_inputs", std::uint64_t{0});
+    const std::uint64_t run = row.value("inputs_run", std::uint64_t{0});
+    if (row.value("inputs_capped", false))
+        return "capped: run on " + std::to_string(run) + " of the " + std::to_string(reaching) +
+               " inputs of " + names(served) +
+               " that reach it (--inputs-per-mutant) with every compared event matching; the others "
+               "did not run";
+    if (served.empty())
+        return "before inputs: reached only before the first input of " + names(booted) +
+               ": run from a fresh boot on each one's first input, every compared event matching";
+    return "no compared event differs: run on all " + std::to_string(reaching) + " inputs of " +
+           names(served) + " that reach it" +
+           (booted.empty() ? std::string() : " (and from a fresh boot on " + names(booted) + ")") +
+           "; what it changes is not among the events compared, or it computes the same on these inputs";
+}
+
 // Runs mutant `m` from a fresh boot on the cases that reach it before their first input (boot,
 // setup: it cannot be served from a boot that already ran it); the verdict as JSON.
-ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<BaselineCase>& cases) {
+ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<BaselineCase>& cases,
+                        const std::vector<std::size_t>& order) {
     Injection injection;
     injection.patches.push_back(m.patch());
     ojson v = {{"status", "survived"}, {"cases_run", 0}, {"inputs_run", 0}};
     std::uint64_t inputs_run = 0, cases_run = 0;
-    for (const BaselineCase& b : cases) {
+    for (const std::size_t ci : order) {
+        const BaselineCase& b = cases[ci];
         if (!b.usable || !b.whole.count(index)) continue;
         // The effect of such a mutant shows from the first input on, and running every input of
         // every case for each survivor would cost a whole run per mutant. The first input stands
@@ -516,10 +562,26 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
     const std::string image_sha = sha256_file(env0.image);
     const Profile profile = load_profile(env0.profile);
     std::vector<Mutant> all;
+    std::optional<CoverageReasons> reasons; // why blocks stay unreached, for this image
+    std::vector<std::pair<StaticBlock, const CoverageReason*>> block_reasons;
     {
         emu::Machine machine;
         machine.load(env0.image);
-        all = enumerate_mutants(machine, discover_routines(machine, profile_entries(profile)));
+        const auto routines = discover_routines(machine, profile_entries(profile));
+        all = enumerate_mutants(machine, routines);
+        if (options.coverage_reasons && fs::exists(*options.coverage_reasons)) {
+            reasons = load_coverage_reasons(*options.coverage_reasons);
+            if (reasons->image != env0.image.filename().string()) reasons.reset();
+        }
+        if (reasons) {
+            std::map<std::uint32_t, std::uint32_t> sizes;
+            for (const auto& r : routines)
+                for (const auto& b : r.blocks) sizes[b.address] = b.size;
+            for (const auto& k : keyed_blocks(machine, routines, *reasons))
+                for (const auto& reason : reasons->blocks)
+                    if (reason.key == k.key)
+                        block_reasons.push_back({{k.address, sizes[k.address]}, &reason});
+        }
     }
     std::vector<Mutant> mutants;
     {
@@ -762,13 +824,30 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
                 break;
             }
     }
+    // A fresh boot costs what the case's data root costs to load, then its first input: the cases
+    // on the smallest archives first (file sizes and instruction counts: deterministic), so that a
+    // loader mutant a hostile root kills is not first booted on the default archives by every case.
+    std::vector<std::size_t> boot_order(cases.size());
+    std::vector<std::uintmax_t> boot_bytes(cases.size(), 0);
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+        boot_order[k] = k;
+        std::error_code ec;
+        for (const char* f : {"3DDATA/3DOBJS.BIN", "3DDATA/OBJTEXT.BIN"}) {
+            const auto n = fs::file_size(cases[k].env.data / f, ec);
+            if (!ec) boot_bytes[k] += n;
+        }
+    }
+    std::stable_sort(boot_order.begin(), boot_order.end(), [&](std::size_t x, std::size_t y) {
+        return std::pair(boot_bytes[x], cases[x].per_input()) <
+               std::pair(boot_bytes[y], cases[y].per_input());
+    });
     WorkerCallbacks mut;
     mut.name = [&](std::size_t k) { return mutants[booted[k]].id(); };
     mut.run = [&](std::size_t k) {
         const auto start = Clock::now();
         CaseResult r;
         r.name = mutants[booted[k]].id();
-        r.report = run_mutant_booted(mutants[booted[k]], booted[k], cases);
+        r.report = run_mutant_booted(mutants[booted[k]], booted[k], cases, boot_order);
         r.status = Status::Equivalent;
         r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
         return r;
@@ -808,6 +887,11 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
     const double mutant_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
 
     // The report.
+    auto blocks_unreached = [&](std::uint32_t address) -> const CoverageReason* {
+        for (const auto& [block, reason] : block_reasons)
+            if (address >= block.address && address < block.address + block.size) return reason;
+        return nullptr;
+    };
     std::vector<bool> entry_used(registry ? registry->entries.size() : 0, false),
         entry_killed(entry_used.size(), false);
     ojson list = ojson::array();
@@ -862,6 +946,8 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
             row["inputs_capped"] = rows[i]["inputs_capped"];
         }
         if (rows[i].contains("killed_by")) row["killed_by"] = rows[i]["killed_by"];
+        if (status == "survived" || status == "not_covered")
+            row["reason"] = survivor_reason(i, rows[i], cases, blocks_unreached(m.address));
         list.push_back(row);
         bump(totals, status);
         if (!routines.contains(m.routine)) routines[m.routine] = {{"address", emu::hex(m.routine_address)}};

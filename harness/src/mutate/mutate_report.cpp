@@ -67,6 +67,21 @@ std::string mutate_text(const ojson& r) {
         std::snprintf(buf, sizeof buf, "  %-40s ", name.c_str());
         out += buf + figures(*v) + "\n";
     }
+    // Survivors by the kind of their reason (its words before the first ':' or ','; the JSON has
+    // each survivor's whole reason).
+    std::map<std::string, std::uint64_t> kinds;
+    for (const auto& m : r.at("mutants"))
+        if (m.contains("reason")) {
+            const std::string why = m.at("reason").get<std::string>();
+            ++kinds[why.substr(0, why.find_first_of(":,"))];
+        }
+    if (!kinds.empty()) {
+        out += "\nsurvivors by reason (mutate.json gives each one's):\n";
+        for (const auto& [kind, count] : kinds) {
+            std::snprintf(buf, sizeof buf, "  %6llu  ", (unsigned long long)count);
+            out += buf + kind + "\n";
+        }
+    }
     out += "\nslowest mutants:\n";
     for (const auto& s : r.at("slowest")) {
         std::snprintf(buf, sizeof buf, "  %6.2f s %-9s %6llu inputs  ", s.value("seconds", 0.0),

@@ -36,12 +36,22 @@ fs::path pick(const std::optional<fs::path>& override_path, const std::string& c
     }
     return fallback;
 }
+
+// A case's data root: "generated:NAME" is a root the build generates beside the default one
+// (build/data/NAME, e.g. the hostile roots of tools/synth/hostile.hpp); it is the case's input
+// itself, so --data does not replace it.
+fs::path pick_data(const RunOptions& o, const Case& c) {
+    constexpr std::string_view kGenerated = "generated:";
+    if (c.data.starts_with(kGenerated))
+        return o.defaults.data.parent_path() / c.data.substr(kGenerated.size());
+    return pick(o.data, c.data, c.file, o.defaults.data, o, &Environment::data);
+}
 } // namespace
 
 Environment resolve_environment(const Case& c, const RunOptions& o) {
     return {pick(o.image, c.image, c.file, o.defaults.image, o, &Environment::image),
-            pick(o.profile, c.profile, c.file, o.defaults.profile, o, &Environment::profile),
-            pick(o.data, c.data, c.file, o.defaults.data, o, &Environment::data), o.coverage_reasons,
+            pick(o.profile, c.profile, c.file, o.defaults.profile, o, &Environment::profile), pick_data(o, c),
+            o.coverage_reasons,
             nullptr};
 }
 

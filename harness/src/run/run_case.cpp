@@ -11,6 +11,7 @@
 #include "refcheck/harness/run.hpp"
 #include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/palette.hpp"
 #include "refcheck/reimpl/rasteriser.hpp"
 #include "refcheck/reimpl/texture_archive.hpp"
 
@@ -143,14 +144,70 @@ namespace {
 // The reimplementation's verdict on the archives, for a boot the original refused: its validator's
 // message when it rejects them too (the data root is broken), else empty (the original's refusal of
 // archives the reimplementation accepts is a divergence).
-std::string reimpl_rejection(const CaseContext& ctx) {
+std::optional<reimpl::FormatError> reimpl_error(const CaseContext& ctx) {
     try {
         (void)reimpl::ModelArchive::parse(ctx.models);
         (void)reimpl::TextureArchive::parse(ctx.textures);
-        return {};
+        return std::nullopt;
     } catch (const reimpl::FormatError& e) {
-        return e.what();
+        return e;
     }
+}
+std::string reimpl_rejection(const CaseContext& ctx) {
+    const auto e = reimpl_error(ctx);
+    return e ? e->what() : std::string();
+}
+
+std::string describe_rejection(const std::string& archive, std::optional<std::uint32_t> record) {
+    return archive + (record ? " record " + std::to_string(*record) : std::string(" (its table)"));
+}
+
+EventRecord rejection_event(const std::string& routine, std::int64_t result) {
+    EventRecord e;
+    e.kind = "rejection";
+    e.fields = {{"routine", routine}, {"result", result}};
+    e.key_fields = 1;
+    return e;
+}
+
+// A case on a hostile data root ("rejects"): the original's initialiser of the broken archive must
+// return its failure, 1 (abi.init_objects for 3DOBJS.BIN and OBJTEXT.BIN, abi.init_palette for
+// 3DPAL.RGB, whose case first needs the objects accepted), and the reimplementation's validator
+// must refuse the file (result 1) naming the archive and record the case says are broken. The two
+// results are compared as one "rejection" event; a refusal of something else than the case names is
+// an error.
+void compare_rejection(CaseContext& ctx, const emu::CallResult& boot) {
+    const Rejection& want = *ctx.c.rejects;
+    std::string routine = "initialise_3d_objects_";
+    emu::CallResult result = boot;
+    std::optional<reimpl::FormatError> error;
+    if (want.archive == "3DPAL.RGB") {
+        require_success(ctx, boot, routine, Expect::Zero);
+        const auto warzone = static_cast<std::uint32_t>(ctx.c.warzones.front());
+        routine = "initialise_3d_palette_";
+        result = ctx.original.call(routine, {warzone});
+        try {
+            (void)reimpl::build_palette(ctx.palette, warzone);
+        } catch (const reimpl::FormatError& e) {
+            error = e;
+        }
+    } else {
+        error = reimpl_error(ctx);
+    }
+    if (!result.ok()) throw OriginalFailed(routine + " faulted: " + result.fault->message);
+    ojson report = {{"expected", describe_rejection(want.archive, want.record)},
+                    {"original_result", result.eax},
+                    {"reimpl_error", error ? ojson(error->what()) : ojson(nullptr)}};
+    ctx.report["rejection"] = report;
+    if (error && (error->where().archive != want.archive || error->where().record != want.record))
+        throw std::runtime_error("the reimplementation refuses " +
+                                 describe_rejection(error->where().archive, error->where().record) +
+                                 ", the case expects " + describe_rejection(want.archive, want.record) +
+                                 ": " + error->what());
+    ctx.comparator.compare("data root", {rejection_event(routine, result.eax)},
+                           {rejection_event(routine, error ? 1 : 0)});
+    ctx.events += 2;
+    ctx.original.note_ran(routine);
 }
 } // namespace
 
@@ -304,27 +361,33 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
                              {"address", emu::hex(profile.address_of(profile.boot_until))}};
             }
             const auto boot = original->call("initialise_3d_objects_", {});
-            if (boot.ok() && boot.eax != 0) {
-                // Both sides refuse a broken data root: an error, the reimplementation's validator first
-                // (archive, record, byte offset), the original's reaction second.
-                const std::string rejected = reimpl_rejection(ctx);
-                if (!rejected.empty())
-                    throw std::runtime_error("the data root is invalid: " + rejected +
-                                             "\n  the original agrees: initialise_3d_objects_ returned " +
-                                             std::to_string(boot.eax));
-            }
-            require_success(ctx, boot, "initialise_3d_objects_", Expect::Zero);
-            original->note_ran("initialise_3d_objects_");
-            ctx.inputs_started = true;
-            switch (c.family) {
-                case Family::Loader: run_loader(ctx); break;
-                case Family::Palette: run_palette(ctx); break;
-                case Family::Construct: run_construct(ctx); break;
-                case Family::Program: run_program(ctx); break;
-                case Family::Shadow: run_shadow(ctx); break;
-                case Family::Mobile: run_mobile(ctx); break;
-                case Family::Receiver: run_receiver(ctx); break;
-                case Family::Scene: run_scene(ctx); break;
+            if (c.rejects) {
+                ctx.inputs_started = true;
+                original->note_ran("initialise_3d_objects_");
+                compare_rejection(ctx, boot);
+            } else {
+                if (boot.ok() && boot.eax != 0) {
+                    // Both sides refuse a broken data root: an error, the reimplementation's validator first
+                    // (archive, record, byte offset), the original's reaction second.
+                    const std::string rejected = reimpl_rejection(ctx);
+                    if (!rejected.empty())
+                        throw std::runtime_error("the data root is invalid: " + rejected +
+                                                 "\n  the original agrees: initialise_3d_objects_ returned " +
+                                                 std::to_string(boot.eax));
+                }
+                require_success(ctx, boot, "initialise_3d_objects_", Expect::Zero);
+                original->note_ran("initialise_3d_objects_");
+                ctx.inputs_started = true;
+                switch (c.family) {
+                    case Family::Loader: run_loader(ctx); break;
+                    case Family::Palette: run_palette(ctx); break;
+                    case Family::Construct: run_construct(ctx); break;
+                    case Family::Program: run_program(ctx); break;
+                    case Family::Shadow: run_shadow(ctx); break;
+                    case Family::Mobile: run_mobile(ctx); break;
+                    case Family::Receiver: run_receiver(ctx); break;
+                    case Family::Scene: run_scene(ctx); break;
+                }
             }
         } catch (const OriginalFailed& e) {
             stopped = true;

@@ -55,6 +55,14 @@ struct SceneSelection {
     std::vector<SceneScript> scripts;
 };
 
+// What a loader case on a hostile data root expects both sides to refuse ("rejects"): the archive
+// and the record (none: its table) that the reimplementation's validator must name; the original's
+// initialise_3d_objects_ must return its failure (abi.init_objects).
+struct Rejection {
+    std::string archive;                 // "3DOBJS.BIN" or "OBJTEXT.BIN"
+    std::optional<std::uint32_t> record; // the slot; none: the table
+};
+
 struct Case {
     std::string name; // file stem
     std::filesystem::path file;
@@ -82,6 +90,9 @@ struct Case {
     // Whether a blank frame compared with a blank frame counts ("blank_frames": true, for a case
     // that tests that nothing is drawn); otherwise such pairs are set aside, not compared.
     bool blank_frames = false;
+    // A loader case on a broken data root: what both sides must refuse (see Rejection). Its data is
+    // then a generated root ("generated:hostile/NAME", under the default data root's folder).
+    std::optional<Rejection> rejects;
     // Every call of the original runs under these limits ("limits": {"instructions_per_call": N,
     // "instructions_per_case": M}). The first call over its budget is a fault (budget_exceeded) and
     // stops the case at the next input; a call that would take the case past its total is given

@@ -73,7 +73,10 @@ struct MutateOptions {
     std::size_t inputs_per_mutant = 32;
     std::optional<double> min_score;                  // exit 1 when the score is below
     std::optional<std::filesystem::path> equivalents; // the registry
-    std::function<void(std::string_view)> progress;   // one line now and then (may be empty)
+    // Why blocks stay unreached (cases/coverage/reasons.json): a not-covered survivor's reason names
+    // its block's cause. Not passed to the cases' runs (they need no coverage annotations).
+    std::optional<std::filesystem::path> coverage_reasons;
+    std::function<void(std::string_view)> progress; // one line now and then (may be empty)
 };
 
 struct MutateSummary {

@@ -1,0 +1,79 @@
+// Hostile data roots (tools/synth/hostile.hpp, cases/hostile-*.json): each shipped hostile case is
+// equivalent because both sides refuse its root (the original's initialise_3d_objects_ returns 1,
+// the reimplementation's validator names the archive and record the case expects); a stand-in
+// whose loader check is negated accepts the root and the case diverges at its rejection event; a
+// case that names another record than the validator does is an error, not a pass.
+#include "cli_support.hpp"
+
+#include <algorithm>
+
+namespace refcheck::cli_test {
+namespace {
+
+class HostileTest : public CliTest {};
+
+std::vector<fs::path> hostile_cases() {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(kCasesDir))
+        if (e.path().extension() == ".json" && e.path().filename().string().rfind("hostile-", 0) == 0)
+            out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+TEST_F(HostileTest, EveryShippedHostileRootIsRefusedByBothSides) {
+    const auto cases = hostile_cases();
+    ASSERT_GE(cases.size(), 10u);
+    // --data names the small archives: a hostile case's generated root is its input, kept anyway.
+    const Result r = refcheck("run " + join(cases) + " --data " + quote(kSmallData) + " --jobs 2 --out o");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    for (const auto& file : cases) {
+        const ojson j = read_json(path("o/" + file.stem().string() + ".json"));
+        EXPECT_EQ(j.at("status"), "equivalent") << file;
+        const ojson& rej = j.at("rejection");
+        EXPECT_EQ(rej.at("original_result"), 1) << file;
+        ASSERT_TRUE(rej.at("reimpl_error").is_string()) << file;
+        const ojson c = read_json(file);
+        EXPECT_EQ(rej.at("reimpl_error")
+                      .get<std::string>()
+                      .rfind(c.at("rejects").at("archive").get<std::string>(), 0),
+                  0u)
+            << rej.dump();
+        EXPECT_EQ(j.at("counts").at("by_kind").at("rejection"), 1) << file;
+    }
+}
+
+TEST_F(HostileTest, ANegatedLoaderCheckIsKilledAtTheRejectionEvent) {
+    // Every conditional jump of the loader negated in turn: those that let the broken table through
+    // make the original return 0 where the reimplementation refuses (1), at the one rejection event.
+    const fs::path file = kCasesDir / "hostile-objects-table-count.json";
+    const Result r =
+        refcheck("mutate " + quote(file) +
+                 " --routines 'initialise_3d_objects|load_objects|table_count' --operators negate_jcc"
+                 " --jobs 2 --out m");
+    ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
+    const ojson j = read_json(path("m/mutate.json"));
+    std::size_t at_rejection = 0;
+    for (const auto& m : j.at("mutants")) {
+        if (m.at("status") != "killed" || m.at("killed_by").at("how") != "divergence") continue;
+        const ojson& e = m.at("killed_by").at("event");
+        if (e.value("original", "") == "rejection") ++at_rejection;
+    }
+    EXPECT_GE(at_rejection, 1u) << j.at("totals").dump();
+}
+
+TEST_F(HostileTest, ACaseNamingAnotherRecordThanTheValidatorIsAnError) {
+    ojson c = read_json(kCasesDir / "hostile-objects-offset-past-record.json");
+    c["rejects"]["record"] = c.at("rejects").at("record").get<int>() + 1;
+    // The case's generated root is named relative to the default data root's folder, not the case.
+    const fs::path file = write_case("hostile-wrong-record", c);
+    const Result r = refcheck("run " + quote(file) + " --out o");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    const ojson j = read_json(path("o/hostile-wrong-record.json"));
+    EXPECT_EQ(j.at("status"), "error");
+    EXPECT_NE(j.at("error").get<std::string>().find("the case expects 3DOBJS.BIN record"), std::string::npos)
+        << j.at("error");
+}
+
+} // namespace
+} // namespace refcheck::cli_test

@@ -1,0 +1,142 @@
+#include "hostile.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "writer.hpp"
+
+namespace refcheck::synth {
+
+namespace {
+
+std::uint32_t get32(const std::vector<uint8_t>& b, std::size_t at) {
+    if (at + 4 > b.size()) throw std::logic_error("hostile: read past the archive");
+    return b[at] | b[at + 1] << 8 | b[at + 2] << 16 | static_cast<std::uint32_t>(b[at + 3]) << 24;
+}
+void set32(std::vector<uint8_t>& b, std::size_t at, std::uint32_t v) {
+    if (at + 4 > b.size()) throw std::logic_error("hostile: write past the archive");
+    for (int i = 0; i < 4; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+std::uint32_t slot_offset(const std::vector<uint8_t>& b, std::uint32_t slot) {
+    return get32(b, 4 + 4 * slot);
+}
+
+// The last populated slot of a counted offset table (a texture archive has empty slots).
+std::uint32_t last_populated(const std::vector<uint8_t>& b) {
+    for (std::uint32_t i = get32(b, 0); i-- > 0;)
+        if (slot_offset(b, i)) return i;
+    throw std::logic_error("hostile: no populated slot");
+}
+
+// A record in the middle of the small archive: past record 0 (the null model) and not the last.
+constexpr std::uint32_t kRecord = 5;
+
+} // namespace
+
+std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
+    std::vector<HostileRoot> out;
+    auto add = [&](std::string name, std::string archive, std::optional<std::uint32_t> record,
+                   std::string rule, std::string breaks, auto&& edit) {
+        HostileRoot r{
+            std::move(name), std::move(archive), record, std::move(rule), std::move(breaks), false, base};
+        edit(r.archive == "3DOBJS.BIN"    ? r.files.objects
+             : r.archive == "OBJTEXT.BIN" ? r.files.textures
+                                          : r.files.palette);
+        out.push_back(std::move(r));
+    };
+    const std::uint32_t objects_size = static_cast<std::uint32_t>(base.objects.size());
+    const std::uint32_t textures_size = static_cast<std::uint32_t>(base.textures.size());
+    const std::uint32_t texture = last_populated(base.textures);
+
+    add("objects-table-short", "3DOBJS.BIN", std::nullopt, "valid.table",
+        "the file is 3 bytes long: no room for the record count",
+        [](std::vector<uint8_t>& b) { b.resize(3); });
+    add("objects-table-count", "3DOBJS.BIN", std::nullopt, "valid.table",
+        "the record count is one more than the file has room for: the offset table runs past the end",
+        [&](std::vector<uint8_t>& b) { set32(b, 0, (objects_size - 4) / 4 + 1); });
+    add("objects-record-past-end", "3DOBJS.BIN", std::nullopt, "valid.table",
+        "slot 5's offset is the file's size: its header starts at the end",
+        [&](std::vector<uint8_t>& b) { set32(b, 4 + 4 * kRecord, objects_size); });
+    add("objects-record-short", "3DOBJS.BIN", std::nullopt, "valid.table",
+        "the last slot's offset is 187 bytes before the file end: its 188-byte header does not fit",
+        [&](std::vector<uint8_t>& b) {
+            set32(b, 4 + 4 * (get32(b, 0) - 1), objects_size - (kHeaderSize - 1));
+        });
+    add("objects-offset-past-record", "3DOBJS.BIN", kRecord, "valid.extent",
+        "the record's vertex-list offset (+0x34) is its extent: the list starts at the record's end",
+        [&](std::vector<uint8_t>& b) {
+            const std::uint32_t at = slot_offset(b, kRecord), next = slot_offset(b, kRecord + 1);
+            set32(b, at + hdr::vertices, next - at);
+        });
+    add("objects-offset-in-header", "3DOBJS.BIN", kRecord, "valid.extent",
+        "the record's face-program offset (+0x3c) is 187: inside its own header",
+        [&](std::vector<uint8_t>& b) { set32(b, slot_offset(b, kRecord) + hdr::program, kHeaderSize - 1); });
+
+    add("textures-table-short", "OBJTEXT.BIN", std::nullopt, "valid.table",
+        "the file is 3 bytes long: no room for the slot count", [](std::vector<uint8_t>& b) { b.resize(3); });
+    add("textures-table-count", "OBJTEXT.BIN", std::nullopt, "valid.table",
+        "the slot count is one more than the file has room for: the offset table runs past the end",
+        [&](std::vector<uint8_t>& b) { set32(b, 0, (textures_size - 4) / 4 + 1); });
+    add("texture-past-end", "OBJTEXT.BIN", std::nullopt, "valid.table",
+        "the last populated slot's offset is the file's size: its header starts at the end",
+        [&](std::vector<uint8_t>& b) { set32(b, 4 + 4 * texture, textures_size); });
+    add("texture-header-short", "OBJTEXT.BIN", std::nullopt, "valid.table",
+        "the last populated slot starts 11 bytes before the file end: its 12-byte header does not fit",
+        [&](std::vector<uint8_t>& b) { set32(b, 4 + 4 * texture, textures_size - 11); });
+    add("texture-type", "OBJTEXT.BIN", texture, "valid.texture", "the last populated slot's type is 3",
+        [&](std::vector<uint8_t>& b) { set32(b, slot_offset(b, texture), 3); });
+    add("texture-height-zero", "OBJTEXT.BIN", texture, "valid.texture",
+        "the last populated slot's height is 0",
+        [&](std::vector<uint8_t>& b) { set32(b, slot_offset(b, texture) + 4, 0); });
+    add("texture-height-huge", "OBJTEXT.BIN", texture, "valid.extent",
+        "the last populated slot's height is 4097: its pixels would run past the file end",
+        [&](std::vector<uint8_t>& b) { set32(b, slot_offset(b, texture) + 4, 4097); });
+    add("texture-pixels-short", "OBJTEXT.BIN", texture, "valid.extent",
+        "the last populated slot's height is one row more than its pixels hold",
+        [&](std::vector<uint8_t>& b) {
+            const std::size_t at = slot_offset(b, texture) + 4;
+            set32(b, at, get32(b, at) + 1);
+        });
+    add("palette-short", "3DPAL.RGB", std::nullopt, "valid.refuse",
+        "the palette file is 671 bytes: one short of its 224 colours",
+        [](std::vector<uint8_t>& b) { b.resize(224 * 3 - 1); });
+    // Valid edges: the loader accepts them (arc.table: a zero offset is an empty slot).
+    add("edge-objects-empty-slot", "3DOBJS.BIN", kRecord, "arc.table",
+        "slot 5's offset is 0: an empty slot (its bytes stay, inside record 4's extent)",
+        [&](std::vector<uint8_t>& b) { set32(b, 4 + 4 * kRecord, 0); });
+    out.back().valid = true;
+    add("edge-textures-empty", "OBJTEXT.BIN", std::nullopt, "arc.table",
+        "the texture archive is a count of 0 and nothing else",
+        [](std::vector<uint8_t>& b) { b.assign(4, 0); });
+    out.back().valid = true;
+    return out;
+}
+
+void write_hostile_roots(const std::vector<HostileRoot>& roots, const std::filesystem::path& dir) {
+    auto write = [](const std::filesystem::path& p, const std::vector<uint8_t>& bytes) {
+        std::ofstream out(p, std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        if (!out) throw std::runtime_error("cannot write " + p.string());
+    };
+    nlohmann::ordered_json manifest = {{"schema", "refcheck-hostile/1"},
+                                       {"roots", nlohmann::ordered_json::array()}};
+    for (const HostileRoot& r : roots) {
+        const auto root = dir / r.name;
+        std::filesystem::create_directories(root / "3DDATA");
+        write(root / "3DDATA" / "3DOBJS.BIN", r.files.objects);
+        write(root / "3DDATA" / "OBJTEXT.BIN", r.files.textures);
+        write(root / "3DPAL.RGB", r.files.palette);
+        nlohmann::ordered_json e = {{"name", r.name}, {"archive", r.archive}};
+        e["record"] = r.record ? nlohmann::ordered_json(*r.record) : nlohmann::ordered_json(nullptr);
+        e["rule"] = r.rule;
+        e["breaks"] = r.breaks;
+        e["valid"] = r.valid;
+        manifest["roots"].push_back(e);
+    }
+    const std::string text = manifest.dump(2) + "\n";
+    write(dir / "hostile.json", std::vector<uint8_t>(text.begin(), text.end()));
+}
+
+} // namespace refcheck::synth
