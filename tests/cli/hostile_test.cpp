@@ -75,5 +75,41 @@ TEST_F(HostileTest, ACaseNamingAnotherRecordThanTheValidatorIsAnError) {
         << j.at("error");
 }
 
+// A user's own broken data root, run with an ordinary case (issue 14, point 5): every hostile root
+// exits 2, and the case's error leads with the reimplementation's validator (archive, then record or
+// byte offset), with the original's reaction on the next line.
+TEST_F(HostileTest, AnOrdinaryCaseOnEveryHostileRootErrorsWithArchiveRecordAndOffsetFirst) {
+    const fs::path hostile = kSmallData.parent_path() / "hostile";
+    std::vector<fs::path> roots;
+    for (const auto& e : fs::directory_iterator(hostile))
+        if (e.is_directory() && !e.path().filename().string().starts_with("edge-")) // edge-*: valid
+            roots.push_back(e.path());
+    std::sort(roots.begin(), roots.end());
+    ASSERT_GE(roots.size(), 10u) << hostile;
+    for (const fs::path& root : roots) {
+        // The archives are refused at boot by any case; 3DPAL.RGB only by a case that builds palettes.
+        const std::string name = root.filename().string().starts_with("palette-") ? "palette" : "loader";
+        const std::string out = "o-" + root.filename().string();
+        const Result r = refcheck("run " + quote(kCasesDir / (name + ".json")) + " --data " + quote(root) +
+                                  " --jobs 1 --out " + out);
+        EXPECT_EQ(r.code, 2) << root << r.out << r.err;
+        const ojson j = read_json(path(out + "/" + name + ".json"));
+        EXPECT_EQ(j.at("status"), "error") << root;
+        const std::string error = j.value("error", std::string());
+        const std::string first = error.substr(0, error.find('\n'));
+        const std::string second =
+            error.find('\n') == std::string::npos ? "" : error.substr(error.find('\n') + 1);
+        EXPECT_EQ(first.rfind("the data root is invalid: ", 0), 0u) << root << ": " << error;
+        EXPECT_TRUE(first.find("3DOBJS.BIN") != std::string::npos ||
+                    first.find("OBJTEXT.BIN") != std::string::npos ||
+                    first.find("3DPAL.RGB") != std::string::npos)
+            << root << ": " << first;
+        EXPECT_TRUE(first.find("record") != std::string::npos || first.find("offset") != std::string::npos)
+            << root << ": " << first;
+        EXPECT_NE(second.find("the original agrees: initialise_3d_"), std::string::npos)
+            << root << ": " << error;
+    }
+}
+
 } // namespace
 } // namespace refcheck::cli_test

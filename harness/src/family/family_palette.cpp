@@ -2,7 +2,11 @@
 // the reimplementation builds its own from the same 3DPAL.RGB; every table compared byte for byte.
 #include "family/families.hpp"
 
+#include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/palette.hpp"
+
+#include <stdexcept>
+#include <string>
 
 namespace refcheck::harness {
 
@@ -12,6 +16,17 @@ void run_palette(CaseContext& ctx) {
     for (const std::int32_t wz : ctx.c.warzones) {
         ctx.begins("warzone " + std::to_string(wz));
         const auto result = o.call("initialise_3d_palette_", {static_cast<std::uint32_t>(wz)});
+        if (result.ok() && result.eax != 0) {
+            // Both sides refuse a broken 3DPAL.RGB: an error, the reimplementation's validator first
+            // (archive and byte offset), the original's reaction second, as for the archives at boot.
+            try {
+                (void)reimpl::build_palette(ctx.palette, static_cast<std::uint32_t>(wz));
+            } catch (const reimpl::FormatError& e) {
+                throw std::runtime_error(std::string("the data root is invalid: ") + e.what() +
+                                         "\n  the original agrees: initialise_3d_palette_(" +
+                                         std::to_string(wz) + ") returned " + std::to_string(result.eax));
+            }
+        }
         require_success(ctx, result, "initialise_3d_palette_(" + std::to_string(wz) + ")", Expect::Zero);
         const reimpl::PaletteTables t = reimpl::build_palette(ctx.palette, static_cast<std::uint32_t>(wz));
         std::vector<std::uint8_t> rgb;
