@@ -36,17 +36,23 @@ int shift_past_width(int n) {
 
 int main(int argc, char** argv) {
     if (argc != 3) {
-        std::fprintf(stderr, "usage: sanitizer_canary heap-overflow|use-after-free|signed-overflow|shift N\n");
+        std::fprintf(stderr,
+                     "usage: sanitizer_canary heap-overflow|use-after-free|signed-overflow|shift N\n");
         return 2;
     }
     const std::string mode = argv[1];
     const int n = std::stoi(argv[2]);
     int r = 0;
-    if (mode == "heap-overflow") r = heap_overflow(n);
-    else if (mode == "use-after-free") r = use_after_free(n);
-    else if (mode == "signed-overflow") r = signed_overflow(n);
-    else if (mode == "shift") r = shift_past_width(n);
-    else return 2;
+    if (mode == "heap-overflow")
+        r = heap_overflow(n);
+    else if (mode == "use-after-free")
+        r = use_after_free(n);
+    else if (mode == "signed-overflow")
+        r = signed_overflow(n);
+    else if (mode == "shift")
+        r = shift_past_width(n);
+    else
+        return 2;
     std::printf("no sanitizer report (%d)\n", r);
     return 0;
 }

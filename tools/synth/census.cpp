@@ -21,9 +21,9 @@ int resolved(const NormalRef& n, int flat, int all) {
 }
 
 bool packet_misses_normal(const Packet& p, int flat, int all) {
-    const PacketLayout& L = packet_layout(p.type);
-    if (L.normal >= 0 && resolved(p.normal, flat, all) >= all) return true;
-    if (L.vertex_normal)
+    const PacketLayout& layout = packet_layout(p.type);
+    if (layout.normal >= 0 && resolved(p.normal, flat, all) >= all) return true;
+    if (layout.vertex_normal)
         for (const PacketVertex& v : p.vertices)
             if (resolved(v.normal, flat, all) >= all) return true;
     return false;
@@ -121,7 +121,7 @@ private:
 
     void packet(const Packet& p) {
         ++c_.primitive_types[p.type];
-        const PacketLayout& L = packet_layout(p.type);
+        const PacketLayout& layout = packet_layout(p.type);
         if (is_polygon(p.type) && p.vertices.size() < 3) ++c_.short_polygons;
         for (const PacketVertex& v : p.vertices) {
             if (v.vertex >= m_.vertices.size())
@@ -130,7 +130,7 @@ private:
                 used_[v.vertex] = true;
         }
         if (packet_misses_normal(p, flat_, all_)) misses_anywhere = true;
-        if (!L.uv) return;
+        if (!layout.uv) return;
         ++c_.textured_packets;
         if (p.texture >= tex_.size() || !tex_[p.texture]) ++c_.unpopulated_texture_refs;
         int umax = 0, vmax = 0;

@@ -120,6 +120,7 @@ std::vector<Item> rooftop(Kit& k, Vec3 lo, Vec3 hi, bool flat_roof) {
     const int n = static_cast<int>(props.size());
     // Props stand in a row, with low kerbs between them whose planes order them.
     std::vector<int32_t> xs;
+    xs.reserve(props.size());
     for (int i = 0; i < n; ++i) xs.push_back(lo.x + span * (i + 1) / (n + 1));
     for (int i = 0; i < n; ++i) {
         const int quarter = int(k.rng.below(2)) * 2;
@@ -288,6 +289,7 @@ void build_city_block(Kit& k) {
         x += w;
     }
     std::vector<Style> styles;
+    styles.reserve(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) styles.push_back(pick_style(k));
     // Flat roofs, a water tank on the tallest; the bodies share what is left of the vertex pool.
     if (k.detailed()) {

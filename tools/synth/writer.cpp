@@ -192,28 +192,28 @@ void encode_vertex(Encoding e, const Vec3& v, uint8_t out[6]) {
 }
 
 std::vector<uint8_t> encode_packet(const Packet& p, uint32_t flat, uint32_t all) {
-    const PacketLayout& L = packet_layout(p.type);
+    const PacketLayout& layout = packet_layout(p.type);
     if (p.vertices.empty()) throw std::runtime_error("packet with no vertices");
-    if (L.header + p.vertices.size() * L.per_vertex > 254)
+    if (layout.header + p.vertices.size() * layout.per_vertex > 254)
         throw std::runtime_error("packet longer than 254 bytes (`valid.packet`)");
-    std::vector<uint8_t> h(L.header, 0);
+    std::vector<uint8_t> h(layout.header, 0);
     h[0] = p.type;
     h[1] = static_cast<uint8_t>(p.vertices.size());
-    if (L.colour_a >= 0) h[L.colour_a] = p.colour_a;
-    if (L.colour_b >= 0) h[L.colour_b] = p.colour_b;
-    if (L.texture >= 0) {
-        h[L.texture] = static_cast<uint8_t>(p.texture);
-        h[L.texture + 1] = static_cast<uint8_t>(p.texture >> 8);
+    if (layout.colour_a >= 0) h[layout.colour_a] = p.colour_a;
+    if (layout.colour_b >= 0) h[layout.colour_b] = p.colour_b;
+    if (layout.texture >= 0) {
+        h[layout.texture] = static_cast<uint8_t>(p.texture);
+        h[layout.texture + 1] = static_cast<uint8_t>(p.texture >> 8);
     }
-    if (L.mask >= 0) h[L.mask] = p.mask;
-    if (L.normal >= 0) h[L.normal] = resolve(p.normal, flat, all);
+    if (layout.mask >= 0) h[layout.mask] = p.mask;
+    if (layout.normal >= 0) h[layout.normal] = resolve(p.normal, flat, all);
     for (const PacketVertex& v : p.vertices) {
         h.push_back(v.vertex);
-        if (L.uv) {
+        if (layout.uv) {
             h.push_back(v.u);
             h.push_back(v.v);
         }
-        if (L.vertex_normal) h.push_back(resolve(v.normal, flat, all));
+        if (layout.vertex_normal) h.push_back(resolve(v.normal, flat, all));
     }
     return h;
 }

@@ -51,8 +51,7 @@ fs::path pick_data(const RunOptions& o, const Case& c) {
 Environment resolve_environment(const Case& c, const RunOptions& o) {
     return {pick(o.image, c.image, c.file, o.defaults.image, o, &Environment::image),
             pick(o.profile, c.profile, c.file, o.defaults.profile, o, &Environment::profile), pick_data(o, c),
-            o.coverage_reasons,
-            nullptr};
+            o.coverage_reasons, nullptr};
 }
 
 namespace {

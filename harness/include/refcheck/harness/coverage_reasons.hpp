@@ -40,6 +40,7 @@ struct BlockKey {
     std::string routine;
     std::string code;
     std::uint32_t occurrence = 1;
+    // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 flags the 0 of a defaulted <=>'s own compare
     auto operator<=>(const BlockKey&) const = default;
 };
 
