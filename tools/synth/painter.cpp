@@ -73,7 +73,7 @@ Block convex_chain(const std::vector<FaceDraw>& all) {
     return tail;
 }
 
-Item Painter::part(const Part& p, std::vector<FaceDraw> faces) const {
+Item Painter::part(const Part& p, const std::vector<FaceDraw>& faces) const {
     Item it;
     for (uint8_t v : p.verts) it.points.push_back(b_.at(v));
     for (const FaceDraw& f : faces) it.separators.push_back(f.poly);

@@ -43,7 +43,7 @@ Block convex_chain(const std::vector<FaceDraw>& faces);
 class Painter {
 public:
     explicit Painter(const ModelBuilder& b) : b_(b) {}
-    Item part(const Part& p, std::vector<FaceDraw> faces) const;
+    Item part(const Part& p, const std::vector<FaceDraw>& faces) const;
     Item loose(const std::vector<uint8_t>& verts, Block block) const; // lines, points, effects
     Item box_points(Vec3 lo, Vec3 hi, Block block) const;             // e.g. an attached model
     // Orders items: a separating face where one exists; failing that, the solids first (ordered

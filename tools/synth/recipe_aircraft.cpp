@@ -198,6 +198,7 @@ void build_aircraft(Kit& k) {
     items.push_back(lights(k, lt, rt, tt));
     const auto stores = k.slots(Role::Gameplay);
     for (size_t i = 0; i < stores.size(); ++i) {
+        // NOLINTNEXTLINE(bugprone-integer-division): stores come in pairs, i / 2 is meant to truncate
         const double x = (i % 2 ? 1 : -1) * (r + (S / 2 - r) * (0.3 + 0.3 * double(i / 2)));
         items.push_back(slot_item(k, stores[i], k.at(x, -0.8, 0)));
     }

@@ -222,11 +222,12 @@ std::string shell_quote(const std::string& text) {
     return out + "'";
 }
 
-std::string reproduce_command(const Case& c, const RunOptions& o, const std::string& input, bool host_paths) {
-    auto file = [&](const fs::path& p) {
-        return shell_quote(host_paths ? p.string() : p.filename().string());
-    };
-    std::string cmd = "refcheck run " + file(c.file);
+namespace {
+// `program run CASE` with the options that reproduce the run, each file named by `file`.
+template <typename NameFile>
+std::string run_command_line(const std::string& program, const Case& c, const RunOptions& o,
+                             const std::string& input, NameFile file) {
+    std::string cmd = program + " run " + file(c.file);
     if (!input.empty()) cmd += " --only " + shell_quote(input);
     if (o.image) cmd += " --image " + file(*o.image);
     if (o.profile) cmd += " --profile " + file(*o.profile);
@@ -235,25 +236,24 @@ std::string reproduce_command(const Case& c, const RunOptions& o, const std::str
     if (o.injection.reimpl_light_swapped) cmd += " --inject-reimpl-light-swap";
     return cmd + " --out out/bisect";
 }
+} // namespace
+
+std::string reproduce_command(const Case& c, const RunOptions& o, const std::string& input, bool host_paths) {
+    return run_command_line("refcheck", c, o, input, [&](const fs::path& p) {
+        return shell_quote(host_paths ? p.string() : p.filename().string());
+    });
+}
 
 std::string pasteable_command(const Case& c, const RunOptions& o, const std::string& input) {
     // Inside the project's tree a file is named from its root (no host path enters the report);
     // elsewhere by its file name, as the report names it.
     const fs::path root = fs::weakly_canonical(REFCHECK_SOURCE_DIR);
-    auto file = [&](const fs::path& p) {
+    return run_command_line(REFCHECK_EXECUTABLE_FROM_ROOT, c, o, input, [&](const fs::path& p) {
         const fs::path whole = fs::weakly_canonical(fs::absolute(p));
         const fs::path rel = whole.lexically_relative(root);
         const bool inside = !rel.empty() && *rel.begin() != "..";
         return shell_quote(inside ? rel.string() : p.filename().string());
-    };
-    std::string cmd = std::string(REFCHECK_EXECUTABLE_FROM_ROOT) + " run " + file(c.file);
-    if (!input.empty()) cmd += " --only " + shell_quote(input);
-    if (o.image) cmd += " --image " + file(*o.image);
-    if (o.profile) cmd += " --profile " + file(*o.profile);
-    if (o.data) cmd += " --data " + file(*o.data);
-    for (const Patch& p : o.injection.patches) cmd += " --patch " + shell_quote(p.text());
-    if (o.injection.reimpl_light_swapped) cmd += " --inject-reimpl-light-swap";
-    return cmd + " --out out/bisect";
+    });
 }
 
 ojson drill_down(const Case& c, const RunOptions& options, const ojson& divergence,

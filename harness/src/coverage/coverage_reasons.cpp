@@ -49,7 +49,7 @@ CoverageReason reason_of(const ojson& j, std::size_t i, const std::map<std::stri
     if (!j.is_object()) fail(file, where + " must be an object");
     for (const auto& [k, v] : j.items())
         if (k != "routine" && k != "code" && k != "occurrence" && k != "cause" && k != "note")
-            fail(file, where + std::string(": unknown key \"").append(k).append("\""));
+            fail(file, where + ": unknown key \"" + k + "\"");
     CoverageReason r;
     r.key.routine = text_of(j, "routine", file, where);
     r.key.code = text_of(j, "code", file, where);

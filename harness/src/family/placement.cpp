@@ -56,7 +56,7 @@ reimpl::Camera camera_for(const reimpl::ModelRecord& record, const View& view) {
     cam.rotation = rotation(view.yaw, view.pitch, view.roll, 16384.0);
     const double distance = extent * view.distance;
     for (int i = 0; i < 3; ++i) {
-        const double forward = cam.rotation[static_cast<std::size_t>(6 + i)] / 16384.0;
+        const double forward = cam.rotation[6 + static_cast<std::size_t>(i)] / 16384.0;
         cam.position[static_cast<std::size_t>(i)] = fixed(centre[i] - forward * distance, 1.0);
     }
     return cam;
