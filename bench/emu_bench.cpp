@@ -133,7 +133,7 @@ void call_overhead(Machine& m) {
     std::printf("\nfixed cost of one call() of a 4-instruction routine:\n");
     std::printf("  no wall limit, no budget             %8.2f us\n", plain / n * 1e6);
     std::printf("  + instruction budget (block hook)    %8.2f us\n", budgeted / n * 1e6);
-    std::printf("  + wall-clock limit (watchdog)        %8.2f us\n", timed / (n / 10) * 1e6);
+    std::printf("  + wall-clock limit (watchdog)        %8.2f us\n", timed / (n / 10.0) * 1e6);
 }
 
 } // namespace

@@ -43,7 +43,7 @@ private:
     void choose(const Instruction& in);
     void select(const Instruction& in);
     void attach(const Instruction& in);
-    void return_(const Instruction& in);
+    void return_(const Instruction& in); // NOLINT(readability-identifier-naming): `return` is a keyword
     static constexpr std::array<Handler, kOpcodeCount> kHandlers{
         &Walk::primary, &Walk::secondary, &Walk::plane,  &Walk::if_mask,
         &Walk::choose,  &Walk::select,    &Walk::attach, &Walk::return_};

@@ -11,6 +11,7 @@
 
 // Unicorn 2.1.1 leaks one 32-byte allocation per engine; under the sanitizer build LeakSanitizer
 // would otherwise turn every run's exit status into 1. Only leaks inside libunicorn are suppressed.
+// NOLINTNEXTLINE(bugprone-reserved-identifier,readability-identifier-naming): the name LSan looks up
 extern "C" const char* __lsan_default_suppressions() { return "leak:libunicorn.so\n"; }
 
 namespace {

@@ -63,7 +63,7 @@ public:
         : p_(p), seed_(seed), index_(place(p)), tex_(seed, p.texture_slots, p.textures_per_kind),
           built_(p.specs.size()), done_(p.specs.size(), false) {}
 
-    GenerationStats stats_;
+    GenerationStats stats;
 
     Archive run() {
         Archive a;
@@ -103,7 +103,7 @@ private:
         Rng rng(mix64(seed_) ^ mix64(hash_name(sp.name) + uint64_t(s)));
         Kit k(m, sp, rng, tex_, children);
         recipe_for(sp.family)(k);
-        stats_.painter_fallbacks += k.paint.fallbacks();
+        stats.painter_fallbacks += k.paint.fallbacks();
         finish(sp, m, rng);
         done_[s] = true;
     }
@@ -137,7 +137,7 @@ void write_file(const std::filesystem::path& path, const std::vector<uint8_t>& b
 Archive generate(const Profile& profile, uint64_t seed, GenerationStats* stats) {
     Generator g(profile, seed);
     Archive a = g.run();
-    if (stats) *stats = g.stats_;
+    if (stats) *stats = g.stats;
     return a;
 }
 
@@ -151,7 +151,7 @@ std::string write_data_root(const Archive& a, const std::filesystem::path& root)
     write_file(root / "3DDATA" / "3DOBJS.BIN", f.objects);
     write_file(root / "3DDATA" / "OBJTEXT.BIN", f.textures);
     write_file(root / "3DPAL.RGB", f.palette);
-    const std::string text = to_json(census_of(a)).dump(2) + "\n";
+    std::string text = to_json(census_of(a)).dump(2) + "\n";
     write_file(root / "census.json", std::vector<uint8_t>(text.begin(), text.end()));
     return text;
 }

@@ -24,7 +24,7 @@ std::optional<std::uint32_t> parse_hex(std::string s) {
     return static_cast<std::uint32_t>(v);
 }
 
-std::string trim(std::string s) {
+std::string trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t\r\"");
     const auto e = s.find_last_not_of(" \t\r\"");
     return b == std::string::npos ? "" : s.substr(b, e - b + 1);

@@ -163,7 +163,7 @@ PredicateCondition parse_condition(const EventKindFields& kind, const std::vecto
         if (i >= w.size()) throw PredicateError(std::string("expected ") + what + " at the end");
         return w[i++];
     };
-    const std::string first = next("a condition");
+    const std::string& first = next("a condition");
     if (first == "flag" || first == "noflag") {
         const std::string& name = next("a face flag name");
         c.op = first == "flag" ? Op::Flag : Op::NoFlag;
@@ -184,7 +184,7 @@ PredicateCondition parse_condition(const EventKindFields& kind, const std::vecto
     if (c.scope != Scope::Value && c.type != FieldType::List)
         throw PredicateError("\"" + first + " " + c.field + "\": " + c.field + " is " + type_name(c.type) +
                              ", not a list");
-    const std::string op = next("an operator");
+    const std::string& op = next("an operator");
     if (op == "nonempty" || op == "empty") {
         if (c.scope != Scope::Value || (c.type != FieldType::List && c.type != FieldType::String))
             throw PredicateError("\"" + op + "\" needs a list or string field, " + c.field + " is " +

@@ -444,7 +444,7 @@ static void check_shards_complete(const std::vector<fs::path>& shard_dirs,
 // only inside `out` (seen while writing fuzz/report_merge: a report naming "../x" or "/x" made merge
 // copy files from and to anywhere).
 static fs::path name_inside(const std::string& name, const fs::path& dir, const char* what) {
-    const fs::path p(name);
+    fs::path p(name);
     bool inside = !name.empty() && p.is_relative() && !p.has_root_name() && !p.has_root_directory();
     for (const auto& part : p)
         if (part == "..") inside = false;

@@ -14,8 +14,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// One folder per test: ctest runs the tests of this file in parallel processes, and a shared doc.md
+// rewritten by one test while another reads it made them fail at random.
 fs::path write(const std::string& name, const std::string& text) {
-    const fs::path dir = fs::path(testing::TempDir()) / "ledger";
+    const fs::path dir =
+        fs::path(testing::TempDir()) /
+        ("ledger-" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::create_directories(dir);
     std::ofstream(dir / name, std::ios::binary) << text;
     return dir / name;
