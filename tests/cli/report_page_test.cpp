@@ -90,9 +90,11 @@ TEST_F(ReportPageTest, ASeededDivergentPageReadsInTheOrderAnAuditorReadsIt) {
     ASSERT_NE(begin, std::string::npos);
     const std::string line =
         unescape(html.substr(begin + open.size(), html.find("</pre>", begin) - begin - open.size()));
-    EXPECT_EQ(line.rfind("build/tools/refcheck/refcheck run cases/program-lights.json --only '", 0), 0u)
-        << line;
+    // The executable is named from the project's root: build/ or build-asan/, whichever ran.
     const fs::path root = fs::path(REFCHECK_CLI_CASES).parent_path();
+    const std::string refcheck_from_root =
+        fs::weakly_canonical(kRefcheck).lexically_relative(fs::weakly_canonical(root)).string();
+    EXPECT_EQ(line.rfind(refcheck_from_root + " run cases/program-lights.json --only '", 0), 0u) << line;
     fs::remove_all(root / "out" / "bisect" / "program-lights.json");
     int status = -1;
     output_of("cd " + quote(root) + " && " + line + " 2>&1", &status);
