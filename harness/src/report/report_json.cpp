@@ -4,7 +4,9 @@
 #include "refcheck/harness/divergences.hpp"
 #include "refcheck/harness/ledger.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <optional>
 #include <unistd.h>
 #include <stdexcept>
 
@@ -158,17 +160,53 @@ void write_json(const std::filesystem::path& file, const ojson& j) {
     write_file_atomically(file, j.dump(1) + '\n');
 }
 
+namespace {
+
+// The JSON pointer of the first fractional number in `j` (depth first, in document order), or
+// nullopt. Iterative: a document nested a million deep must not overflow the stack.
+std::optional<ojson::json_pointer> first_fraction(const ojson& j) {
+    struct Step {
+        const ojson* node;
+        ojson::json_pointer pointer;
+    };
+    std::vector<Step> todo{{&j, {}}};
+    while (!todo.empty()) {
+        Step s = std::move(todo.back());
+        todo.pop_back();
+        if (s.node->is_number_float()) return s.pointer;
+        const std::size_t first = todo.size();
+        if (s.node->is_object()) {
+            for (const auto& [k, v] : s.node->items())
+                if (v.is_structured() || v.is_number_float()) todo.push_back({&v, s.pointer / k});
+        } else if (s.node->is_array()) {
+            for (std::size_t i = 0; i < s.node->size(); ++i)
+                if (const ojson& v = (*s.node)[i]; v.is_structured() || v.is_number_float())
+                    todo.push_back({&v, s.pointer / i});
+        }
+        std::reverse(todo.begin() + static_cast<std::ptrdiff_t>(first), todo.end()); // document order
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 ojson read_json(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + file.string());
+    ojson j;
     try {
-        return ojson::parse(in);
+        j = ojson::parse(in);
     } catch (const ojson::parse_error& e) {
         // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 1: ...".
         std::string what = e.what();
         if (const auto at = what.find("parse error"); at != std::string::npos) what = what.substr(at);
         throw std::runtime_error(file.string() + " is not JSON (" + what + ")");
     }
+    if (const auto at = first_fraction(j))
+        throw std::runtime_error(file.string() + ": " + (at->empty() ? "the document" : at->to_string()) +
+                                 " is " + j.at(*at).dump() +
+                                 ", not a whole number of 64 bits (refcheck's documents hold no others)");
+    return j;
 }
 
 std::string seeded_fault_summary(const ojson& seeded) {

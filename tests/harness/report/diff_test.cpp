@@ -142,3 +142,34 @@ TEST(Diff, BadInputsAreErrors) {
     std::ofstream(dir / "y.json") << "{not json";
     EXPECT_THROW(load_run_index(dir / "y.json"), DiffError);
 }
+
+// A run index refcheck could not have written: a fraction where a count stands is refused on reading
+// (naming file and JSON pointer) rather than cast to an integer, which is undefined behaviour, and a
+// count outside [0, 2^63) is refused rather than overflowing the delta (both found by
+// fuzz/report_diff; fuzz/regressions/report_diff/ holds the inputs).
+TEST(Diff, CountsThatAreNotCountsAreErrorsNotUndefinedBehaviour) {
+    const fs::path dir = fs::path(testing::TempDir()) / "diff" / "not-counts";
+    fs::create_directories(dir);
+    std::ofstream(dir / "fraction.json")
+        << R"({"schema":")" << kRunIndexSchema << R"(","cases":[{"case":"a","counts":{"compared":1e30}}]})";
+    try {
+        (void)load_run_index(dir / "fraction.json");
+        FAIL() << "a fractional count was read";
+    } catch (const DiffError& e) {
+        EXPECT_NE(std::string(e.what()).find("fraction.json: /cases/0/counts/compared is 1e+30"),
+                  std::string::npos)
+            << e.what();
+    }
+    const ojson lowest = index_of({row("a", "equivalent", 3, 0)});
+    ojson low = lowest, high = lowest;
+    low["cases"][0]["counts"]["compared"] = INT64_MIN + 1;
+    high["cases"][0]["counts"]["compared"] = INT64_MAX;
+    EXPECT_THROW((void)diff_runs(low, high), DiffError);
+    ojson wide = lowest;
+    wide["cases"][0]["counts"]["compared"] = std::uint64_t{1} << 63;
+    EXPECT_THROW((void)diff_runs(lowest, wide), DiffError);
+    high["cases"][0]["counts"]["compared"] = INT64_MAX; // the largest count is still one
+    ojson zero = lowest;
+    zero["cases"][0]["counts"]["compared"] = 0;
+    EXPECT_EQ(diff_runs(zero, high)["counts_changed"][0]["changes"]["compared"]["delta"], INT64_MAX);
+}

@@ -48,6 +48,10 @@ void write_json(const std::filesystem::path& file, const ojson& j);
 // Writes `bytes` to a temporary file beside `file` and renames it over `file`, so that a reader
 // (or a run killed mid-way) never sees a half-written file. Creates the parent folders.
 void write_file_atomically(const std::filesystem::path& file, std::string_view bytes);
+// Reads one of refcheck's own documents (a run index, a case report, a registry). They hold whole
+// numbers only, so a fractional number, or an integer too wide for 64 bits (nlohmann reads it as a
+// float), is an error naming the file and the number's JSON pointer: read as a count it would be
+// undefined behaviour (a float out of an integer's range; found by fuzz/report_diff).
 ojson read_json(const std::filesystem::path& file);
 
 // The run index: one row per case (name, family, status, counts, report file) and totals.
