@@ -169,7 +169,8 @@ std::optional<ojson::json_pointer> first_fraction(const ojson& j) {
         const ojson* node;
         ojson::json_pointer pointer;
     };
-    std::vector<Step> todo{{&j, {}}};
+    std::vector<Step> todo;
+    todo.push_back({&j, ojson::json_pointer()});
     while (!todo.empty()) {
         Step s = std::move(todo.back());
         todo.pop_back();
