@@ -11,7 +11,8 @@
 #include <exception>
 #include <optional>
 
-// Unicorn 2.1.1 leaks one 32-byte allocation per engine (tests/emu/lsan_suppressions.cpp).
+// Unicorn 2.1.1 leaks one 32-byte allocation per engine (tests/lsan_suppressions.cpp).
+// NOLINTNEXTLINE(bugprone-reserved-identifier,readability-identifier-naming): the name LSan looks up
 extern "C" const char* __lsan_default_suppressions() { return "leak:libunicorn.so\n"; }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -12,7 +12,7 @@ namespace {
 class BudgetTest : public CliTest {
 protected:
     ojson report(const std::string& file) {
-        const ojson j = read_json(path(file));
+        ojson j = read_json(path(file));
         test::SchemaSet schemas;
         schemas.add_file(fs::path(REFCHECK_CLI_SCHEMAS) / "case-report.schema.json");
         const auto errors = schemas.validate(j, "case-report.schema.json");

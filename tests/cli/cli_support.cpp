@@ -97,7 +97,7 @@ Result CliTest::refcheck(const std::string& args, const std::string& env) {
 }
 
 fs::path CliTest::write_case(const std::string& name, const ojson& j) {
-    const fs::path file = dir_ / "cases" / (name + ".json");
+    fs::path file = dir_ / "cases" / (name + ".json");
     std::ofstream(file) << j.dump(2) << "\n";
     return file;
 }

@@ -27,7 +27,7 @@ class ErrorTest : public CliTest {
 protected:
     // Runs `refcheck run ARGS --data small --out out` and expects exit 2, nothing written.
     Result run_fails(const std::string& args) {
-        const Result r = refcheck("run " + args + " --data " + quote(kSmallData) + " --out out");
+        Result r = refcheck("run " + args + " --data " + quote(kSmallData) + " --out out");
         EXPECT_EQ(r.code, 2) << r.out << r.err;
         EXPECT_FALSE(fs::exists(path("out/run.json"))) << "something ran: " << r.out;
         EXPECT_FALSE(r.err.empty());

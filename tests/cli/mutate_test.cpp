@@ -17,7 +17,7 @@ protected:
         const Result r =
             refcheck("mutate " + quote(file) + " --data " + quote(kSmallData) + " --jobs 1 --out m " + args);
         EXPECT_EQ(r.code, expect_code) << r.out << r.err;
-        const ojson j = read_json(path("m/mutate.json"));
+        ojson j = read_json(path("m/mutate.json"));
         test::SchemaSet schemas;
         schemas.add_file(fs::path(REFCHECK_CLI_SCHEMAS) / "mutate-report.schema.json");
         const auto errors = schemas.validate(j, "mutate-report.schema.json");

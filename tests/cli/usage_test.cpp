@@ -13,7 +13,7 @@ class UsageTest : public CliTest {
 protected:
     // Expects exit 2, a message starting "refcheck: " with every `needle` in it, and no run written.
     Result fails(const std::string& args, const std::vector<std::string>& needles) {
-        const Result r = refcheck(args);
+        Result r = refcheck(args);
         EXPECT_EQ(r.code, 2) << args << "\n" << r.out << r.err;
         EXPECT_EQ(r.err.rfind("refcheck: ", 0), 0u) << args << "\n" << r.err;
         for (const auto& n : needles) EXPECT_NE(r.err.find(n), std::string::npos) << args << "\n" << r.err;

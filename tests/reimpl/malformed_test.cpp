@@ -38,7 +38,7 @@ RecordSpec with_program(Bytes program) {
 
 // A program case: the error is at program offset `at` of record 0.
 Case program_case(std::string name, RecordSpec r, std::uint32_t at, const std::string& detail,
-                  std::optional<Bytes> textures = std::nullopt) {
+                  const std::optional<Bytes>& textures = std::nullopt) {
     const BuiltArchive built = build_model_archive({r});
     const std::uint32_t base = built.records[0].offset + built.records[0].program;
     auto run = [bytes = built.bytes, textures] { load(bytes, textures ? &*textures : nullptr); };

@@ -4,6 +4,7 @@
 #define BENCH_EXPORT __declspec(dllexport)
 #else
 #define BENCH_EXPORT
+/* NOLINTNEXTLINE(bugprone-reserved-identifier): the Windows keyword, empty in the native build */
 #define __cdecl
 #endif
 
