@@ -56,5 +56,6 @@ const Command& mutate_command();
 const Command& profile_command();
 const Command& workbench_command();
 const Command& chaos_command();
+const Command& bench_command();
 
 } // namespace refcheck::cli

@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     std::function<int()> chosen;
     for (const Command* c : {&run_command(), &merge_command(), &show_command(), &dump_command(),
                              &diff_command(), &call_command(), &bisect_command(), &mutate_command(),
-                             &profile_command(), &workbench_command(), &chaos_command()}) {
+                             &profile_command(), &workbench_command(), &chaos_command(), &bench_command()}) {
         CLI::App* sub = app.add_subcommand(c->name, c->synopsis);
         auto fn = c->setup(*sub);
         sub->callback([&chosen, fn] { chosen = fn; });

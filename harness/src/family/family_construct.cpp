@@ -2,6 +2,7 @@
 // the reimplementation, with variable slots empty; the instance trees compared instance by
 // instance (path, record, composed position and rotation, slot count).
 #include "family/families.hpp"
+#include "refcheck/harness/phase.hpp"
 #include "family/placement.hpp"
 #include "family/selection.hpp"
 
@@ -73,7 +74,8 @@ void run_construct(CaseContext& ctx) {
                 std::vector<std::int64_t> path;
                 walk_original(o, r.eax, record, static_cast<int>(k), path, original, 0);
             }
-            const reimpl::Instance root = reimpl::construct(models, record, placements[k]);
+            const reimpl::Instance root =
+                in_phase(Phase::reimpl, [&] { return reimpl::construct(models, record, placements[k]); });
             reimpl::for_each_instance(
                 root, [&](const reimpl::Instance& in, std::span<const std::int32_t> path) {
                     reimpl_events.push_back(instance_event(

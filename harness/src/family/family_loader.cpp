@@ -18,6 +18,7 @@
 // whose pixels match with a wrong header word, else 0: no allocation holds the texture, and the
 // table diverges at that slot.
 #include "family/families.hpp"
+#include "refcheck/harness/phase.hpp"
 
 #include "refcheck/reimpl/relocation.hpp"
 
@@ -93,7 +94,7 @@ void run_loader(CaseContext& ctx) {
         return reimpl::relocate_models(models, at).bytes;
     });
     const std::uint32_t expected_size = static_cast<std::uint32_t>(ctx.models.size());
-    const auto relocated = reimpl::relocate_models(models, base);
+    const auto relocated = in_phase(Phase::reimpl, [&] { return reimpl::relocate_models(models, base); });
     compare_buffers(ctx, "archive", "3DDATA/3DOBJS.BIN",
                     base ? o.bytes(base, expected_size) : std::vector<std::uint8_t>{}, relocated.bytes);
     compare_buffers(ctx, "table", "object_archive", words(std::vector<std::uint32_t>{named_base, named_size}),

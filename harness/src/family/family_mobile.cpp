@@ -5,6 +5,7 @@
 // Receiver family: deck-receiver queries (shadow_plane_height_): casters placed so that their shadow
 // falls on, near or beside each receiver, under varied suns, altitudes and terrain heights.
 #include "family/families.hpp"
+#include "refcheck/harness/phase.hpp"
 #include "family/mobile_script.hpp"
 #include "family/mobile_world.hpp"
 #include "family/placement.hpp"
@@ -53,7 +54,8 @@ void run_mobile(CaseContext& ctx) {
         std::vector<EventRecord> a, b;
         for (std::uint32_t i = 0; r.ok() && i < r.eax && i < 256; ++i)
             a.push_back(entry_event(step, i, o.machine().read_u32(ids_at + 4 * i)));
-        const auto queue = world.map().queue(models, s.camera, scene);
+        const auto queue =
+            in_phase(Phase::reimpl, [&] { return world.map().queue(models, s.camera, scene); });
         for (std::size_t i = 0; i < queue.size(); ++i)
             b.push_back(entry_event(step, static_cast<std::int64_t>(i), queue[i]));
         ctx.events += a.size() + b.size();

@@ -1,6 +1,7 @@
 // Palette family: for each selected warzone the original's initialise_3d_palette_ builds its tables;
 // the reimplementation builds its own from the same 3DPAL.RGB; every table compared byte for byte.
 #include "family/families.hpp"
+#include "refcheck/harness/phase.hpp"
 
 #include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/palette.hpp"
@@ -28,7 +29,9 @@ void run_palette(CaseContext& ctx) {
             }
         }
         require_success(ctx, result, "initialise_3d_palette_(" + std::to_string(wz) + ")", Expect::Zero);
-        const reimpl::PaletteTables t = reimpl::build_palette(ctx.palette, static_cast<std::uint32_t>(wz));
+        const reimpl::PaletteTables t = in_phase(Phase::reimpl, [&] {
+            return reimpl::build_palette(ctx.palette, static_cast<std::uint32_t>(wz));
+        });
         std::vector<std::uint8_t> rgb;
         for (const auto& c : t.rgb) rgb.insert(rgb.end(), c.begin(), c.end());
         const std::string suffix = " (warzone " + std::to_string(wz) + ")";

@@ -4,6 +4,7 @@
 // on the same integers; the two event streams are compared per input.
 #include "family/families.hpp"
 #include "refcheck/harness/divergences.hpp"
+#include "refcheck/harness/phase.hpp"
 #include "family/placement.hpp"
 #include "family/recorder.hpp"
 #include "family/selection.hpp"
@@ -166,7 +167,8 @@ void run_program(CaseContext& ctx) {
             }
             continue;
         }
-        const reimpl::Instance root = reimpl::construct(models, record, reimpl::Transform{});
+        const reimpl::Instance root =
+            in_phase(Phase::reimpl, [&] { return reimpl::construct(models, record, reimpl::Transform{}); });
         for (std::size_t vi = 0; vi < c.views.size(); ++vi) {
             const reimpl::Camera camera = camera_for(models.record(record), c.views[vi]);
             o.machine().write(camera_at, pack(camera));
@@ -181,7 +183,9 @@ void run_program(CaseContext& ctx) {
                     events::VectorSink sink;
                     reimpl::Light light = lights[li];
                     if (swap_light) std::swap(light.direction[0], light.direction[2]);
-                    interpreter.draw(root, reimpl::DrawInput{camera, light, state}, sink);
+                    in_phase(Phase::reimpl, [&] {
+                        interpreter.draw(root, reimpl::DrawInput{camera, light, state}, sink);
+                    });
                     const std::uint32_t watched = frames ? frames->render(sink.events()) : 0;
 
                     recorder.begin(record, built.eax);

@@ -8,6 +8,7 @@
 #include "family/families.hpp"
 #include "family/recorder.hpp"
 #include "refcheck/harness/divergences.hpp"
+#include "refcheck/harness/phase.hpp"
 #include "family/mobile_world.hpp"
 #include "family/placement.hpp"
 #include "family/scene_script.hpp"
@@ -344,8 +345,10 @@ private:
         const reimpl::TerrainSampler terrain = [this](std::int32_t x, std::int32_t z) {
             return island_terrain(c_.scene.islands, x, z);
         };
-        const auto steps = renderer_.render(
-            in, world.map(), [&](std::uint32_t id) { return world.instance(id); }, terrain, frame);
+        const auto steps = in_phase(Phase::reimpl, [&] {
+            return renderer_.render(
+                in, world.map(), [&](std::uint32_t id) { return world.instance(id); }, terrain, frame);
+        });
         reimpl_frame_ = frame.pixels;
         const std::vector<EventRecord> reimpl = reimpl_events(steps);
 

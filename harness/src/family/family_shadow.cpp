@@ -2,6 +2,7 @@
 // with its shadow face routine rasterising into its framebuffer; the reimplementation draws the
 // same instance's shadow into its own frame; the frames are compared pixel for pixel.
 #include "family/families.hpp"
+#include "refcheck/harness/phase.hpp"
 #include "family/placement.hpp"
 #include "report/png.hpp"
 #include "family/selection.hpp"
@@ -84,7 +85,8 @@ void run_shadow(CaseContext& ctx) {
         ++records;
         const auto built = o.call("construct_3d_object_", {record, origin_at, identity_at});
         require_success(ctx, built, "construct_3d_object_(" + std::to_string(record) + ")", Expect::Nonzero);
-        const reimpl::Instance root = reimpl::construct(models, record, reimpl::Transform{});
+        const reimpl::Instance root =
+            in_phase(Phase::reimpl, [&] { return reimpl::construct(models, record, reimpl::Transform{}); });
         const auto& h = models.record(record).header;
         for (std::size_t vi = 0; vi < c.views.size(); ++vi) {
             const reimpl::Camera camera = camera_for(models.record(record), c.views[vi]);
@@ -105,7 +107,8 @@ void run_shadow(CaseContext& ctx) {
                     o.call("draw_3d_object_shadow_", {built.eax, camera_at, params_at, state});
                     const auto original = o.bytes(framebuffer, kWidth * kHeight);
                     reimpl::Frame frame;
-                    reimpl::draw_shadow(models, root, camera, params, state, frame);
+                    in_phase(Phase::reimpl,
+                             [&] { reimpl::draw_shadow(models, root, camera, params, state, frame); });
                     const auto fc =
                         ctx.comparator.compare_frame(input, original, frame.pixels, frame.taint, {}, kWidth);
                     ++frames;

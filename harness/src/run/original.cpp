@@ -1,5 +1,7 @@
 #include "refcheck/harness/original.hpp"
 
+#include "refcheck/harness/phase.hpp"
+
 #include "refcheck/emu/disasm.hpp"
 
 #include <algorithm>
@@ -168,6 +170,7 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
                                std::uint32_t wall_ms) {
     const ProfileRoutine& r = profile_.routine(routine);
     events_this_call_ = 0;
+    const ScopedPhase phase(Phase::emulation);
     emu::CallResult result = machine_->call(profile_.address_of(routine), parse_convention(r.convention),
                                             std::span<const std::uint32_t>(args.begin(), args.size()),
                                             limits_for(routine, wall_ms));
@@ -178,6 +181,7 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
 emu::CallResult Original::run_entry_until(const std::string& routine, std::uint32_t wall_ms) {
     const std::string who = "entry point (until " + routine + ")";
     events_this_call_ = 0;
+    const ScopedPhase phase(Phase::emulation);
     emu::CallResult result =
         machine_->run_entry_until(profile_.address_of(routine), limits_for(who, wall_ms));
     account(who, result);
@@ -198,13 +202,26 @@ std::uint32_t Original::scratch(std::uint32_t size) {
 
 emu::HookId Original::replace(const std::string& routine, unsigned nargs, emu::ReplaceFn fn) {
     replaced_.push_back(routine);
+    if (PhaseClock::current()) // refcheck bench: the callback is harness time inside an emulated call
+        fn = [inner = std::move(fn)](emu::Machine& m, const emu::Args& a) {
+            const ScopedPhase phase(Phase::harness);
+            return inner(m, a);
+        };
     return machine_->replace(profile_.address_of(routine),
                              parse_convention(profile_.routine(routine).convention), nargs, std::move(fn));
 }
 
 emu::HookId Original::tap(const std::string& routine, emu::TapFn fn) {
     tapped_.push_back(routine);
-    return machine_->tap(profile_.address_of(routine), std::move(fn));
+    return machine_->tap(profile_.address_of(routine), timed(std::move(fn)));
+}
+
+emu::TapFn Original::timed(emu::TapFn fn) {
+    if (!PhaseClock::current()) return fn;
+    return [inner = std::move(fn)](emu::Machine& m) {
+        const ScopedPhase phase(Phase::harness);
+        inner(m);
+    };
 }
 
 void Original::on_return(const std::string& callee, emu::TapFn fn) {
@@ -214,7 +231,7 @@ void Original::on_return(const std::string& callee, emu::TapFn fn) {
     const std::uint32_t popped =
         4 * emu::stack_arg_count(convention, nargs) - emu::caller_pops(convention, nargs);
     const std::size_t watcher = return_watchers_.size();
-    return_watchers_.push_back(std::move(fn));
+    return_watchers_.push_back(timed(std::move(fn)));
     machine_->tap(profile_.address_of(callee), [this, popped, watcher](emu::Machine& m) {
         const std::uint32_t esp = m.reg(emu::Reg::esp);
         const std::uint32_t ret = m.read_u32(esp);

@@ -269,7 +269,7 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
 
 // The cases a run runs: the shard's, those the filter selects, narrowed as the options say, sorted
 // by name (reports are ordered by case name, so a sharded run merges into the same index).
-static std::vector<Case> run_cases(const std::vector<fs::path>& case_files, const RunOptions& options) {
+std::vector<Case> run_cases(const std::vector<fs::path>& case_files, const RunOptions& options) {
     std::vector<Case> cases;
     for (const auto& f : select_shard(case_files, options.shard)) {
         Case c = load_case(f);

@@ -131,6 +131,8 @@ public:
     ojson files_json() const;
 
 private:
+    // `fn` run as Phase::harness when a PhaseClock is installed (refcheck bench), else `fn` itself.
+    static emu::TapFn timed(emu::TapFn fn);
     emu::CallLimits limits_for(const std::string& routine, std::uint32_t wall_ms) const;
     void account(const std::string& routine, const emu::CallResult& result);
 

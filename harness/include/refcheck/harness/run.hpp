@@ -118,6 +118,8 @@ struct RunOptions {
 // input skipped (nothing is compared), listing the inputs the filter selects.
 std::vector<std::pair<std::string, std::vector<std::string>>>
 list_inputs(const std::vector<std::filesystem::path>& case_files, const RunOptions& options);
+// The cases a run would run (the shard's, the filter's), loaded and sorted by name.
+std::vector<Case> run_cases(const std::vector<std::filesystem::path>& case_files, const RunOptions& options);
 // The case names a run would run (the shard's, the filter's), sorted: progress totals and ETAs.
 std::vector<std::string> run_case_names(const std::vector<std::filesystem::path>& case_files,
                                         const RunOptions& options);
