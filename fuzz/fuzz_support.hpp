@@ -7,9 +7,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace refcheck::fuzz {
@@ -60,6 +62,17 @@ inline std::vector<std::span<const std::uint8_t>> split(std::span<const std::uin
     }
     out.push_back(data.subspan(begin));
     return out;
+}
+
+// parse() when it returns, nullopt when it refuses the bytes with `Refusal` (a parser's contract: the
+// target then has nothing more to walk). Anything else it throws escapes, and libFuzzer reports it.
+template <class Refusal, class Parse>
+auto unless_refused(Parse&& parse) -> std::optional<decltype(parse())> {
+    try {
+        return std::forward<Parse>(parse)();
+    } catch (const Refusal&) {
+        return std::nullopt;
+    }
 }
 
 // A file of the small synthetic data root (the build writes it; REFCHECK_SMALL_DATA names it).

@@ -57,12 +57,10 @@ Camera camera(bool back) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const TextureArchive& tex = textures();
     const Rasteriser rasteriser(palette(), tex);
-    std::optional<ModelArchive> parsed;
-    try {
-        parsed = ModelArchive::parse({data, size});
-    } catch (const FormatError&) {
-        return 0;
-    }
+    const auto parsed = refcheck::fuzz::unless_refused<FormatError>([&] {
+        return ModelArchive::parse({data, size});
+    });
+    if (!parsed) return 0;
     const ModelArchive& archive = *parsed;
     Interpreter gouraud(archive, tex, DrawOptions{true});
     Interpreter flat(archive, tex, DrawOptions{false});

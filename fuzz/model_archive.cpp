@@ -1,5 +1,6 @@
 // 3DOBJS.BIN: the offset table, every record's header and blocks, the attachment-id and cycle checks,
 // and relocation. The contract (model_archive.hpp): bad bytes give a FormatError, nothing else.
+#include "fuzz_support.hpp"
 #include "refcheck/reimpl/construction.hpp"
 #include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
@@ -12,12 +13,10 @@
 using namespace refcheck::reimpl;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    std::optional<ModelArchive> parsed;
-    try {
-        parsed = ModelArchive::parse({data, size});
-    } catch (const FormatError&) {
-        return 0;
-    }
+    const auto parsed = refcheck::fuzz::unless_refused<FormatError>([&] {
+        return ModelArchive::parse({data, size});
+    });
+    if (!parsed) return 0;
     const ModelArchive& archive = *parsed;
     std::size_t names = 0;
     for (std::uint32_t i = 0; i < archive.count(); ++i) {

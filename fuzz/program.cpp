@@ -26,12 +26,10 @@ const TextureArchive& textures() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const TextureArchive& tex = textures();
-    std::optional<ModelArchive> parsed;
-    try {
-        parsed = ModelArchive::parse({data, size});
-    } catch (const FormatError&) {
-        return 0;
-    }
+    const auto parsed = refcheck::fuzz::unless_refused<FormatError>([&] {
+        return ModelArchive::parse({data, size});
+    });
+    if (!parsed) return 0;
     const ModelArchive& archive = *parsed;
     std::uint32_t done = 0;
     for (std::uint32_t i = 0; i < archive.count() && done < kMaxRecords; ++i) {

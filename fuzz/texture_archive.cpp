@@ -1,5 +1,6 @@
 // OBJTEXT.BIN: the offset table, every texture's descriptor and pixels, and relocation.
 // The contract (texture_archive.hpp): bad bytes give a FormatError, nothing else.
+#include "fuzz_support.hpp"
 #include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/relocation.hpp"
 #include "refcheck/reimpl/texture_archive.hpp"
@@ -12,12 +13,10 @@
 using namespace refcheck::reimpl;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    std::optional<TextureArchive> parsed;
-    try {
-        parsed = TextureArchive::parse({data, size});
-    } catch (const FormatError&) {
-        return 0;
-    }
+    const auto parsed = refcheck::fuzz::unless_refused<FormatError>([&] {
+        return TextureArchive::parse({data, size});
+    });
+    if (!parsed) return 0;
     const TextureArchive& archive = *parsed;
     std::vector<std::uint32_t> allocations(archive.count());
     std::uint32_t next = 0x10000000;

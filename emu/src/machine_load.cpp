@@ -60,7 +60,8 @@ struct Loader {
 
     void copy_headers() {
         auto head = file_head(image.path, bin.optional_header().sizeof_headers());
-        std::memcpy(memory.data(), head.data(), std::min(head.size(), memory.size()));
+        if (const size_t n = std::min(head.size(), memory.size()); n != 0)
+            std::memcpy(memory.data(), head.data(), n);
     }
 
     void copy_sections() {
@@ -199,6 +200,9 @@ void Machine::Impl::map_image(const std::filesystem::path& path, std::optional<A
     img.base = base.value_or(img.preferred_base);
     img.size = page_up(bin->optional_header().sizeof_image());
     img.entry = img.base + bin->optional_header().addressof_entrypoint();
+    // An image of no size maps nothing (and its headers would be copied into an empty buffer: memcpy
+    // from a null pointer, found by fuzz/pe_load).
+    if (img.size == 0) throw EmuError("SizeOfImage of " + path.string() + " is 0: nothing to map");
     if (img.base % page != 0)
         throw EmuError("image base " + hex(img.base) + " of " + path.string() + " is not page-aligned");
     if (img.base < 0x10000 || uint64_t{img.base} + img.size > 0xffff0000ull ||

@@ -151,6 +151,27 @@ TEST(Load, RelocatesAtANonPreferredBase) {
     EXPECT_EQ(m.call("last_error_roundtrip", Convention::cdecl, {1234}).eax, 1234u);
 }
 
+// An image whose SizeOfImage is 0 maps nothing: an error naming it (it once reached memcpy from a null
+// pointer; fuzz/regressions/pe_load/).
+TEST(Load, AnImageOfNoSizeIsAnError) {
+    test::ScratchDir dir("no-size");
+    std::ifstream in(test::test_image(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    uint32_t pe = 0;
+    const uint32_t zero = 0;
+    std::memcpy(&pe, bytes.data() + 0x3c, 4);
+    std::memcpy(bytes.data() + pe + 24 + 56, &zero, 4); // the optional header's SizeOfImage
+    dir.put("empty.exe", bytes);
+    Machine m;
+    try {
+        m.load(dir.path() / "empty.exe");
+        FAIL() << "loaded an image of no size";
+    } catch (const EmuError& e) {
+        EXPECT_NE(std::string(e.what()).find("SizeOfImage of "), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("is 0"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Load, RefusesBadInput) {
     Machine m;
     EXPECT_THROW(m.load("/nonexistent/image.exe"), EmuError);
