@@ -6,13 +6,10 @@
 
 #include "refcheck/harness/bench.hpp"
 
-#include <filesystem>
 #include <iostream>
 #include <thread>
 
 namespace refcheck::cli {
-
-namespace fs = std::filesystem;
 
 namespace {
 struct BenchArgs {
@@ -29,25 +26,21 @@ const Command& bench_command() {
         "bench", "Print where a run's time goes (emulation, reimplementation, harness) and how it scales",
         [](CLI::App& app) -> std::function<int()> {
             auto a = std::make_shared<BenchArgs>();
-            app.add_option("cases", a->cases,
-                           "Case files or folders (default: what refcheck run runs: cases/ and cases/retail/)");
+            app.add_option(
+                "cases", a->cases,
+                "Case files or folders (default: what refcheck run runs: cases/ and cases/retail/)");
             app.add_option("--image", a->image, "The original PE32 image (default: the stand-in)");
             app.add_option("--profile", a->profile, "The image's profile JSON (default: the stand-in's)");
             app.add_option("--data", a->data, "The data root (default: the reference-scale archives)");
-            app.add_option("--jobs", a->jobs, "Scale from 1 to this many workers (default: the number of cores)")
+            app.add_option("--jobs", a->jobs,
+                           "Scale from 1 to this many workers (default: the number of cores)")
                 ->check(at_least_one());
             app.add_option("--work", a->work, "Where the scaling runs write their outputs (work/jobs-N)");
             app.add_flag("--no-scaling", a->no_scaling, "Only the per-family pass in this process");
             app.add_flag("--no-serial", a->no_serial, "Only the scaling runs");
             return [a] {
                 check_out_folder("--work", a->work);
-                harness::RunOptions o;
-                set_stand_ins(o);
-                o.rules_document = fs::path(REFCHECK_SOURCE_DIR) / "docs" / "formats" / "apache-3d.md";
-                o.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases" / "coverage" / "reasons.json";
-                if (!a->image.empty()) o.image = a->image;
-                if (!a->profile.empty()) o.profile = a->profile;
-                if (!a->data.empty()) o.data = a->data;
+                harness::RunOptions o = run_options(a->image, a->profile, a->data);
                 harness::BenchOptions b;
                 b.max_jobs = a->jobs;
                 b.work = a->work;

@@ -42,6 +42,10 @@ std::vector<std::filesystem::path> case_files(const std::vector<std::string>& gi
 // The environments of the build: the stand-in, its profile and the default archives as defaults,
 // and the second stand-in ("retail": standin_retail.exe and the profile imported from its map).
 void set_stand_ins(harness::RunOptions& options);
+// refcheck run's options before its own flags: the stand-ins, the format specification as the rule
+// index, the coverage reasons file, and --image/--profile/--data where given (not empty).
+harness::RunOptions run_options(const std::string& image, const std::string& profile,
+                                const std::string& data);
 // The nearest of `names` to `word` when it is near enough to be a likely typo (else empty).
 std::string nearest(const std::string& word, const std::vector<std::string>& names);
 

@@ -95,6 +95,18 @@ void set_stand_ins(harness::RunOptions& o) {
                              std::nullopt, nullptr};
 }
 
+harness::RunOptions run_options(const std::string& image, const std::string& profile,
+                                const std::string& data) {
+    harness::RunOptions o;
+    set_stand_ins(o);
+    o.rules_document = fs::path(REFCHECK_SOURCE_DIR) / "docs" / "formats" / "apache-3d.md";
+    o.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases" / "coverage" / "reasons.json";
+    if (!image.empty()) o.image = image;
+    if (!profile.empty()) o.profile = profile;
+    if (!data.empty()) o.data = data;
+    return o;
+}
+
 std::vector<std::filesystem::path> case_files(const std::vector<std::string>& given, bool second_stand_in) {
     std::vector<fs::path> out;
     if (given.empty()) {

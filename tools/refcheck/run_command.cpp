@@ -175,13 +175,7 @@ const Command& run_command() {
                            "Run shard K of N (K/N); GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX also work");
             return [a] {
                 check_out_folder("--out", a->out); // before any work
-                harness::RunOptions o;
-                set_stand_ins(o);
-                o.rules_document = fs::path(REFCHECK_SOURCE_DIR) / "docs" / "formats" / "apache-3d.md";
-                o.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases" / "coverage" / "reasons.json";
-                if (!a->image.empty()) o.image = a->image;
-                if (!a->profile.empty()) o.profile = a->profile;
-                if (!a->data.empty()) o.data = a->data;
+                harness::RunOptions o = run_options(a->image, a->profile, a->data);
                 o.out = a->out;
                 o.jobs = a->jobs;
                 o.shard = parse_shard(a->shard);
