@@ -196,8 +196,14 @@ public:
     std::string describe(Address a) const;
     std::vector<std::string> disassemble(Address a, size_t count) const;
 
-    // Coverage: the block hook records the blocks in the given routines' ranges only.
-    void enable_coverage(std::vector<Routine> routines);
+    // Coverage of the blocks in the given routines' ranges only. CoverageMode::blocks (the default)
+    // records which blocks ran: only block starts not yet covered are hooked, and the hooks are
+    // rebuilt after each call() that covered new blocks (or at the next call after
+    // Coverage::clear()), so a covered block runs without a hook call from the next call on
+    // (within the call that covered it, it stays hooked). CoverageMode::executions hooks every
+    // block and counts each execution. Under a block-hook budget both record from the budget's
+    // hook (one call per block for both).
+    void enable_coverage(std::vector<Routine> routines, CoverageMode mode = CoverageMode::blocks);
     void disable_coverage();
     Coverage& coverage();
 
