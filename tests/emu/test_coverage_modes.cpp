@@ -142,6 +142,20 @@ TEST_F(CoverageModes, CoveredBlocksLeaveTheHooks) {
     EXPECT_EQ(blocks.coverage().blocks().at(entry).hits, 1u); // blocks mode: ran, not how often
 }
 
+// More covered starts than hooks (the machine keeps at most 64): the starts left out are the
+// hottest, the others stay hooked, and nothing is lost or added across the rebuilds.
+TEST_F(CoverageModes, MoreCoveredBlocksThanHooks) {
+    std::vector<Routine> only = routines_named(blocks, {"cover_many"});
+    ASSERT_EQ(only.size(), 1u);
+    blocks.enable_coverage(only);
+    executions.enable_coverage(only, CoverageMode::executions);
+    std::vector<Step> steps;
+    for (uint32_t x : {0u, 0xffffffffu, 0x5555u, 0u, 0xaaaa0000u, 0x12345678u, 0xffffffffu, 0x0f0f0f0fu})
+        steps.push_back({"cover_many", {x}});
+    run_both(steps);
+    EXPECT_GT(blocks.coverage().executed_blocks(), 150u);
+}
+
 // clear() (refcheck mutate's per-input coverage) forgets the blocks: the next call records them
 // again, although they had left the hooks.
 TEST_F(CoverageModes, ClearBringsCoveredBlocksBack) {
@@ -169,7 +183,8 @@ TEST_F(CoverageModes, BudgetStopsLoopingRoutineWithCoverageOn) {
     executions.enable_coverage(all, CoverageMode::executions);
     run_both({{"cover_branch", {0}}}); // hooks rebuilt before the budgeted calls
     for (Machine* m : {&blocks, &executions}) {
-        CallResult r = m->call("spin_forever", Convention::cdecl, {}, CallLimits{100000, 0});
+        // The wall-clock limit is only a backstop: a lost budget fails the test instead of hanging it.
+        CallResult r = m->call("spin_forever", Convention::cdecl, {}, CallLimits{100000, 5000});
         ASSERT_FALSE(r.ok());
         EXPECT_EQ(r.fault->kind, FaultKind::budget_exceeded) << describe(r);
         ASSERT_TRUE(r.instructions);
