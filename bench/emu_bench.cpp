@@ -197,12 +197,12 @@ int main(int argc, char** argv) {
         return guest_mips(m, loops[i].routine, buf, reps, count[i], CallLimits{0, 10000});
     });
     m.enable_coverage(routines_of(m.image()), CoverageMode::executions);
-    row("  + coverage, every execution (CoverageMode::executions)",
+    row("  + coverage, every execution (mode executions)",
         [&](int i) { return guest_mips(m, loops[i].routine, buf, reps, count[i], none); });
     m.enable_coverage(routines_of(m.image()));
-    row("  + coverage, each block once (blocks, the default)",
+    row("  + coverage, each block once (mode blocks, default)",
         [&](int i) { return guest_mips(m, loops[i].routine, buf, reps, count[i], none); });
-    row("  + coverage, blocks, first call after enable_coverage", [&](int i) {
+    row("  + coverage, each block once, first call only", [&](int i) {
         double s = seconds_of([&] {
             m.enable_coverage(routines_of(m.image()));
             CallResult r = m.call(loops[i].routine, Convention::cdecl,
@@ -211,7 +211,7 @@ int main(int argc, char** argv) {
         });
         return static_cast<double>(count[i]) / s / 1e6;
     });
-    row("  + coverage (blocks) and budget (block hook)", [&](int i) {
+    row("  + coverage (each block once) + budget", [&](int i) {
         return guest_mips(m, loops[i].routine, buf, reps, count[i],
                           CallLimits{~0ull >> 1, 0, BudgetMethod::block_hook});
     });

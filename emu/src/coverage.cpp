@@ -32,6 +32,10 @@ void Coverage::set_routines(std::vector<Routine> routines, CoverageMode mode) {
     table_.assign(span_.size(), BlockHits{});
 }
 
+void Coverage::first_run(Address block) {
+    if (mode_ == CoverageMode::blocks) fresh_.push_back(block);
+}
+
 void Coverage::clear() {
     std::fill(table_.begin(), table_.end(), BlockHits{});
     fresh_.clear();

@@ -14,15 +14,19 @@ void on_cover(uc_engine*, uint64_t address, uint32_t size, void* user) {
     if (!impl.trial) impl.coverage.record(static_cast<Address>(address), size);
 }
 
-// The block hook: coverage of the covered routines' blocks, then the instruction budget.
+// The block hook without a budget (CoverageMode::executions): every execution recorded.
+void on_execution(uc_engine*, uint64_t address, uint32_t size, void* user) {
+    auto& impl = *static_cast<Machine::Impl*>(user);
+    if (impl.trial) return;
+    Address start = static_cast<Address>(address);
+    if (impl.in_coverage(start)) impl.coverage.record(start, size);
+}
+
+// The block hook with a budget: coverage of the covered routines' blocks, then the budget.
 void on_block(uc_engine* uc, uint64_t address, uint32_t size, void* user) {
     auto& impl = *static_cast<Machine::Impl*>(user);
     if (impl.trial) return;
     Address start = static_cast<Address>(address);
-    if (!impl.budget_on) {
-        if (impl.coverage_on && impl.in_coverage(start)) impl.coverage.record(start, size); // executions
-        return;
-    }
     Machine::Impl::BlockCount* e = &impl.block_counts[Machine::Impl::block_slot(start)];
     if (e->start != start || e->size != size) {
         impl.count_block(start, size);
@@ -72,17 +76,25 @@ uint32_t Machine::Impl::count_block(Address start, uint32_t size) {
 void Machine::Impl::update_block_hook() {
     const bool blocks_mode = coverage_on && coverage.mode() == CoverageMode::blocks;
     const bool want = budget_on || (coverage_on && !blocks_mode);
+    void* const callback =
+        budget_on ? reinterpret_cast<void*>(on_block) : reinterpret_cast<void*>(on_execution);
     bool flushed = false;
     if (want != (block_hook != 0)) {
         if (want) {
-            uc_hook_add(uc, &block_hook, UC_HOOK_BLOCK, reinterpret_cast<void*>(on_block), this, 1, 0);
+            uc_hook_add(uc, &block_hook, UC_HOOK_BLOCK, callback, this, 1, 0);
         } else {
             uc_hook_del(uc, block_hook);
             block_hook = 0;
         }
         flush_all_translations(); // translated blocks carry (or lack) the block-hook call
         flushed = true;
+    } else if (want && callback != block_callback) {
+        // Another callback over the same range: every block already calls the helper, which looks
+        // the hooks up on each run, so no translation changes.
+        uc_hook_del(uc, block_hook);
+        uc_hook_add(uc, &block_hook, UC_HOOK_BLOCK, callback, this, 1, 0);
     }
+    block_callback = want ? callback : nullptr;
     // While the block hook is on it records coverage itself: the ranged hooks would only add calls.
     update_cover_hooks(blocks_mode && !budget_on, flushed);
 }

@@ -82,9 +82,11 @@ struct Machine::Impl {
     uc_hook interrupt_hook = 0;
     std::unique_ptr<Watchdog> watchdog; // declared after uc: destroyed (joined) before uc_close
 
-    // One block hook over all code (on_block), installed while a block-hook budget is on or
-    // coverage counts executions: it adds up the budget and records coverage in one call per block.
+    // One block hook over all code, installed while a block-hook budget is on (on_block: adds up
+    // the budget and records coverage, one call per block for both) or coverage counts executions
+    // (on_execution without a budget).
     uc_hook block_hook = 0;
+    void* block_callback = nullptr; // on_block with a budget, on_execution without
     bool budget_on = false, coverage_on = false;
     std::vector<Range> coverage_ranges; // merged, sorted: blocks recorded for coverage
     bool in_coverage(Address a) const {

@@ -27,11 +27,15 @@ EXPORT int __cdecl cover_loop(int n, int x) {
         acc ^= (k)*5;
 #define COVER_TEN(k)                                                                                         \
     COVER_STEP(k)                                                                                            \
-    COVER_STEP(k + 1) COVER_STEP(k + 2) COVER_STEP(k + 3) COVER_STEP(k + 4) COVER_STEP(k + 5)                \
-        COVER_STEP(k + 6) COVER_STEP(k + 7) COVER_STEP(k + 8) COVER_STEP(k + 9)
+    COVER_STEP(k + 1)                                                                                        \
+    COVER_STEP(k + 2)                                                                                        \
+    COVER_STEP(k + 3) COVER_STEP(k + 4) COVER_STEP(k + 5) COVER_STEP(k + 6) COVER_STEP(k + 7)                \
+        COVER_STEP(k + 8) COVER_STEP(k + 9)
 EXPORT int __cdecl cover_many(unsigned x) {
     volatile int acc = 1;
     COVER_TEN(0)
-    COVER_TEN(10) COVER_TEN(20) COVER_TEN(30) COVER_TEN(40) COVER_TEN(50) COVER_TEN(60) COVER_TEN(70)
-        COVER_TEN(80) COVER_TEN(90) return acc;
+    COVER_TEN(10)
+    COVER_TEN(20)
+    COVER_TEN(30) COVER_TEN(40) COVER_TEN(50) COVER_TEN(60) COVER_TEN(70) COVER_TEN(80)
+        COVER_TEN(90) return acc;
 }

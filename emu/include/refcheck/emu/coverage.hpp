@@ -56,7 +56,8 @@ public:
         const uint32_t at = block - span_.begin;
         if (at >= table_.size()) return;
         BlockHits& b = table_[at];
-        if (b.hits == 0 && mode_ == CoverageMode::blocks) fresh_.push_back(block);
+        if (b.hits == 0) [[unlikely]]
+            first_run(block);
         b.size = size;
         b.hits += b.hits != UINT32_MAX;
     }
@@ -84,6 +85,7 @@ public:
     void write_drcov(std::ostream& out, const Image& image) const;
 
 private:
+    void first_run(Address block); // out of line: keeps record() small for the every-block hook
     std::vector<Routine> routines_;
     Range span_;
     std::vector<BlockHits> table_; // one slot per byte of the span; hits == 0: never ran
