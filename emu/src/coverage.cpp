@@ -18,8 +18,11 @@ std::vector<Routine> routines_of(const Image& image) {
     return out;
 }
 
-void Coverage::set_routines(std::vector<Routine> routines) {
+void Coverage::set_routines(std::vector<Routine> routines, CoverageMode mode) {
     routines_ = std::move(routines);
+    mode_ = mode;
+    fresh_.clear();
+    ++generation_;
     span_ = {};
     for (const Routine& r : routines_) {
         if (r.range.end <= r.range.begin) continue;
@@ -29,13 +32,24 @@ void Coverage::set_routines(std::vector<Routine> routines) {
     table_.assign(span_.size(), BlockHits{});
 }
 
-void Coverage::clear() { std::fill(table_.begin(), table_.end(), BlockHits{}); }
+void Coverage::first_run(Address block) {
+    if (mode_ == CoverageMode::blocks) fresh_.push_back(block);
+}
+
+void Coverage::clear() {
+    std::fill(table_.begin(), table_.end(), BlockHits{});
+    fresh_.clear();
+    ++generation_;
+}
 
 std::map<Address, BlockHits> Coverage::blocks() const {
     std::map<Address, BlockHits> out;
     for (size_t i = 0; i < table_.size(); ++i)
-        if (table_[i].hits != 0)
-            out.emplace_hint(out.end(), span_.begin + static_cast<Address>(i), table_[i]);
+        if (table_[i].hits != 0) {
+            BlockHits b = table_[i];
+            if (mode_ == CoverageMode::blocks) b.hits = 1; // the count depends on when hooks were rebuilt
+            out.emplace_hint(out.end(), span_.begin + static_cast<Address>(i), b);
+        }
     return out;
 }
 

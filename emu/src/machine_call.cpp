@@ -1,19 +1,43 @@
 // Machine::call: one routine under a convention, an instruction budget and a wall-clock limit.
+#include <iterator>
+
 #include "machine_impl.hpp"
 
 namespace refcheck::emu {
 
 namespace {
 
-// The block hook: coverage of the covered routines' blocks, then the instruction budget.
+// A coverage hook (CoverageMode::blocks): its range holds only blocks that were not covered when
+// the hooks were last built, all inside the coverage ranges.
+void on_cover(uc_engine*, uint64_t address, uint32_t size, void* user) {
+    auto& impl = *static_cast<Machine::Impl*>(user);
+    if (!impl.trial) impl.coverage.record(static_cast<Address>(address), size);
+}
+
+// The block hook without a budget (CoverageMode::executions): every execution recorded.
+void on_execution(uc_engine*, uint64_t address, uint32_t size, void* user) {
+    auto& impl = *static_cast<Machine::Impl*>(user);
+    if (impl.trial) return;
+    Address start = static_cast<Address>(address);
+    if (impl.in_coverage(start)) impl.coverage.record(start, size);
+}
+
+// The block hook with a budget: coverage of the covered routines' blocks, then the budget.
 void on_block(uc_engine* uc, uint64_t address, uint32_t size, void* user) {
     auto& impl = *static_cast<Machine::Impl*>(user);
     if (impl.trial) return;
     Address start = static_cast<Address>(address);
-    if (impl.coverage_on && impl.in_coverage(start)) impl.coverage.record(start, size);
-    if (!impl.budget_on) return;
-    const Machine::Impl::BlockCount& e = impl.block_counts[Machine::Impl::block_slot(start)];
-    uint32_t n = e.start == start && e.size == size ? e.count : impl.count_block(start, size);
+    Machine::Impl::BlockCount* e = &impl.block_counts[Machine::Impl::block_slot(start)];
+    if (e->start != start || e->size != size) {
+        impl.count_block(start, size);
+        e = &impl.block_counts[Machine::Impl::block_slot(start)];
+    }
+    const uint32_t n = e->count;
+    if (impl.coverage_on && e->covered != impl.coverage.generation()) {
+        if (impl.in_coverage(start)) impl.coverage.record(start, size);
+        // CoverageMode::blocks: recorded once per generation (clear() starts a new one) is enough.
+        if (impl.coverage.mode() == CoverageMode::blocks) e->covered = impl.coverage.generation();
+    }
     if (impl.executed + n > impl.budget) {
         impl.record_stop(FaultKind::budget_exceeded,
                          "instruction budget of " + with_commas(impl.budget) + " exceeded after " +
@@ -45,20 +69,116 @@ uint32_t Machine::Impl::count_block(Address start, uint32_t size) {
     uint32_t count = 1;
     if (size <= sizeof code && uc_mem_read(uc, start, code, size) == UC_ERR_OK)
         count = std::max<uint32_t>(1, static_cast<uint32_t>(disassembler.decode({code, size}, start).size()));
-    e = {start, size, count};
+    e = {start, size, count, 0};
     return count;
 }
 
 void Machine::Impl::update_block_hook() {
-    const bool want = budget_on || coverage_on;
-    if (want == (block_hook != 0)) return;
-    if (want) {
-        uc_hook_add(uc, &block_hook, UC_HOOK_BLOCK, reinterpret_cast<void*>(on_block), this, 1, 0);
-    } else {
+    const bool blocks_mode = coverage_on && coverage.mode() == CoverageMode::blocks;
+    const bool want = budget_on || (coverage_on && !blocks_mode);
+    void* const callback =
+        budget_on ? reinterpret_cast<void*>(on_block) : reinterpret_cast<void*>(on_execution);
+    bool flushed = false;
+    if (want != (block_hook != 0)) {
+        if (want) {
+            uc_hook_add(uc, &block_hook, UC_HOOK_BLOCK, callback, this, 1, 0);
+        } else {
+            uc_hook_del(uc, block_hook);
+            block_hook = 0;
+        }
+        flush_all_translations(); // translated blocks carry (or lack) the block-hook call
+        flushed = true;
+    } else if (want && callback != block_callback) {
+        // Another callback over the same range: every block already calls the helper, which looks
+        // the hooks up on each run, so no translation changes.
         uc_hook_del(uc, block_hook);
-        block_hook = 0;
+        uc_hook_add(uc, &block_hook, UC_HOOK_BLOCK, callback, this, 1, 0);
     }
-    flush_all_translations(); // translated blocks carry (or lack) the block-hook call
+    block_callback = want ? callback : nullptr;
+    // While the block hook is on it records coverage itself: the ranged hooks would only add calls.
+    update_cover_hooks(blocks_mode && !budget_on, flushed);
+}
+
+void Machine::Impl::update_cover_hooks(bool want, bool flushed) {
+    auto drop_hooks = [&] {
+        for (uc_hook h : cover_hooks) uc_hook_del(uc, h);
+        cover_hooks.clear();
+    };
+    if (!want) {
+        if (!cover_installed) return;
+        drop_hooks();
+        cover_installed = false;
+        cover_excluded.clear();
+        if (!flushed) flush_all_translations(); // no block keeps a call to a removed hook
+        return;
+    }
+    const bool cleared = coverage.generation() != cover_generation;
+    std::vector<Address> fresh = coverage.take_fresh();
+    if (cover_installed && !cleared && fresh.empty()) return;
+    if (cleared) {
+        covered_starts.clear();
+        cover_generation = coverage.generation();
+    }
+    std::sort(fresh.begin(), fresh.end());
+    const size_t before = covered_starts.size();
+    covered_starts.insert(covered_starts.end(), fresh.begin(), fresh.end());
+    std::inplace_merge(covered_starts.begin(), covered_starts.begin() + static_cast<std::ptrdiff_t>(before),
+                       covered_starts.end());
+    covered_starts.erase(std::unique(covered_starts.begin(), covered_starts.end()), covered_starts.end());
+
+    // Each left-out start splits a range in two: room for max_cover_hooks hooks in all.
+    const size_t room =
+        max_cover_hooks > coverage_ranges.size() ? max_cover_hooks - coverage_ranges.size() : 0;
+    std::vector<Address> excluded = covered_starts;
+    if (excluded.size() > room) {
+        std::stable_sort(excluded.begin(), excluded.end(),
+                         [&](Address a, Address b) { return coverage.recorded(a) > coverage.recorded(b); });
+        excluded.resize(room);
+        std::sort(excluded.begin(), excluded.end());
+    }
+    if (cover_installed && !cleared && excluded == cover_excluded) return;
+
+    // Translations to drop: a start newly left out still carries the hook call (only a cost); after
+    // a clear, a start left out before lacks it and must be translated with it again (correctness).
+    if (!flushed && cover_installed) {
+        auto drop = [&](Address a) {
+            remove_cache({a, a + 1});
+            ++cover_retranslated;
+        };
+        std::vector<Address> changed;
+        std::set_difference(excluded.begin(), excluded.end(), cover_excluded.begin(), cover_excluded.end(),
+                            std::back_inserter(changed));
+        if (cleared)
+            std::set_difference(cover_excluded.begin(), cover_excluded.end(), excluded.begin(),
+                                excluded.end(), std::back_inserter(changed));
+        for (Address a : changed) drop(a);
+        // Removed translations keep their space until a full flush (reclaim_translations): count
+        // a batch of them as one invalidation of everything.
+        if (cover_retranslated >= 512) {
+            cover_retranslated = 0;
+            ++invalidations;
+        }
+    }
+    drop_hooks();
+    for (Range r : coverage_ranges) {
+        Address from = r.begin;
+        auto it = std::lower_bound(excluded.begin(), excluded.end(), r.begin);
+        for (; it != excluded.end() && *it < r.end; ++it) {
+            if (from < *it) add_cover_hook({from, *it});
+            from = *it + 1;
+        }
+        if (from < r.end) add_cover_hook({from, r.end});
+    }
+    if (!flushed && !cover_installed) flush_all_translations(); // blocks translated without the hooks
+    cover_excluded = std::move(excluded);
+    cover_installed = true;
+    ++cover_rebuilds;
+}
+
+void Machine::Impl::add_cover_hook(Range r) {
+    uc_hook h = 0;
+    uc_hook_add(uc, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(on_cover), this, r.begin, r.end - 1);
+    cover_hooks.push_back(h);
 }
 
 void Machine::Impl::set_budget_hook(bool on) {
@@ -108,6 +228,7 @@ CallResult Machine::call(Address address, Convention c, std::span<const uint32_t
     m.running = true;
     uc_err err = uc_emu_start(m.uc, address, sentinel, 0, count);
     m.running = false;
+    if (m.coverage_on) m.update_block_hook(); // blocks covered by this run leave the hooks' ranges
     if (note) {
         note->in_call = 0;
         if (Address stopped = reg(Reg::eip); stopped != sentinel)

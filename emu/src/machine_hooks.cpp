@@ -158,16 +158,16 @@ void Machine::remove_hook(HookId id) {
     impl_->hooks.erase(it);
 }
 
-void Machine::enable_coverage(std::vector<Routine> routines) {
+void Machine::enable_coverage(std::vector<Routine> routines, CoverageMode mode) {
     disable_coverage();
     std::vector<Range> ranges;
     ranges.reserve(routines.size());
     for (const Routine& r : routines) ranges.push_back(r.range);
-    impl_->coverage.set_routines(std::move(routines));
+    impl_->coverage.set_routines(std::move(routines), mode);
     impl_->coverage.clear();
     impl_->coverage_ranges = merged(ranges);
     impl_->coverage_on = true;
-    impl_->update_block_hook(); // the block hook (machine_call.cpp) records the covered ranges' blocks
+    impl_->update_block_hook(); // the hooks (machine_call.cpp) that record the covered ranges' blocks
 }
 
 void Machine::disable_coverage() {

@@ -82,9 +82,11 @@ struct Machine::Impl {
     uc_hook interrupt_hook = 0;
     std::unique_ptr<Watchdog> watchdog; // declared after uc: destroyed (joined) before uc_close
 
-    // One block hook over all code, installed while coverage or a block-hook budget is on (each
-    // flag read per block, so turning one on while the other is already on costs no flush).
+    // One block hook over all code, installed while a block-hook budget is on (on_block: adds up
+    // the budget and records coverage, one call per block for both) or coverage counts executions
+    // (on_execution without a budget).
     uc_hook block_hook = 0;
+    void* block_callback = nullptr; // on_block with a budget, on_execution without
     bool budget_on = false, coverage_on = false;
     std::vector<Range> coverage_ranges; // merged, sorted: blocks recorded for coverage
     bool in_coverage(Address a) const {
@@ -92,7 +94,27 @@ struct Machine::Impl {
                                    [](Address x, const Range& r) { return x < r.begin; });
         return it != coverage_ranges.begin() && (it - 1)->contains(a);
     }
+    // Adds or removes the block hook and the coverage hooks as the budget and coverage need them.
     void update_block_hook();
+
+    // CoverageMode::blocks without the block hook: UC_HOOK_BLOCK hooks (on_cover) over the coverage
+    // ranges minus the start addresses of covered blocks, so a covered block is translated without
+    // a hook call. Unicorn compiles the call into a block only if a hook's range holds the block's
+    // first address; every address not yet a covered block's start stays inside a hook's range.
+    // At most max_cover_hooks hooks (Unicorn walks all of them on each hooked block): past that the
+    // hottest covered starts (recorded most often while hooked) are left out, the rest stay hooked.
+    static constexpr size_t max_cover_hooks = 64;
+    std::vector<uc_hook> cover_hooks;
+    bool cover_installed = false;
+    uint64_t cover_generation = 0;       // Coverage::generation() the hooks were built for
+    std::vector<Address> covered_starts; // sorted: every block recorded since that generation
+    std::vector<Address> cover_excluded; // sorted: the covered starts the hooks leave out
+    uint64_t cover_rebuilds = 0;         // hook sets built (for tests)
+    uint64_t cover_retranslated = 0;     // translations dropped for a rebuild, since the last count
+    // Rebuilds the coverage hooks if blocks were covered (or coverage cleared) since the last
+    // build; `want`: whether they should exist at all; `flushed`: every translation already dropped.
+    void update_cover_hooks(bool want, bool flushed);
+    void add_cover_hook(Range r);
     uint64_t budget = 0;
     uint64_t executed = 0;
     // Instructions per translated block, direct-mapped by start address (decoded once with Capstone).
@@ -100,6 +122,7 @@ struct Machine::Impl {
         Address start = 0;
         uint32_t size = 0;
         uint32_t count = 0;
+        uint64_t covered = 0; // Coverage::generation() the block was recorded in (blocks mode; 0: none)
     };
     static constexpr size_t block_cache_size = 4096;
     std::vector<BlockCount> block_counts = std::vector<BlockCount>(block_cache_size);

@@ -84,10 +84,11 @@ TEST(Coverage, RoutinesFromTheImageSymbols) {
 }
 
 // The table behind record(): one slot per byte of the covered span, hits counted per block start,
-// nothing recorded outside the span, clear() forgets everything.
+// nothing recorded outside the span, clear() forgets everything. (CoverageMode::blocks reports
+// hits as 1: tests/emu/test_coverage_modes.cpp.)
 TEST(Coverage, FlatTableRecordsBlocksInsideTheSpanOnly) {
     Coverage c;
-    c.set_routines({{"b", {0x2000, 0x2040}}, {"a", {0x1000, 0x1010}}});
+    c.set_routines({{"b", {0x2000, 0x2040}}, {"a", {0x1000, 0x1010}}}, CoverageMode::executions);
     EXPECT_EQ(c.span().begin, 0x1000u);
     EXPECT_EQ(c.span().end, 0x2040u);
     c.record(0x1004, 6);

@@ -19,7 +19,9 @@
 //
 // Cost model: the default call path installs no per-instruction and no per-block hook. The shim
 // page has one ranged code hook that fires only when guest code executes there; replace/tap hooks
-// cover one address each; coverage and trace hooks exist only while enabled. Memory watches are
+// cover one address each; coverage and trace hooks exist only while enabled, and coverage's
+// (CoverageMode::blocks) only over block starts not yet covered: a covered block runs without a
+// hook call from the call after the one that covered it (docs/architecture.md, emu/ coverage). Memory watches are
 // the exception: while any watch (or watch_heap_strays) is installed, Unicorn takes its slow path
 // for every guest memory access (about 10x on memory-bound code) — a Unicorn property.
 #pragma once
@@ -60,9 +62,10 @@ struct MachineOptions {
 // How an instruction budget is enforced (only when CallLimits::instruction_budget != 0).
 //  block_hook:    a UC_HOOK_BLOCK over all code adds each block's instruction count (decoded
 //                 once per block with Capstone, cached); the run stops at the first block that
-//                 would exceed the budget. It is the same hook as coverage's (one call per block
-//                 for both): installed while either is on, removed when neither is (flushing the
-//                 translation cache once). The default.
+//                 would exceed the budget. Installed for budgeted calls (adding or removing it
+//                 flushes the translation cache once). While it is on it also records coverage
+//                 (one call per block for both; the ranged coverage hooks are removed meanwhile).
+//                 CoverageMode::executions uses the same hook without a budget. The default.
 //  unicorn_count: uc_emu_start's own `count`, which installs a per-instruction code hook inside
 //                 Unicorn: exact to the instruction, much slower (see emu_bench).
 enum class BudgetMethod : uint8_t { block_hook, unicorn_count };
@@ -196,8 +199,14 @@ public:
     std::string describe(Address a) const;
     std::vector<std::string> disassemble(Address a, size_t count) const;
 
-    // Coverage: the block hook records the blocks in the given routines' ranges only.
-    void enable_coverage(std::vector<Routine> routines);
+    // Coverage of the blocks in the given routines' ranges only. CoverageMode::blocks (the default)
+    // records which blocks ran: only block starts not yet covered are hooked, and the hooks are
+    // rebuilt after each call() that covered new blocks (or at the next call after
+    // Coverage::clear()), so a covered block runs without a hook call from the next call on
+    // (within the call that covered it, it stays hooked). CoverageMode::executions hooks every
+    // block and counts each execution. Under a block-hook budget both record from the budget's
+    // hook (one call per block for both).
+    void enable_coverage(std::vector<Routine> routines, CoverageMode mode = CoverageMode::blocks);
     void disable_coverage();
     Coverage& coverage();
 
