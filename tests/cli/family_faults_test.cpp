@@ -37,7 +37,7 @@ protected:
         const std::string patch = site.where() + ":" + hex_bytes(bytes);
         const Result run = refcheck("run " + common + " --out patched --patch " + patch);
         EXPECT_EQ(run.code, 1) << run.out << run.err;
-        const ojson report = read_json(path("patched/" + name + ".json"));
+        ojson report = read_json(path("patched/" + name + ".json"));
         EXPECT_EQ(report.at("status"), "divergent");
         EXPECT_EQ(report.at("injected").at("patches").at(0).at("where"), site.where());
         return report;

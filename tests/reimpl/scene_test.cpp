@@ -151,7 +151,7 @@ TEST(SceneTerrain, AFaceIsAFlatPolygonOfFullLevelThroughThePartiallyVisibleRouti
 }
 
 TEST(SceneTerrain, InvalidParametersAreRefusedBeforeAnySample) {
-    for (auto change : std::vector<std::function<void(SceneParams&)>>{
+    for (const auto& change : std::vector<std::function<void(SceneParams&)>>{
              [](SceneParams& p) { p.cell_shift = 7; }, [](SceneParams& p) { p.cell_shift = 25; },
              [](SceneParams& p) { p.cell_reach = 16; }, [](SceneParams& p) { p.sea_colour = 256; },
              [](SceneParams& p) { p.band_shift = 32; }}) {

@@ -179,7 +179,7 @@ private:
             if (L.g && at8(obj_, v + L.g) >= m.all) missing = true;
         }
         f_.u64_packets += u64;
-        return size_t(L.h + count * L.v);
+        return size_t(L.h) + size_t(count) * L.v;
     }
 
     int current_ = -1;

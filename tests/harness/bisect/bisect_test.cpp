@@ -37,7 +37,7 @@ const char* kListing = " 0000  00 04 03 01 02 03 00 01  primary   type=4 ...\n"
 fs::path small_case(const std::string& name) {
     const fs::path dir = fs::path(testing::TempDir()) / "bisect-cases";
     fs::create_directories(dir);
-    const fs::path file = dir / (name + ".json");
+    fs::path file = dir / (name + ".json");
     std::ofstream(file) << R"({"schema": "refcheck-case/1", "family": "program",
       "selection": {"records": {"list": [1, 5]}, "views": [{"yaw": 35, "pitch": 25, "distance": 4}],
                     "lights": [[6689, 13377, 6689], [16384, 0, 0]], "states": [0]},

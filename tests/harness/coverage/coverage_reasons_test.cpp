@@ -22,7 +22,7 @@ const RoutineBlocks& find(const std::vector<RoutineBlocks>& rs, const std::strin
 }
 
 fs::path write(const std::string& name, const std::string& text) {
-    const fs::path p = fs::path(testing::TempDir()) / name;
+    fs::path p = fs::path(testing::TempDir()) / name;
     std::ofstream(p, std::ios::binary) << text;
     return p;
 }

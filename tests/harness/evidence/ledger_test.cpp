@@ -42,7 +42,7 @@ std::string error_of(const std::string& text) {
 }
 
 // A case report claiming `rules`, each exercised once unless `unexercised` names it.
-ojson report(const std::string& name, const std::string& status, std::vector<std::string> rules,
+ojson report(const std::string& name, const std::string& status, const std::vector<std::string>& rules,
              const ojson& evidence, const std::vector<std::string>& unexercised = {}) {
     ojson r;
     r["case"] = name;

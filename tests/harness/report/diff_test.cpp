@@ -26,7 +26,7 @@ ojson row(const std::string& name, const std::string& status, std::uint64_t comp
             {"metrics", {{"records", records}}}};
 }
 
-ojson index_of(std::vector<ojson> rows, const std::string& proven_status = "Proven",
+ojson index_of(const std::vector<ojson>& rows, const std::string& proven_status = "Proven",
                std::uint64_t executed = 5) {
     ojson index;
     index["schema"] = kRunIndexSchema;
@@ -55,7 +55,7 @@ ojson index_of(std::vector<ojson> rows, const std::string& proven_status = "Prov
 }
 
 fs::path write(const std::string& name, const ojson& j) {
-    const fs::path dir = fs::path(testing::TempDir()) / "diff" / name;
+    fs::path dir = fs::path(testing::TempDir()) / "diff" / name;
     fs::create_directories(dir);
     write_json(dir / "run.json", j);
     return dir;

@@ -17,7 +17,7 @@ void put(const fs::path& file, const std::string& text) {
 }
 
 fs::path run_folder(const std::string& name) {
-    const fs::path dir = fs::path(testing::TempDir()) / "bench-same-outputs" / name;
+    fs::path dir = fs::path(testing::TempDir()) / "bench-same-outputs" / name;
     fs::remove_all(dir);
     put(dir / "run.json", "{\"status\": \"equivalent\"}\n");
     put(dir / "loader.json", "{\"case\": \"loader\"}\n");

@@ -14,8 +14,7 @@ namespace {
 // scope, however loaded the machine is.
 void spin(std::chrono::steady_clock::duration d) {
     const auto until = std::chrono::steady_clock::now() + d;
-    while (std::chrono::steady_clock::now() < until) {
-    }
+    while (std::chrono::steady_clock::now() < until) {}
 }
 
 std::size_t at(Phase p) { return static_cast<std::size_t>(p); }
