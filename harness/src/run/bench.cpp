@@ -78,8 +78,7 @@ BenchScale scaled_run(const std::vector<fs::path>& case_files, RunOptions option
             m.exit_code = s.problems.empty() ? s.exit_code : 2;
             m.seconds = s.seconds;
             m.events = s.events;
-        } catch (...) {
-        }
+        } catch (...) {}
         rusage self{}, children{};
         getrusage(RUSAGE_SELF, &self);
         getrusage(RUSAGE_CHILDREN, &children);
@@ -174,33 +173,38 @@ std::string bench_text(const BenchResult& r) {
             };
             const double emu = f.phase[static_cast<std::size_t>(Phase::emulation)];
             const double harness = f.phase[static_cast<std::size_t>(Phase::harness)];
-            t += fmt::format("  {:<10} {:>5} {:>11} {:>8.2f} {:>10} {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>9}\n", f.family,
-                             f.cases, f.events, f.seconds, rate(static_cast<double>(f.events), f.seconds),
-                             share(Phase::emulation), share(Phase::reimpl), share(Phase::harness),
+            t += fmt::format("  {:<10} {:>5} {:>11} {:>8.2f} {:>10} {:>6.1f}% {:>6.1f}% {:>6.1f}% {:>9}\n",
+                             f.family, f.cases, f.events, f.seconds,
+                             rate(static_cast<double>(f.events), f.seconds), share(Phase::emulation),
+                             share(Phase::reimpl), share(Phase::harness),
                              emu > 0 ? fmt::format("{:.2f}x", harness / emu) : std::string("-"));
         };
         for (const auto& f : r.families) row(f);
         row(all);
         const double emu = all.phase[static_cast<std::size_t>(Phase::emulation)];
         const double harness = all.phase[static_cast<std::size_t>(Phase::harness)];
-        t += fmt::format("  harness overhead {:.2f}x the emulation time (goal <= 0.30x); peak RSS of this process "
-                         "{:.0f} MB\n",
-                         emu > 0 ? harness / emu : 0.0, static_cast<double>(r.in_process_rss_kb) / 1024);
-        t += "  emulation: inside the original's calls, less the harness's hook callbacks run from inside them;\n"
+        t += fmt::format(
+            "  harness overhead {:.2f}x the emulation time (goal <= 0.30x); peak RSS of this process "
+            "{:.0f} MB\n",
+            emu > 0 ? harness / emu : 0.0, static_cast<double>(r.in_process_rss_kb) / 1024);
+        t += "  emulation: inside the original's calls, less the harness's hook callbacks run from inside "
+             "them;\n"
              "  reimpl: inside the reimplementation's construct/draw/palette/relocate/queue/render calls;\n"
              "  harness: the rest (boot, events converted, aligned and compared, frames, reports).\n";
     }
     if (!r.scaling.empty()) {
         t += "The whole run (refcheck run, reports and all) by workers:\n";
-        t += fmt::format("  {:>4} {:>8} {:>10} {:>8} {:>15} {:>13} {:>9} {:>5}\n", "jobs", "seconds", "events/s",
-                         "speed-up", "coordinator MB", "worker MB", "identical", "exit");
+        t += fmt::format("  {:>4} {:>8} {:>10} {:>8} {:>15} {:>13} {:>9} {:>5}\n", "jobs", "seconds",
+                         "events/s", "speed-up", "coordinator MB", "worker MB", "identical", "exit");
         const double one = r.scaling.front().seconds;
         for (const auto& s : r.scaling)
-            t += fmt::format("  {:>4} {:>8.2f} {:>10} {:>7.2f}x {:>15.0f} {:>13.0f} {:>9} {:>5}\n", s.jobs, s.seconds,
-                             rate(static_cast<double>(s.events), s.seconds), s.seconds > 0 ? one / s.seconds : 0.0,
-                             static_cast<double>(s.coordinator_rss_kb) / 1024,
-                             static_cast<double>(s.worker_rss_kb) / 1024, s.identical ? "yes" : "NO", s.exit_code);
-        t += "  goals: --jobs 2 >= 1.85x --jobs 1; peak RSS <= 1 GiB at any --jobs (the coordinator plus jobs x the\n"
+            t += fmt::format(
+                "  {:>4} {:>8.2f} {:>10} {:>7.2f}x {:>15.0f} {:>13.0f} {:>9} {:>5}\n", s.jobs, s.seconds,
+                rate(static_cast<double>(s.events), s.seconds), s.seconds > 0 ? one / s.seconds : 0.0,
+                static_cast<double>(s.coordinator_rss_kb) / 1024, static_cast<double>(s.worker_rss_kb) / 1024,
+                s.identical ? "yes" : "NO", s.exit_code);
+        t += "  goals: --jobs 2 >= 1.85x --jobs 1; peak RSS <= 1 GiB at any --jobs (the coordinator plus "
+             "jobs x the\n"
              "  largest worker bounds the run's total); outputs byte-identical at every --jobs.\n";
     }
     return t;

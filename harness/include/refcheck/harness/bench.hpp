@@ -44,10 +44,10 @@ struct BenchResult {
 };
 
 struct BenchOptions {
-    unsigned max_jobs = 2;        // scaling from 1 to this many workers
-    std::filesystem::path work;   // the scaling runs' output folders (work/jobs-N), replaced
-    bool scaling = true;          // part 2
-    bool serial = true;           // part 1
+    unsigned max_jobs = 2;      // scaling from 1 to this many workers
+    std::filesystem::path work; // the scaling runs' output folders (work/jobs-N), replaced
+    bool scaling = true;        // part 2
+    bool serial = true;         // part 1
 };
 
 BenchResult bench(const std::vector<std::filesystem::path>& case_files, const RunOptions& options,

@@ -62,7 +62,8 @@ private:
 namespace refcheck::harness {
 
 // f() run in phase `p`: `const auto x = in_phase(Phase::reimpl, [&] { return reimpl::construct(...); });`
-template <class F> decltype(auto) in_phase(Phase p, F&& f) {
+template <class F>
+decltype(auto) in_phase(Phase p, F&& f) {
     const ScopedPhase scope(p);
     return std::forward<F>(f)();
 }
