@@ -169,22 +169,22 @@ std::optional<ojson::json_pointer> first_fraction(const ojson& j) {
         const ojson* node;
         ojson::json_pointer pointer;
     };
-    std::vector<Step> todo;
-    todo.push_back({&j, ojson::json_pointer()});
-    while (!todo.empty()) {
-        Step s = std::move(todo.back());
-        todo.pop_back();
+    std::vector<Step> pending;
+    pending.push_back({&j, ojson::json_pointer()});
+    while (!pending.empty()) {
+        Step s = std::move(pending.back());
+        pending.pop_back();
         if (s.node->is_number_float()) return s.pointer;
-        const std::size_t first = todo.size();
+        const std::size_t first = pending.size();
         if (s.node->is_object()) {
             for (const auto& [k, v] : s.node->items())
-                if (v.is_structured() || v.is_number_float()) todo.push_back({&v, s.pointer / k});
+                if (v.is_structured() || v.is_number_float()) pending.push_back({&v, s.pointer / k});
         } else if (s.node->is_array()) {
             for (std::size_t i = 0; i < s.node->size(); ++i)
                 if (const ojson& v = (*s.node)[i]; v.is_structured() || v.is_number_float())
-                    todo.push_back({&v, s.pointer / i});
+                    pending.push_back({&v, s.pointer / i});
         }
-        std::reverse(todo.begin() + static_cast<std::ptrdiff_t>(first), todo.end()); // document order
+        std::reverse(pending.begin() + static_cast<std::ptrdiff_t>(first), pending.end()); // document order
     }
     return std::nullopt;
 }
