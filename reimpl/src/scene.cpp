@@ -190,8 +190,11 @@ std::vector<SceneStep> SceneRenderer::render(const SceneInput& input, const Mobi
                                              const InstanceOf& instance_of, const TerrainSampler& sampler,
                                              Frame& frame) {
     std::vector<SceneStep> steps;
-    for (const TerrainFace& face : terrain_faces(input, sampler, steps))
-        rasteriser_.draw(terrain_face_event(face), frame);
+    for (const TerrainFace& face : terrain_faces(input, sampler, steps)) {
+        TerrainDrawn drawn{terrain_face_event(face)};
+        rasteriser_.draw(drawn.face, frame);
+        steps.push_back(std::move(drawn));
+    }
     const std::vector<std::uint32_t> queue =
         mobiles.queue(models_, input.camera, input.params.limits); // scene.queue
     steps.push_back(QueueBuilt{queue});

@@ -185,5 +185,94 @@ TEST_F(SceneTest, ShadowPlaneStoredWrongDivergesAtTheFirstShadowDrawOfTheFirstFr
     EXPECT_EQ(d.at("context").at("original_before"), d.at("context").at("reimpl_before"));
 }
 
+// ---- a survivor of refcheck mutate, killed by the terrain_face events -------------------------------
+
+// In draw_triangle, the conditional jump after the test of a vertex's sy against the frame's last
+// row (`cmp ..., 0xc7`): it chooses the completely or the partially visible face routine. Before the
+// scene family compared terrain faces this mutant survived every frame (both routines draw the same
+// pixels on screen); negated, it must diverge at the first terrain face whose choice it changes.
+CodeSite visibility_jump() {
+    bool after = false;
+    return find_instruction("draw_triangle", [&](const emu::Instruction& in) {
+        if (after) return true;
+        after = in.text.starts_with("cmp ") && in.text.ends_with(", 0xc7");
+        return false;
+    });
+}
+
+// The compared index of the first terrain face of frame 0 of the deck script whose routine the
+// negated jump changes: with it, a face is drawn clipped when any vertex has sx off the frame or sy
+// on it (instead of either off it).
+struct FirstChoice {
+    std::size_t index = 0;
+    bool clipped = false; // the reimplementation's choice
+};
+FirstChoice first_changed_choice(const fs::path& case_file) {
+    const harness::Case c = harness::load_case(case_file);
+    const auto models =
+        reimpl::ModelArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN"));
+    const auto textures =
+        reimpl::TextureArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "OBJTEXT.BIN"));
+    const auto palette = reimpl::build_palette(reimpl::read_file_bytes(kSmallData / "3DPAL.RGB"), 3);
+    reimpl::SceneInput in;
+    in.light.direction = {c.lights[0][0], c.lights[0][1], c.lights[0][2]};
+    in.params = {reimpl::Scene{c.scene.cloud_altitude, 64, 0x00300000}, c.scene.cell_shift,
+                 c.scene.cell_reach, c.scene.sea_colour, c.scene.band_shift};
+    const harness::ScenePlan plan = harness::scene_script(c, models, "deck", in.light.direction);
+    in.camera = plan.camera.at(0, c.scene.scripts.front().frames);
+    reimpl::MobileMap map;
+    std::map<std::uint32_t, reimpl::Instance> instances;
+    for (const auto& a : plan.actors) {
+        map.add(reimpl::Mobile{a.id, a.model, a.at(0), a.rotation});
+        instances.emplace(a.id, reimpl::construct(models, a.model, reimpl::Transform{a.at(0), a.rotation}));
+    }
+    reimpl::Frame frame;
+    reimpl::SceneRenderer renderer(models, textures, palette);
+    const auto steps = renderer.render(
+        in, map, [&](std::uint32_t id) { return &instances.at(id); },
+        [&](std::int32_t x, std::int32_t z) { return harness::island_terrain(c.scene.islands, x, z); },
+        frame);
+    std::size_t index = 0;
+    for (const auto& step : steps) {
+        if (const auto* t = std::get_if<reimpl::TerrainDrawn>(&step)) {
+            const bool mutant = std::any_of(t->face.screen.begin(), t->face.screen.end(), [](const auto& p) {
+                const bool sx_off = p.sx < 0 || p.sx > 319, sy_on = p.sy >= 0 && p.sy <= 199;
+                return sx_off || sy_on;
+            });
+            if (mutant != t->face.clipped) return {index, t->face.clipped};
+        }
+        const auto* q = std::get_if<reimpl::QueueBuilt>(&step);
+        index += q ? q->ids.size() : 1; // one event per step, one per queue entry
+    }
+    throw std::runtime_error("no terrain face of frame 0 of the deck script changes its routine");
+}
+
+TEST_F(SceneTest, TerrainFaceRoutineChosenWrongDivergesAtTheFirstFaceItChanges) {
+    const CodeSite site = visibility_jump();
+    ASSERT_EQ(site.bytes.size(), 2u) << site.instruction.text; // a short Jcc
+    ASSERT_EQ(site.bytes[0] & 0xf0, 0x70) << site.instruction.text;
+    std::vector<std::uint8_t> negated = site.bytes;
+    negated[0] ^= 1;
+
+    const fs::path file = write_case("small-scenes", short_scenes(1, {"deck"}));
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const ojson clean_report = read_json(path("clean/small-scenes.json"));
+    EXPECT_GT(clean_report.at("counts").at("by_kind").at("terrain_face").get<int>(), 0);
+    const Result run = refcheck("run " + common + " --out patched --patch '" + site.where() + ":" +
+                                hex_bytes(site.bytes) + "->" + hex_bytes(negated) + "'");
+    ASSERT_EQ(run.code, 1) << run.out << run.err;
+    const ojson report = read_json(path("patched/small-scenes.json"));
+    const FirstChoice expected = first_changed_choice(file);
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("input"), "frame 0");
+    EXPECT_EQ(d.at("kind"), "field_mismatch");
+    EXPECT_EQ(d.at("original_index"), expected.index);
+    EXPECT_EQ(d.at("original").at("kind"), "terrain_face");
+    EXPECT_EQ(d.at("reimpl").at("fields").at("clipped"), expected.clipped);
+    EXPECT_EQ(d.at("original").at("fields").at("clipped"), !expected.clipped);
+}
+
 } // namespace
 } // namespace refcheck::cli_test

@@ -248,8 +248,18 @@ TEST(SceneFrame, CallsFollowTerrainQueueShadowPlanThenObjectsWithDeckShadowsAfte
     Frame frame;
     const auto steps = w.render(in, frame);
     std::vector<std::string> got;
-    for (const auto& step : steps) got.push_back(describe(step));
-    // (2R + 2)² terrain samples, the queue (farthest first), then per caster in queue order a sample,
+    std::size_t faces = 0;
+    for (const auto& step : steps) {
+        if (std::holds_alternative<TerrainDrawn>(step)) {
+            // The terrain's faces come after every sample and before the queue (scene.terrain.cells).
+            EXPECT_EQ(got.size(), 36u) << "a terrain face after " << got.size() << " other steps";
+            ++faces;
+            continue;
+        }
+        got.push_back(describe(step));
+    }
+    EXPECT_GT(faces, 0u);
+    // (2R + 2)² terrain samples (then the terrain faces, checked above), the queue (farthest first), then per caster in queue order a sample,
     // a plane query and (without a receiver) the shadow; then the objects, the deck followed by the
     // shadow that waited for it.
     std::vector<std::string> expected;

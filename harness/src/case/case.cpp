@@ -250,7 +250,7 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
     static const std::set<std::string> kKinds = {
         "archive",       "table",        "texture",     "instance",    "face_draw",      "winding_decision",
         "attached_draw", "control_flow", "frame",       "queue_entry", "receiver_query", "terrain_sample",
-        "scene_queue",   "plane_query",  "object_draw", "shadow_draw", "rejection"};
+        "terrain_face",  "scene_queue",  "plane_query", "object_draw", "shadow_draw",    "rejection"};
     for (const auto& k : c.compares)
         if (!kKinds.count(k))
             fail(file, "\"compares\" names \"" + k + "\", which is not an event kind refcheck compares");
@@ -290,7 +290,8 @@ std::vector<std::string> default_compared_kinds(Family f, bool frames) {
         case Family::Mobile: return {"queue_entry"};
         case Family::Receiver: return {"receiver_query"};
         case Family::Scene:
-            return {"terrain_sample", "scene_queue", "plane_query", "object_draw", "shadow_draw", "frame"};
+            return {"terrain_sample", "terrain_face", "scene_queue", "plane_query",
+                    "object_draw",    "shadow_draw",  "frame"};
     }
     return {};
 }

@@ -54,6 +54,52 @@ EventRecord shadow_event(std::int64_t caster, std::int64_t plane) {
 }
 EventRecord object_event(std::int64_t id) { return event("object_draw", {{"id", id}}); }
 
+// scene.terrain.face: a terrain triangle as the primary face routine is handed it: the packet
+// (type, count, the header bytes after them, the vertex indices), the face level and each face
+// vertex (u, v, level, screen x, y, z), and which routine (clipped: the partially visible one).
+struct TerrainFaceSeen {
+    bool clipped = false;
+    std::int64_t type = 0, face_level = 0;
+    std::vector<std::int64_t> material, vertices, u, v, levels, sx, sy, sz;
+};
+EventRecord terrain_face_event(TerrainFaceSeen f) {
+    EventRecord e = event("terrain_face", {{"material", std::move(f.material)},
+                                           {"clipped", f.clipped},
+                                           {"type", f.type},
+                                           {"vertices", std::move(f.vertices)},
+                                           {"face_level", f.face_level},
+                                           {"u", std::move(f.u)},
+                                           {"v", std::move(f.v)},
+                                           {"vertex_levels", std::move(f.levels)},
+                                           {"screen_x", std::move(f.sx)},
+                                           {"screen_y", std::move(f.sy)},
+                                           {"screen_z", std::move(f.sz)}});
+    return e;
+}
+template <typename T>
+std::vector<std::int64_t> widened(const std::vector<T>& in) {
+    return {in.begin(), in.end()};
+}
+EventRecord terrain_face_event(const events::FaceDraw& d) {
+    TerrainFaceSeen f{d.clipped,
+                      d.type,
+                      d.face_level,
+                      widened(d.material),
+                      widened(d.vertices),
+                      widened(d.u),
+                      widened(d.v),
+                      widened(d.vertex_levels),
+                      {},
+                      {},
+                      {}};
+    for (const auto& p : d.screen) {
+        f.sx.push_back(p.sx);
+        f.sy.push_back(p.sy);
+        f.sz.push_back(p.z);
+    }
+    return terrain_face_event(std::move(f));
+}
+
 std::vector<EventRecord> reimpl_events(const std::vector<reimpl::SceneStep>& steps) {
     std::vector<EventRecord> out;
     for (const auto& step : steps) {
@@ -67,6 +113,8 @@ std::vector<EventRecord> reimpl_events(const std::vector<reimpl::SceneStep>& ste
         if (const auto* d = std::get_if<reimpl::ShadowDrawn>(&step))
             out.push_back(shadow_event(d->caster, d->plane_height));
         if (const auto* o = std::get_if<reimpl::ObjectDrawn>(&step)) out.push_back(object_event(o->id));
+        if (const auto* t = std::get_if<reimpl::TerrainDrawn>(&step))
+            out.push_back(terrain_face_event(t->face));
     }
     return out;
 }
@@ -162,9 +210,31 @@ public:
         o.tap("draw_3d_object_", [this, instance = o.arg("draw_3d_object_", "instance")](emu::Machine& m) {
             keep(object_event(world_->mobile_of(instance.u32(m))));
         });
+        // A face routine called outside an object's or a shadow's draw is a terrain face.
+        for (const char* routine : {"draw_3d_object_", "draw_3d_object_shadow_"}) {
+            o.tap(routine, [this](emu::Machine&) { ++depth_; });
+            o.on_return(routine, [this](emu::Machine&) { depth_ -= depth_ ? 1 : 0; });
+        }
+        off_fv_sx_ = p.offset_of("face_vertex", "sx");
+        off_fv_sy_ = p.offset_of("face_vertex", "sy");
+        off_fv_z_ = p.offset_of("face_vertex", "z");
+        off_fv_u_ = p.offset_of("face_vertex", "u");
+        off_fv_v_ = p.offset_of("face_vertex", "v");
+        off_fv_level_ = p.offset_of("face_vertex", "level");
+        for (const auto& f : p.structs.at("face_vertex")) fv_size_ = std::max(fv_size_, f.offset + f.size);
+        for (const FaceRoutine& f : {kFaceRoutines[0], kFaceRoutines[1]}) { // the primary ones
+            o.tap(f.name,
+                  [this, clipped = f.clipped, packet = o.arg(f.name, "packet"),
+                   vertices = o.arg(f.name, "vertices"), level = o.arg(f.name, "level")](emu::Machine& m) {
+                      if (depth_ == 0) terrain_face(m, clipped, packet.u32(m), vertices.u32(m), level.i32(m));
+                  });
+        }
     }
+    // The image's own packet table decodes the terrain packets (never the reimplementation's).
+    void decode_with(const FaceWitness& witness) { witness_ = &witness; }
     void begin(const SceneWorld& world) {
         world_ = &world;
+        depth_ = 0;
         events_.clear();
         o_.forget_pending_returns();
     }
@@ -176,8 +246,43 @@ private:
         if (o_.admit_event()) events_.push_back(std::move(e));
     }
 
+    void terrain_face(emu::Machine& m, bool clipped, std::uint32_t packet, std::uint32_t fv,
+                      std::int32_t level) {
+        TerrainFaceSeen f;
+        f.clipped = clipped;
+        f.face_level = level;
+        const std::uint8_t type = m.read_u8(packet), count = m.read_u8(packet + 1);
+        f.type = type;
+        if (const PacketKind* kind = witness_ ? witness_->kind(type) : nullptr) {
+            const auto header = m.read_bytes(packet, kind->header);
+            for (std::size_t i = 2; i < header.size(); ++i) f.material.push_back(header[i]);
+            const auto records = m.read_bytes(packet + kind->header, std::size_t{count} * kind->per_vertex);
+            for (std::size_t i = 0; i < count; ++i) f.vertices.push_back(records[i * kind->per_vertex]);
+        }
+        const auto fvs = m.read_bytes(fv, std::size_t{count} * fv_size_);
+        auto word = [&](std::size_t i, std::uint32_t off) {
+            const std::uint8_t* p = fvs.data() + i * fv_size_ + off;
+            return static_cast<std::int32_t>(p[0] | p[1] << 8 | p[2] << 16 |
+                                             static_cast<std::uint32_t>(p[3]) << 24);
+        };
+        for (std::size_t i = 0; i < count; ++i) {
+            f.u.push_back(word(i, off_fv_u_));
+            f.v.push_back(word(i, off_fv_v_));
+            f.levels.push_back(word(i, off_fv_level_));
+            f.sx.push_back(word(i, off_fv_sx_));
+            f.sy.push_back(word(i, off_fv_sy_));
+            f.sz.push_back(word(i, off_fv_z_));
+        }
+        keep(terrain_face_event(std::move(f)));
+    }
+
     Original& o_;
     const SceneWorld* world_ = nullptr;
+    const FaceWitness* witness_ = nullptr;
+    std::uint32_t depth_ = 0;
+    std::uint32_t off_fv_u_ = 0, off_fv_v_ = 0, off_fv_level_ = 0, off_fv_sx_ = 0, off_fv_sy_ = 0,
+                  off_fv_z_ = 0;
+    std::uint32_t fv_size_ = 24;
     std::uint32_t off_id_ = 0, off_terrain_ = 0, off_plane_ = 0, ids_at_ = 0, caster_ = 0;
     std::int32_t terrain_ = 0;
     std::vector<EventRecord> events_;
@@ -267,6 +372,7 @@ public:
           warzone_(c_.warzones.empty() ? 0 : c_.warzones.front()), palette_(boot_palette()),
           renderer_(models_, textures_, palette_), recorder_(o_, c_.scene.islands),
           witness_(o_, all_face_routines()), pixel_flags_(flags_explaining(c_.allow, "pixels")) {
+        recorder_.decode_with(witness_);
         guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
         framebuffer_ = o_.address("framebuffer");
         input_.light.direction = {c_.lights[0][0], c_.lights[0][1], c_.lights[0][2]};

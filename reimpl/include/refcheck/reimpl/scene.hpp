@@ -80,7 +80,13 @@ struct ObjectDrawn {
     std::uint32_t id = 0;
     friend bool operator==(const ObjectDrawn&, const ObjectDrawn&) = default;
 };
-using SceneStep = std::variant<TerrainSample, QueueBuilt, PlaneQuery, ShadowDrawn, ObjectDrawn>;
+// scene.terrain.face: one terrain triangle as the primary face routine is handed it, in drawing order
+// (the rasteriser draws exactly this event).
+struct TerrainDrawn {
+    events::FaceDraw face;
+    friend bool operator==(const TerrainDrawn&, const TerrainDrawn&) = default;
+};
+using SceneStep = std::variant<TerrainSample, QueueBuilt, PlaneQuery, ShadowDrawn, ObjectDrawn, TerrainDrawn>;
 
 // ---- terrain -----------------------------------------------------------------------------------------
 
