@@ -59,6 +59,7 @@ const std::vector<EventKindFields>& event_kinds() {
         {"queue_entry", {{"step", I}, {"index", I}, {"id", I}}},
         {"receiver_query", {{"query", I}, {"caster", I}, {"receiver", I}, {"height", I}}},
         {"terrain_sample", {{"x", I}, {"z", I}, {"height", I}}},
+        {"shadow_face", {{"mesh", I}, {"screen_x", L}, {"screen_y", L}, {"screen_z", L}}},
         {"terrain_face",
          {{"material", L},
           {"clipped", B},

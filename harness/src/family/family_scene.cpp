@@ -171,7 +171,7 @@ private:
 
 class SceneRecorder {
 public:
-    SceneRecorder(Original& o, const std::vector<Island>& islands) : o_(o) {
+    SceneRecorder(Original& o, const std::vector<Island>& islands) : o_(o), face_vertices_(o.profile()) {
         const Profile& p = o.profile();
         off_id_ = p.offset_of("mobile", "id");
         off_terrain_ = p.offset_of("shadow_params", "terrain_height");
@@ -215,13 +215,6 @@ public:
             o.tap(routine, [this](emu::Machine&) { ++depth_; });
             o.on_return(routine, [this](emu::Machine&) { depth_ -= depth_ ? 1 : 0; });
         }
-        off_fv_sx_ = p.offset_of("face_vertex", "sx");
-        off_fv_sy_ = p.offset_of("face_vertex", "sy");
-        off_fv_z_ = p.offset_of("face_vertex", "z");
-        off_fv_u_ = p.offset_of("face_vertex", "u");
-        off_fv_v_ = p.offset_of("face_vertex", "v");
-        off_fv_level_ = p.offset_of("face_vertex", "level");
-        for (const auto& f : p.structs.at("face_vertex")) fv_size_ = std::max(fv_size_, f.offset + f.size);
         for (const FaceRoutine& f : {kFaceRoutines[0], kFaceRoutines[1]}) { // the primary ones
             o.tap(f.name,
                   [this, clipped = f.clipped, packet = o.arg(f.name, "packet"),
@@ -259,20 +252,13 @@ private:
             const auto records = m.read_bytes(packet + kind->header, std::size_t{count} * kind->per_vertex);
             for (std::size_t i = 0; i < count; ++i) f.vertices.push_back(records[i * kind->per_vertex]);
         }
-        const auto fvs = m.read_bytes(fv, std::size_t{count} * fv_size_);
-        auto word = [&](std::size_t i, std::uint32_t off) {
-            const std::uint8_t* p = fvs.data() + i * fv_size_ + off;
-            return static_cast<std::int32_t>(p[0] | p[1] << 8 | p[2] << 16 |
-                                             static_cast<std::uint32_t>(p[3]) << 24);
-        };
-        for (std::size_t i = 0; i < count; ++i) {
-            f.u.push_back(word(i, off_fv_u_));
-            f.v.push_back(word(i, off_fv_v_));
-            f.levels.push_back(word(i, off_fv_level_));
-            f.sx.push_back(word(i, off_fv_sx_));
-            f.sy.push_back(word(i, off_fv_sy_));
-            f.sz.push_back(word(i, off_fv_z_));
-        }
+        FaceVertices fvs = face_vertices_.read(m, fv, count);
+        f.u = std::move(fvs.u);
+        f.v = std::move(fvs.v);
+        f.levels = std::move(fvs.levels);
+        f.sx = std::move(fvs.sx);
+        f.sy = std::move(fvs.sy);
+        f.sz = std::move(fvs.sz);
         keep(terrain_face_event(std::move(f)));
     }
 
@@ -280,9 +266,7 @@ private:
     const SceneWorld* world_ = nullptr;
     const FaceWitness* witness_ = nullptr;
     std::uint32_t depth_ = 0;
-    std::uint32_t off_fv_u_ = 0, off_fv_v_ = 0, off_fv_level_ = 0, off_fv_sx_ = 0, off_fv_sy_ = 0,
-                  off_fv_z_ = 0;
-    std::uint32_t fv_size_ = 24;
+    FaceVertexLayout face_vertices_;
     std::uint32_t off_id_ = 0, off_terrain_ = 0, off_plane_ = 0, ids_at_ = 0, caster_ = 0;
     std::int32_t terrain_ = 0;
     std::vector<EventRecord> events_;

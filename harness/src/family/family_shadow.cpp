@@ -2,6 +2,7 @@
 // with its shadow face routine rasterising into its framebuffer; the reimplementation draws the
 // same instance's shadow into its own frame; the frames are compared pixel for pixel.
 #include "family/families.hpp"
+#include "family/recorder.hpp"
 #include "refcheck/harness/phase.hpp"
 #include "family/placement.hpp"
 #include "report/png.hpp"
@@ -18,6 +19,28 @@ namespace refcheck::harness {
 
 namespace {
 constexpr std::uint32_t kWidth = 320, kHeight = 200;
+
+// abi.shadow_face: one draw_shadow_face_ call, the mesh and each face vertex's screen x, y, z, as
+// the original's routine is handed it and as the reimplementation draws it.
+EventRecord shadow_face_event(std::int64_t mesh, FaceVertices v) {
+    return {"shadow_face",
+            {{"mesh", mesh},
+             {"screen_x", std::move(v.sx)},
+             {"screen_y", std::move(v.sy)},
+             {"screen_z", std::move(v.sz)}},
+            1,
+            0,
+            {}};
+}
+EventRecord shadow_face_event(const reimpl::ShadowFace& f) {
+    FaceVertices v;
+    for (const auto& p : f.screen) {
+        v.sx.push_back(p.sx);
+        v.sy.push_back(p.sy);
+        v.sz.push_back(p.z);
+    }
+    return shadow_face_event(static_cast<std::int64_t>(f.mesh), std::move(v));
+}
 
 std::vector<std::uint8_t> pack_shadow_params(const reimpl::ShadowParams& p) {
     std::vector<std::int32_t> w(p.sun.begin(), p.sun.end());
@@ -77,6 +100,16 @@ void run_shadow(CaseContext& ctx) {
     o.machine().write(identity_at, pack_words(reimpl::kIdentityQ31));
     o.note_ran("draw_3d_object_shadow_");
     o.note_ran("draw_shadow_face_");
+    // Every shadow face the original draws, in order (it still rasterises: the frames are compared too).
+    std::vector<EventRecord> faces;
+    const FaceVertexLayout layout(o.profile());
+    o.tap("draw_shadow_face_",
+          [&, vertices = o.arg("draw_shadow_face_", "vertices"), count = o.arg("draw_shadow_face_", "count"),
+           mesh = o.arg("draw_shadow_face_", "mesh")](emu::Machine& m) {
+              if (!o.admit_event()) return; // past the case's events_per_call: the call is being stopped
+              const std::uint32_t n = std::min<std::uint32_t>(count.u32(m), 256); // the vertex list's bound
+              faces.push_back(shadow_face_event(mesh.u32(m), layout.read(m, vertices.u32(m), n)));
+          });
 
     std::uint64_t frames = 0, differing = 0, drawn = 0, records = 0;
     FramePictures pictures("the first frame with a shadow drawn", 1);
@@ -104,11 +137,17 @@ void run_shadow(CaseContext& ctx) {
                     if (!ctx.selected(input)) continue;
                     o.machine().write(framebuffer,
                                       std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
+                    faces.clear();
                     o.call("draw_3d_object_shadow_", {built.eax, camera_at, params_at, state});
                     const auto original = o.bytes(framebuffer, kWidth * kHeight);
                     reimpl::Frame frame;
-                    in_phase(Phase::reimpl,
-                             [&] { reimpl::draw_shadow(models, root, camera, params, state, frame); });
+                    const auto drawn_faces = in_phase(Phase::reimpl, [&] {
+                        return reimpl::draw_shadow(models, root, camera, params, state, frame);
+                    });
+                    std::vector<EventRecord> reimpl_faces;
+                    for (const auto& f : drawn_faces) reimpl_faces.push_back(shadow_face_event(f));
+                    ctx.comparator.compare(input, faces, reimpl_faces);
+                    ctx.events += faces.size() + reimpl_faces.size();
                     const auto fc =
                         ctx.comparator.compare_frame(input, original, frame.pixels, frame.taint, {}, kWidth);
                     ++frames;

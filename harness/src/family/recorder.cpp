@@ -42,17 +42,35 @@ std::vector<std::string> running_faces(const std::vector<std::string>& run) {
 }
 } // namespace
 
+FaceVertexLayout::FaceVertexLayout(const Profile& p)
+    : u_(p.offset_of("face_vertex", "u")), v_(p.offset_of("face_vertex", "v")),
+      level_(p.offset_of("face_vertex", "level")), sx_(p.offset_of("face_vertex", "sx")),
+      sy_(p.offset_of("face_vertex", "sy")), z_(p.offset_of("face_vertex", "z")) {
+    for (const auto& f : p.structs.at("face_vertex")) size_ = std::max(size_, f.offset + f.size);
+}
+
+FaceVertices FaceVertexLayout::read(const emu::Machine& m, std::uint32_t at, std::size_t count) const {
+    const auto bytes = m.read_bytes(at, count * size_);
+    auto word = [&](std::size_t i, std::uint32_t off) -> std::int64_t {
+        const std::uint8_t* p = bytes.data() + i * size_ + off;
+        return static_cast<std::int32_t>(p[0] | p[1] << 8 | p[2] << 16 |
+                                         static_cast<std::uint32_t>(p[3]) << 24);
+    };
+    FaceVertices out;
+    for (std::size_t i = 0; i < count; ++i) {
+        out.u.push_back(word(i, u_));
+        out.v.push_back(word(i, v_));
+        out.levels.push_back(word(i, level_));
+        out.sx.push_back(word(i, sx_));
+        out.sy.push_back(word(i, sy_));
+        out.sz.push_back(word(i, z_));
+    }
+    return out;
+}
+
 Recorder::Recorder(Original& o, const std::vector<std::string>& run)
-    : o_(o), witness_(o, running_faces(run)) {
+    : o_(o), witness_(o, running_faces(run)), face_vertices_(o.profile()) {
     const Profile& p = o.profile();
-    off_fv_sx_ = p.offset_of("face_vertex", "sx");
-    off_fv_sy_ = p.offset_of("face_vertex", "sy");
-    off_fv_z_ = p.offset_of("face_vertex", "z");
-    off_fv_u_ = p.offset_of("face_vertex", "u");
-    off_fv_v_ = p.offset_of("face_vertex", "v");
-    off_fv_level_ = p.offset_of("face_vertex", "level");
-    fv_size_ = 24;
-    for (const auto& f : p.structs.at("face_vertex")) fv_size_ = std::max(fv_size_, f.offset + f.size);
     off_inst_record_ = p.offset_of("instance", "model_id");
     off_inst_model_ = p.offset_of("instance", "model");
     off_inst_position_ = p.offset_of("instance", "pos");
@@ -130,7 +148,7 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
     const std::uint8_t count = m.read_u8(packet + 1);
     // Decoded with the image's own packet table (FaceWitness::kind), never the reimplementation's.
     const PacketKind* kind = witness_.kind(type);
-    std::vector<std::int64_t> material, vertices, u, v, vertex_normals, levels, sx, sy, sz;
+    std::vector<std::int64_t> material, vertices, vertex_normals;
     std::int64_t texture = -1, face_normal = -1;
     if (kind) {
         const auto header = m.read_bytes(packet, kind->header);
@@ -144,20 +162,7 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
             if (kind->gouraud) vertex_normals.push_back(r[kind->gouraud]);
         }
     }
-    const auto fvs = m.read_bytes(fv, std::size_t{count} * fv_size_);
-    auto word = [&](std::size_t i, std::uint32_t off) {
-        const std::uint8_t* p = fvs.data() + i * fv_size_ + off;
-        return static_cast<std::int32_t>(p[0] | p[1] << 8 | p[2] << 16 |
-                                         static_cast<std::uint32_t>(p[3]) << 24);
-    };
-    for (std::size_t i = 0; i < count; ++i) {
-        u.push_back(word(i, off_fv_u_));
-        v.push_back(word(i, off_fv_v_));
-        levels.push_back(word(i, off_fv_level_));
-        sx.push_back(word(i, off_fv_sx_));
-        sy.push_back(word(i, off_fv_sy_));
-        sz.push_back(word(i, off_fv_z_));
-    }
+    FaceVertices fvs = face_vertices_.read(m, fv, count);
     EventRecord e;
     e.kind = "face_draw";
     e.fields = {{"record", std::int64_t{top.record}},
@@ -170,15 +175,15 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
                 {"material", std::move(material)},
                 {"vertices", std::move(vertices)},
                 {"texture", texture},
-                {"u", std::move(u)},
-                {"v", std::move(v)},
+                {"u", std::move(fvs.u)},
+                {"v", std::move(fvs.v)},
                 {"face_normal", face_normal},
                 {"vertex_normals", std::move(vertex_normals)},
                 {"face_level", std::int64_t{face_level}},
-                {"vertex_levels", std::move(levels)},
-                {"screen_x", std::move(sx)},
-                {"screen_y", std::move(sy)},
-                {"screen_z", std::move(sz)}};
+                {"vertex_levels", std::move(fvs.levels)},
+                {"screen_x", std::move(fvs.sx)},
+                {"screen_y", std::move(fvs.sy)},
+                {"screen_z", std::move(fvs.sz)}};
     e.key_fields = 3;
     e.excuses = witness_.witness(packet, fv, face_level);
     push(std::move(e));

@@ -28,6 +28,19 @@ inline constexpr FaceRoutine kFaceRoutines[] = {
     {"draw_partially_visible_secondary_face_", true},
 };
 
+// The face_vertex array a face routine is handed, read by the profile's layout (abi.structs).
+struct FaceVertices {
+    std::vector<std::int64_t> u, v, levels, sx, sy, sz;
+};
+class FaceVertexLayout {
+public:
+    explicit FaceVertexLayout(const Profile& profile);
+    FaceVertices read(const emu::Machine& m, std::uint32_t at, std::size_t count) const;
+
+private:
+    std::uint32_t u_ = 0, v_ = 0, level_ = 0, sx_ = 0, sy_ = 0, z_ = 0, size_ = 24;
+};
+
 class Recorder {
 public:
     // Face routines named in `run` are tapped so they rasterise (frames); the others are replaced.
@@ -63,7 +76,7 @@ private:
 
     Original& o_;
     FaceWitness witness_;
-    std::uint32_t off_fv_u_, off_fv_v_, off_fv_level_, off_fv_sx_, off_fv_sy_, off_fv_z_, fv_size_;
+    FaceVertexLayout face_vertices_;
     std::uint32_t off_inst_record_, off_inst_model_, off_inst_position_, off_inst_rotation_, off_inst_child_;
     std::vector<Frame> frames_;
     std::vector<std::int64_t> slots_;
