@@ -103,14 +103,8 @@ CodeSite plane_store() {
     throw std::runtime_error("no store of shadow_plane_height_'s result found");
 }
 
-// Frame 0 of the deck script drawn by the reimplementation as a run draws it: the index of the
-// first shadow draw in the compared stream, its caster and plane.
-struct FirstShadow {
-    std::size_t index = 0;
-    std::uint32_t caster = 0;
-    std::int32_t plane = 0;
-};
-FirstShadow first_shadow_of_deck(const fs::path& case_file) {
+// Frame 0 of the deck script as the reimplementation draws it in a run: its scene steps, in order.
+std::vector<reimpl::SceneStep> deck_frame_0(const fs::path& case_file) {
     const harness::Case c = harness::load_case(case_file);
     const auto models =
         reimpl::ModelArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN"));
@@ -135,6 +129,18 @@ FirstShadow first_shadow_of_deck(const fs::path& case_file) {
         in, map, [&](std::uint32_t id) { return &instances.at(id); },
         [&](std::int32_t x, std::int32_t z) { return harness::island_terrain(c.scene.islands, x, z); },
         frame);
+    return steps;
+}
+
+// Frame 0 of the deck script drawn by the reimplementation as a run draws it: the index of the
+// first shadow draw in the compared stream, its caster and plane.
+struct FirstShadow {
+    std::size_t index = 0;
+    std::uint32_t caster = 0;
+    std::int32_t plane = 0;
+};
+FirstShadow first_shadow_of_deck(const fs::path& case_file) {
+    const auto steps = deck_frame_0(case_file);
     std::size_t index = 0;
     for (const auto& step : steps) {
         if (const auto* d = std::get_if<reimpl::ShadowDrawn>(&step))
@@ -208,30 +214,7 @@ struct FirstChoice {
     bool clipped = false; // the reimplementation's choice
 };
 FirstChoice first_changed_choice(const fs::path& case_file) {
-    const harness::Case c = harness::load_case(case_file);
-    const auto models =
-        reimpl::ModelArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "3DOBJS.BIN"));
-    const auto textures =
-        reimpl::TextureArchive::parse(reimpl::read_file_bytes(kSmallData / "3DDATA" / "OBJTEXT.BIN"));
-    const auto palette = reimpl::build_palette(reimpl::read_file_bytes(kSmallData / "3DPAL.RGB"), 3);
-    reimpl::SceneInput in;
-    in.light.direction = {c.lights[0][0], c.lights[0][1], c.lights[0][2]};
-    in.params = {reimpl::Scene{c.scene.cloud_altitude, 64, 0x00300000}, c.scene.cell_shift,
-                 c.scene.cell_reach, c.scene.sea_colour, c.scene.band_shift};
-    const harness::ScenePlan plan = harness::scene_script(c, models, "deck", in.light.direction);
-    in.camera = plan.camera.at(0, c.scene.scripts.front().frames);
-    reimpl::MobileMap map;
-    std::map<std::uint32_t, reimpl::Instance> instances;
-    for (const auto& a : plan.actors) {
-        map.add(reimpl::Mobile{a.id, a.model, a.at(0), a.rotation});
-        instances.emplace(a.id, reimpl::construct(models, a.model, reimpl::Transform{a.at(0), a.rotation}));
-    }
-    reimpl::Frame frame;
-    reimpl::SceneRenderer renderer(models, textures, palette);
-    const auto steps = renderer.render(
-        in, map, [&](std::uint32_t id) { return &instances.at(id); },
-        [&](std::int32_t x, std::int32_t z) { return harness::island_terrain(c.scene.islands, x, z); },
-        frame);
+    const auto steps = deck_frame_0(case_file);
     std::size_t index = 0;
     for (const auto& step : steps) {
         if (const auto* t = std::get_if<reimpl::TerrainDrawn>(&step)) {
@@ -272,6 +255,34 @@ TEST_F(SceneTest, TerrainFaceRoutineChosenWrongDivergesAtTheFirstFaceItChanges) 
     EXPECT_EQ(d.at("original").at("kind"), "terrain_face");
     EXPECT_EQ(d.at("reimpl").at("fields").at("clipped"), expected.clipped);
     EXPECT_EQ(d.at("original").at("fields").at("clipped"), !expected.clipped);
+}
+
+// ---- the parameter limits (coverage-scene-limits-high): a validity test moved by one -------------
+
+TEST_F(SceneTest, CellShiftLimitMovedByOneFailsTheHighLimitsCase) {
+    // scene.params.valid's cell_shift <= 24, compiled as (cell_shift - 8) <= 16: `cmp REG, 0x10`.
+    const CodeSite site = find_instruction("draw_scene_body", [](const emu::Instruction& in) {
+        return in.text.starts_with("cmp ") && in.text.ends_with(", 0x10");
+    });
+    ASSERT_EQ(site.bytes.back(), 0x10) << site.instruction.text; // an imm8 compare
+    std::vector<std::uint8_t> moved = site.bytes;
+    moved.back() = 0x0f; // cell_shift <= 23
+    const std::string common =
+        quote(shipped_case("coverage-scene-limits-high")) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const Result run = refcheck("run " + common + " --out patched --patch '" + site.where() + ":" +
+                                hex_bytes(site.bytes) + "->" + hex_bytes(moved) + "'");
+    EXPECT_EQ(run.code, 1) << run.out << run.err;
+    const ojson report = read_json(path("patched/coverage-scene-limits-high.json"));
+    EXPECT_EQ(report.at("status"), "divergent");
+    // The original refuses the case's cell_shift of 24: its draw_scene_ returned 1 (invalid), and the
+    // case stops there.
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("kind"), "original_fault") << d.dump();
+    EXPECT_EQ(d.at("original").at("fields").at("fault"), "returned_failure") << d.dump();
+    EXPECT_TRUE(d.at("original").at("fields").at("routine").get<std::string>().starts_with("draw_scene_"))
+        << d.dump();
 }
 
 } // namespace
