@@ -60,7 +60,8 @@ EventRecord object_event(std::int64_t id) { return event("object_draw", {{"id", 
 struct TerrainFaceSeen {
     bool clipped = false;
     std::int64_t type = 0, face_level = 0;
-    std::vector<std::int64_t> material, vertices, u, v, levels, sx, sy, sz;
+    std::vector<std::int64_t> material, vertices;
+    FaceVertices at; // u, v, level, screen x, y, z per vertex
 };
 EventRecord terrain_face_event(TerrainFaceSeen f) {
     EventRecord e = event("terrain_face", {{"material", std::move(f.material)},
@@ -68,12 +69,12 @@ EventRecord terrain_face_event(TerrainFaceSeen f) {
                                            {"type", f.type},
                                            {"vertices", std::move(f.vertices)},
                                            {"face_level", f.face_level},
-                                           {"u", std::move(f.u)},
-                                           {"v", std::move(f.v)},
-                                           {"vertex_levels", std::move(f.levels)},
-                                           {"screen_x", std::move(f.sx)},
-                                           {"screen_y", std::move(f.sy)},
-                                           {"screen_z", std::move(f.sz)}});
+                                           {"u", std::move(f.at.u)},
+                                           {"v", std::move(f.at.v)},
+                                           {"vertex_levels", std::move(f.at.levels)},
+                                           {"screen_x", std::move(f.at.sx)},
+                                           {"screen_y", std::move(f.at.sy)},
+                                           {"screen_z", std::move(f.at.sz)}});
     return e;
 }
 template <typename T>
@@ -81,23 +82,10 @@ std::vector<std::int64_t> widened(const std::vector<T>& in) {
     return {in.begin(), in.end()};
 }
 EventRecord terrain_face_event(const events::FaceDraw& d) {
-    TerrainFaceSeen f{d.clipped,
-                      d.type,
-                      d.face_level,
-                      widened(d.material),
-                      widened(d.vertices),
-                      widened(d.u),
-                      widened(d.v),
-                      widened(d.vertex_levels),
-                      {},
-                      {},
-                      {}};
-    for (const auto& p : d.screen) {
-        f.sx.push_back(p.sx);
-        f.sy.push_back(p.sy);
-        f.sz.push_back(p.z);
-    }
-    return terrain_face_event(std::move(f));
+    FaceVertices at = screen_vertices(d.screen);
+    at.u = widened(d.u), at.v = widened(d.v), at.levels = widened(d.vertex_levels);
+    return terrain_face_event(
+        {d.clipped, d.type, d.face_level, widened(d.material), widened(d.vertices), std::move(at)});
 }
 
 std::vector<EventRecord> reimpl_events(const std::vector<reimpl::SceneStep>& steps) {
@@ -252,13 +240,7 @@ private:
             const auto records = m.read_bytes(packet + kind->header, std::size_t{count} * kind->per_vertex);
             for (std::size_t i = 0; i < count; ++i) f.vertices.push_back(records[i * kind->per_vertex]);
         }
-        FaceVertices fvs = face_vertices_.read(m, fv, count);
-        f.u = std::move(fvs.u);
-        f.v = std::move(fvs.v);
-        f.levels = std::move(fvs.levels);
-        f.sx = std::move(fvs.sx);
-        f.sy = std::move(fvs.sy);
-        f.sz = std::move(fvs.sz);
+        f.at = face_vertices_.read(m, fv, count);
         keep(terrain_face_event(std::move(f)));
     }
 

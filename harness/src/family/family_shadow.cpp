@@ -33,13 +33,7 @@ EventRecord shadow_face_event(std::int64_t mesh, FaceVertices v) {
             {}};
 }
 EventRecord shadow_face_event(const reimpl::ShadowFace& f) {
-    FaceVertices v;
-    for (const auto& p : f.screen) {
-        v.sx.push_back(p.sx);
-        v.sy.push_back(p.sy);
-        v.sz.push_back(p.z);
-    }
-    return shadow_face_event(static_cast<std::int64_t>(f.mesh), std::move(v));
+    return shadow_face_event(static_cast<std::int64_t>(f.mesh), screen_vertices(f.screen));
 }
 
 std::vector<std::uint8_t> pack_shadow_params(const reimpl::ShadowParams& p) {

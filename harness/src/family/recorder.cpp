@@ -42,6 +42,16 @@ std::vector<std::string> running_faces(const std::vector<std::string>& run) {
 }
 } // namespace
 
+FaceVertices screen_vertices(const std::vector<events::ScreenVertex>& screen) {
+    FaceVertices out;
+    for (const auto& p : screen) {
+        out.sx.push_back(p.sx);
+        out.sy.push_back(p.sy);
+        out.sz.push_back(p.z);
+    }
+    return out;
+}
+
 FaceVertexLayout::FaceVertexLayout(const Profile& p)
     : u_(p.offset_of("face_vertex", "u")), v_(p.offset_of("face_vertex", "v")),
       level_(p.offset_of("face_vertex", "level")), sx_(p.offset_of("face_vertex", "sx")),

@@ -32,6 +32,8 @@ inline constexpr FaceRoutine kFaceRoutines[] = {
 struct FaceVertices {
     std::vector<std::int64_t> u, v, levels, sx, sy, sz;
 };
+// The screen x, y, z of the reimplementation's vertices in the same shape (u, v, levels empty).
+FaceVertices screen_vertices(const std::vector<events::ScreenVertex>& screen);
 class FaceVertexLayout {
 public:
     explicit FaceVertexLayout(const Profile& profile);
