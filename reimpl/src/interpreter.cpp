@@ -22,9 +22,12 @@ public:
     void winding(const Instruction& in, std::int32_t w) override;
     void face(const Instruction& in, const Packet& packet) override;
     void control(const Instruction& in, std::uint32_t value, std::int32_t taken, std::int64_t target,
-                 std::uint32_t next) override;
+                 std::int64_t next) override;
     void attach(const Instruction& in, std::uint8_t slot) override;
     [[noreturn]] void fail(std::uint32_t at, std::string_view detail) override;
+    void reached_invalid(const Instruction& in, std::string_view why, bool ends_draw) override {
+        interpreter_.stops_.push_back({record_.index, in.offset, std::string(why), ends_draw});
+    }
 
 private:
     void prepare_vertices();
@@ -93,7 +96,7 @@ void ModelDraw::face(const Instruction& in, const Packet& packet) {
 }
 
 void ModelDraw::control(const Instruction& in, std::uint32_t value, std::int32_t taken, std::int64_t target,
-                        std::uint32_t next) {
+                        std::int64_t next) {
     sink_.emit(events::ControlFlow{static_cast<std::int32_t>(record_.index), path_, in.offset,
                                    static_cast<std::uint8_t>(in.opcode), value, taken, target, next});
 }
@@ -116,7 +119,8 @@ Interpreter::Interpreter(const ModelArchive& models, const TextureArchive& textu
 const Program& Interpreter::program(std::uint32_t record) {
     auto it = programs_.find(record);
     if (it == programs_.end())
-        it = programs_.emplace(record, decode_program(models_, record, &textures_)).first;
+        it = programs_.emplace(record, decode_program(models_, record, &textures_, options_.invalid_data))
+                 .first;
     return it->second;
 }
 

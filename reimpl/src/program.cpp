@@ -31,6 +31,7 @@ std::optional<std::uint16_t> Packet::texture() const {
 }
 
 std::optional<std::uint32_t> Instruction::next() const {
+    if (invalid) return std::nullopt;
     struct Visitor {
         const Instruction& in;
         std::optional<std::uint32_t> operator()(const FaceOperands&) const { return in.offset + in.size; }
@@ -45,6 +46,7 @@ std::optional<std::uint32_t> Instruction::next() const {
 }
 
 std::vector<std::uint32_t> Instruction::branches() const {
+    if (invalid) return {};
     struct Visitor {
         std::vector<std::uint32_t> operator()(const FaceOperands&) const { return {}; }
         std::vector<std::uint32_t> operator()(const PlaneOperands& o) const { return {o.front, o.back}; }

@@ -1,6 +1,7 @@
 // decode_program: the checked decoder shared by the interpreter and the disassembler.
 #include <fmt/format.h>
 
+#include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/program.hpp"
 
 namespace refcheck::reimpl {
@@ -8,9 +9,12 @@ namespace {
 
 class ProgramDecoder {
 public:
-    ProgramDecoder(const ModelRecord& record, const ByteReader& reader, const TextureArchive* textures)
-        : record_(record), reader_(reader), textures_(textures) {
+    ProgramDecoder(const ModelRecord& record, const ByteReader& reader, const TextureArchive* textures,
+                   InvalidData invalid)
+        : record_(record), reader_(reader), textures_(textures),
+          stop_there_(invalid == InvalidData::StopThere) {
         program_.record = record.index;
+        program_.invalid_data = invalid;
         program_.base = record.absolute(record.header.program);
         program_.limit = static_cast<std::uint32_t>(record.extent.size() - record.header.program);
     }
@@ -18,7 +22,7 @@ public:
     Program run() {
         if (record_.header.program == 0) return std::move(program_);
         decode_reachable();
-        check_acyclic();
+        if (!stop_there_) check_acyclic(); // StopThere: the walk's step budget ends a cycle
         return std::move(program_);
     }
 
@@ -55,7 +59,7 @@ private:
     }
 
     void check_vertex(std::uint32_t at, std::uint8_t index) const {
-        if (index >= record_.vertices.size()) {
+        if (!stop_there_ && index >= record_.vertices.size()) { // StopThere: the walk takes it as behind
             fail(at, fmt::format("vertex index {} is past the vertex list ({} vertices)", index,
                                  record_.vertices.size()));
         }
@@ -63,6 +67,7 @@ private:
 
     Packet decode_packet(std::uint32_t at) const;
     Instruction decode_instruction(std::uint32_t at) const;
+    Instruction decode_or_stop(std::uint32_t at) const;
     Operands decode_operands(Opcode op, std::uint32_t at) const;
     FaceOperands decode_secondary(std::uint32_t at) const;
     SelectOperands decode_select(std::uint32_t at) const;
@@ -75,6 +80,7 @@ private:
     const ModelRecord& record_;
     const ByteReader& reader_;
     const TextureArchive* textures_;
+    bool stop_there_;
     Program program_;
 };
 
@@ -203,15 +209,34 @@ Instruction ProgramDecoder::decode_instruction(std::uint32_t at) const {
     return in;
 }
 
+// StopThere: an instruction that does not decode is kept as an invalid one, with the reason.
+Instruction ProgramDecoder::decode_or_stop(std::uint32_t at) const {
+    if (!stop_there_) return decode_instruction(at);
+    try {
+        return decode_instruction(at);
+    } catch (const FormatError& e) {
+        Instruction in;
+        in.offset = at;
+        in.size = 1;
+        if (at < program_.limit) {
+            const std::uint8_t byte = reader_.u8(program_.base + at);
+            in.bytes = {byte};
+            if (byte < kOpcodeCount) in.opcode = static_cast<Opcode>(byte);
+        }
+        in.invalid = e.what();
+        return in;
+    }
+}
+
 void ProgramDecoder::decode_reachable() {
     std::vector<std::uint32_t> pending{0};
     while (!pending.empty()) {
         const std::uint32_t at = pending.back();
         pending.pop_back();
         if (program_.instructions.count(at) != 0) continue;
-        Instruction in = decode_instruction(at);
+        Instruction in = decode_or_stop(at);
         const auto next = in.next();
-        if (next && *next >= program_.limit)
+        if (next && *next >= program_.limit && !stop_there_) // StopThere: decoding there stops
             fail(at, "the program runs past the end of the record without a return");
         const auto branches = in.branches();
         for (auto it = branches.rbegin(); it != branches.rend(); ++it) pending.push_back(*it);
@@ -259,12 +284,14 @@ void ProgramDecoder::check_acyclic() const {
 
 } // namespace
 
-Program decode_program(const ModelRecord& record, const ByteReader& reader, const TextureArchive* textures) {
-    return ProgramDecoder(record, reader, textures).run();
+Program decode_program(const ModelRecord& record, const ByteReader& reader, const TextureArchive* textures,
+                       InvalidData invalid) {
+    return ProgramDecoder(record, reader, textures, invalid).run();
 }
 
-Program decode_program(const ModelArchive& archive, std::uint32_t record, const TextureArchive* textures) {
-    return decode_program(archive.record(record), archive.reader(record), textures);
+Program decode_program(const ModelArchive& archive, std::uint32_t record, const TextureArchive* textures,
+                       InvalidData invalid) {
+    return decode_program(archive.record(record), archive.reader(record), textures, invalid);
 }
 
 } // namespace refcheck::reimpl

@@ -23,13 +23,18 @@ public:
     // op 0 with every vertex in front; op 1 when the last winding is >= 0 and every vertex is in front.
     virtual void face(const Instruction& in, const Packet& packet) = 0;
     // ops 3, 4, 5: the state value tested, the branch taken (-1: none) and its target (-1: none).
-    // `next`: the program offset the walk goes to next (the branch executed, else the continuation).
+    // `next`: the program offset the walk goes to next (the branch executed, else the continuation;
+    // events::ControlFlow::kStops when the switch ends the draw, InvalidData::StopThere only).
     virtual void control(const Instruction&, std::uint32_t /*value*/, std::int32_t /*taken*/,
-                         std::int64_t /*target*/, std::uint32_t /*next*/) {}
+                         std::int64_t /*target*/, std::int64_t /*next*/) {}
     // op 6 (the walk continues after it when this returns).
     virtual void attach(const Instruction& in, std::uint8_t slot) = 0;
     // A program the walk cannot finish (nesting or step budget exceeded); must throw.
     [[noreturn]] virtual void fail(std::uint32_t offset, std::string_view detail) = 0;
+    // InvalidData::StopThere: the walk reached invalid data at `in`, described by `why`: when
+    // `ends_draw`, the instruction's own, nesting past 32 or the step budget, and nothing after it
+    // runs; otherwise a vertex index past the list, taken as behind.
+    virtual void reached_invalid(const Instruction& /*in*/, std::string_view /*why*/, bool /*ends_draw*/) {}
 };
 
 // Runs `program` over the projected vertices `screen` (indices already checked by the decoder).

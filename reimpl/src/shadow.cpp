@@ -69,6 +69,9 @@ public:
     void face(const Instruction& in, const Packet& packet) override;
     void attach(const Instruction& in, std::uint8_t slot) override;
     [[noreturn]] void fail(std::uint32_t at, std::string_view detail) override;
+    void reached_invalid(const Instruction& in, std::string_view why, bool ends_draw) override {
+        renderer_.note_stop({record_.index, in.offset, std::string(why), ends_draw});
+    }
 
 private:
     void prepare_vertices();
@@ -181,7 +184,8 @@ std::uint32_t shadow_geometry(const ModelArchive& archive, std::uint32_t model) 
 
 const Program& ShadowRenderer::program(std::uint32_t record) {
     auto it = programs_.find(record);
-    if (it == programs_.end()) it = programs_.emplace(record, decode_program(archive_, record)).first;
+    if (it == programs_.end())
+        it = programs_.emplace(record, decode_program(archive_, record, nullptr, invalid_)).first;
     return it->second;
 }
 

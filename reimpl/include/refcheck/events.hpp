@@ -142,8 +142,10 @@ struct ControlFlow {
     std::uint32_t value = 0;
     std::int32_t taken = 0;
     std::int64_t target = -1;
-    std::uint32_t next =
-        0; // program offset the walk goes to next: the branch executed, else the continuation
+    // The program offset the walk goes to next: the branch executed, else the continuation;
+    // kStops when the switch ends the model's draw (invalid data, valid.program.stop).
+    std::int64_t next = 0;
+    static constexpr std::int64_t kStops = -1;
     friend bool operator==(const ControlFlow&, const ControlFlow&) = default;
 };
 

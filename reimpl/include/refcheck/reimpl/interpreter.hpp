@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "refcheck/events.hpp"
@@ -23,6 +24,9 @@ inline constexpr std::uint32_t kMaxSteps = 65536; // op.steps
 
 struct DrawOptions {
     bool gouraud = true; // light.gouraud (the stand-in's gouraud_enabled)
+    // Refuse: invalid program data is a FormatError. StopThere: the stand-in's reaction, for the
+    // hostile cases (see InvalidData); where each draw stopped is kept (take_stops).
+    InvalidData invalid_data = InvalidData::Refuse;
 };
 
 struct DrawInput {
@@ -46,6 +50,8 @@ public:
     const ModelArchive& models() const { return models_; }
     const TextureArchive& textures() const { return textures_; }
     const DrawOptions& options() const { return options_; }
+    // InvalidData::StopThere: where the draws since the last call stopped, in order.
+    std::vector<ProgramStop> take_stops() { return std::exchange(stops_, {}); }
 
 private:
     friend class ModelDraw;
@@ -56,6 +62,7 @@ private:
     const TextureArchive& textures_;
     DrawOptions options_;
     std::map<std::uint32_t, Program> programs_;
+    std::vector<ProgramStop> stops_;
 };
 
 } // namespace refcheck::reimpl

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -83,6 +84,11 @@ struct Instruction {
     Opcode opcode = Opcode::Return;
     Operands operands;
     std::vector<std::uint8_t> bytes; // the instruction's bytes as stored
+    // InvalidData::StopThere only: why this instruction is invalid data (its decoder's FormatError
+    // message). `bytes` then holds its opcode byte alone (none past the record's end), `opcode` is
+    // that byte's when it is below 8 (Return otherwise) and it has no next nor branches: the walk
+    // stops at it (valid.program.stop).
+    std::optional<std::string> invalid;
 
     // Where execution goes next in this sequence (op 0, 1, 6: the next instruction; ops 2-5: the
     // continuation; op 7: none) and the branches it may execute before that.
@@ -90,8 +96,30 @@ struct Instruction {
     std::vector<std::uint32_t> branches() const;
 };
 
+// What decode_program does with invalid data (section 18).
+enum class InvalidData {
+    // The reimplementation's own behaviour: the first invalid byte is a FormatError.
+    Refuse,
+    // The stand-in's reaction, which a hostile case holds the original to (valid.program.stop,
+    // valid.index.behind): an instruction that does not decode ends the model's draw where the
+    // walk reaches it, and so do branch nesting past 32 and the step budget; a vertex index past
+    // the list is a vertex behind the camera. Cycles are left to the step budget.
+    StopThere,
+};
+
+// Invalid data a walk under InvalidData::StopThere reached: where the model's draw ended (an
+// instruction that does not decode, nesting past 32, the step budget) or a vertex index past the
+// list that it took as behind and went on.
+struct ProgramStop {
+    std::uint32_t record = 0;
+    std::uint32_t offset = 0; // program offset of the instruction
+    std::string why;
+    bool ends_draw = true;
+};
+
 struct Program {
     std::uint32_t record = 0;
+    InvalidData invalid_data = InvalidData::Refuse;
     std::uint64_t base = 0;                            // absolute archive offset of program offset 0
     std::uint32_t limit = 0;                           // bytes from the program start to the record end
     std::map<std::uint32_t, Instruction> instructions; // every reachable instruction, by offset
@@ -107,8 +135,8 @@ struct Program {
 // program, select case tables inside the record, no cycle through branches and continuations,
 // and, when `textures` is given, every texture slot populated.
 Program decode_program(const ModelArchive& archive, std::uint32_t record,
-                       const TextureArchive* textures = nullptr);
+                       const TextureArchive* textures = nullptr, InvalidData invalid = InvalidData::Refuse);
 Program decode_program(const ModelRecord& record, const ByteReader& reader,
-                       const TextureArchive* textures = nullptr);
+                       const TextureArchive* textures = nullptr, InvalidData invalid = InvalidData::Refuse);
 
 } // namespace refcheck::reimpl

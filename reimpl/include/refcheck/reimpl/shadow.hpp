@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "refcheck/events.hpp"
@@ -92,7 +93,9 @@ std::uint32_t shadow_geometry(const ModelArchive& archive, std::uint32_t model);
 
 class ShadowRenderer {
 public:
-    explicit ShadowRenderer(const ModelArchive& archive) : archive_(archive) {}
+    // `invalid`: as DrawOptions::invalid_data (StopThere for the hostile cases).
+    explicit ShadowRenderer(const ModelArchive& archive, InvalidData invalid = InvalidData::Refuse)
+        : archive_(archive), invalid_(invalid) {}
 
     // draw_3d_object_shadow_: nothing unless the root's model casts (shadow.caster) and sun[1] < 0;
     // else every instance of the tree, onto the plane at params.plane_height. Returns the faces
@@ -103,10 +106,15 @@ public:
     // The decoded program of a record (decoded on first use, then kept).
     const Program& program(std::uint32_t record);
     const ModelArchive& archive() const { return archive_; }
+    // InvalidData::StopThere: where the shadows drawn since the last call stopped, in order.
+    std::vector<ProgramStop> take_stops() { return std::exchange(stops_, {}); }
+    void note_stop(ProgramStop stop) { stops_.push_back(std::move(stop)); }
 
 private:
     const ModelArchive& archive_;
+    InvalidData invalid_;
     std::map<std::uint32_t, Program> programs_;
+    std::vector<ProgramStop> stops_;
 };
 
 // The one-call form: a fresh renderer for one shadow.

@@ -1,0 +1,166 @@
+// InvalidData::StopThere (valid.program.stop, valid.index.behind): the reimplementation's own
+// decoder refuses each broken program, and the walk the hostile cases compare the original with
+// stops where the stand-in's draw stops, or takes a vertex past the list as one behind.
+#include "refcheck/reimpl/interpreter.hpp"
+#include "refcheck/reimpl/shadow.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "archive_builder.hpp"
+
+namespace refcheck::reimpl {
+namespace {
+
+using namespace testing;
+
+// Four vertices in front of a camera at z = -1000 looking along +z.
+std::vector<RawVertex> square() {
+    return {s16_vertex(-10, -10, 0), s16_vertex(10, -10, 0), s16_vertex(10, 10, 0), s16_vertex(-10, 10, 0)};
+}
+
+Camera front_camera() {
+    Camera c;
+    c.position = {0, 0, -1000};
+    return c;
+}
+
+const std::vector<Bytes> kFace = {{0}, {1}, {2}};
+const std::vector<Bytes> kOtherFace = {{0}, {2}, {3}};
+
+struct Drawn {
+    std::vector<events::Event> events;
+    std::vector<ProgramStop> stops;
+};
+
+// Record 1 holds `program`; it is drawn once with StopThere.
+Drawn draw_stop_there(const Bytes& program, std::uint32_t state = 1) {
+    RecordSpec spec;
+    spec.vertices = square();
+    spec.program = program;
+    const auto models = ModelArchive::parse(build_model_archive({std::nullopt, spec}).bytes);
+    const auto textures = TextureArchive::parse(build_texture_archive({}));
+    DrawOptions options;
+    options.invalid_data = InvalidData::StopThere;
+    Interpreter interpreter(models, textures, options);
+    events::VectorSink sink;
+    interpreter.draw(construct(models, 1, Transform{}),
+                     DrawInput{front_camera(), Light{{0, 0, -kQ14One}}, state}, sink);
+    return {sink.take(), interpreter.take_stops()};
+}
+
+// The same record decoded as the reimplementation itself does: a FormatError naming record 1.
+std::string refusal(const Bytes& program) {
+    RecordSpec spec;
+    spec.vertices = square();
+    spec.program = program;
+    const auto models = ModelArchive::parse(build_model_archive({std::nullopt, spec}).bytes);
+    const auto textures = TextureArchive::parse(build_texture_archive({}));
+    Interpreter interpreter(models, textures);
+    events::VectorSink sink;
+    try {
+        interpreter.draw(construct(models, 1, Transform{}),
+                         DrawInput{front_camera(), Light{{0, 0, -kQ14One}}, 1}, sink);
+    } catch (const FormatError& e) {
+        EXPECT_EQ(e.where().record, 1u) << e.what();
+        return e.what();
+    }
+    return "";
+}
+
+std::size_t faces(const std::vector<events::Event>& events) {
+    return static_cast<std::size_t>(std::count_if(events.begin(), events.end(), [](const events::Event& e) {
+        return std::holds_alternative<events::FaceDraw>(e);
+    }));
+}
+
+TEST(StopThere, AnUnknownOpcodeEndsTheDrawAfterTheFacesBeforeIt) {
+    const Bytes program =
+        ProgramBuilder().primary(2, {5}, kFace).raw({8}).primary(2, {6}, kOtherFace).ret().build();
+    EXPECT_NE(refusal(program).find("unknown opcode 8"), std::string::npos);
+    const Drawn d = draw_stop_there(program);
+    EXPECT_EQ(faces(d.events), 1u);
+    ASSERT_EQ(d.stops.size(), 1u);
+    EXPECT_EQ(d.stops[0].record, 1u);
+    EXPECT_EQ(d.stops[0].offset, 7u); // after the 7-byte first face
+    EXPECT_TRUE(d.stops[0].ends_draw);
+}
+
+TEST(StopThere, AVertexPastTheListIsBehindAndTheWalkGoesOn) {
+    // The bad primary is not drawn and sets the last winding to -1, so the secondary after it is
+    // not drawn either; the last face is.
+    const Bytes program = ProgramBuilder()
+                              .primary(2, {5}, {{0}, {1}, {200}})
+                              .secondary(2, {6}, kFace)
+                              .primary(2, {7}, kOtherFace)
+                              .ret()
+                              .build();
+    EXPECT_NE(refusal(program).find("vertex index 200"), std::string::npos);
+    const Drawn d = draw_stop_there(program);
+    EXPECT_EQ(faces(d.events), 1u);
+    EXPECT_EQ(std::get<events::FaceDraw>(d.events.back()).offset,
+              7u + 8u); // after the face and the secondary
+    ASSERT_EQ(d.stops.size(), 1u);
+    EXPECT_FALSE(d.stops[0].ends_draw);
+}
+
+TEST(StopThere, ASwitchOneLevelTooDeepReportsThatItStops) {
+    ProgramBuilder b;
+    for (int k = 0; k < 32; ++k) {
+        const std::string next = k < 31 ? "p" + std::to_string(k + 1) : "switch";
+        b.plane(0, 1, 2, next, next, "end");
+        if (k < 31) b.label("p" + std::to_string(k + 1));
+    }
+    b.label("switch").choose(1, "face", "face", "end");
+    b.label("face").primary(2, {5}, kFace).ret();
+    b.label("end").ret();
+    const Bytes program = b.build();
+    EXPECT_EQ(refusal(program).find("unknown"), std::string::npos); // decodes; the walk refuses
+    EXPECT_NE(refusal(program).find("nesting deeper than 32"), std::string::npos);
+    const Drawn d = draw_stop_there(program);
+    EXPECT_EQ(faces(d.events), 0u);
+    ASSERT_FALSE(d.events.empty());
+    const auto* last = std::get_if<events::ControlFlow>(&d.events.back());
+    ASSERT_NE(last, nullptr);
+    EXPECT_EQ(last->next, events::ControlFlow::kStops);
+    EXPECT_EQ(last->offset, b.offset("switch"));
+}
+
+TEST(StopThere, ALoopEndsAtTheStepBudget) {
+    const Bytes program = ProgramBuilder().label("loop").if_mask(0, "end", "loop").label("end").ret().build();
+    EXPECT_NE(refusal(program).find("cycle"), std::string::npos);
+    const Drawn d = draw_stop_there(program);
+    EXPECT_EQ(d.events.size(), kMaxSteps); // one control-flow event per executed op 3
+    ASSERT_EQ(d.stops.size(), 1u);
+    EXPECT_NE(d.stops[0].why.find("instructions executed"), std::string::npos);
+}
+
+TEST(StopThere, AProgramCutShortByTheRecordsEndStopsThere) {
+    // The record is the archive's last block: its program ends inside an op 3.
+    const Bytes program = ProgramBuilder().primary(2, {5}, kFace).raw({3, 0xff, 0xff}).build();
+    EXPECT_NE(refusal(program).find("runs past the end"), std::string::npos);
+    const Drawn d = draw_stop_there(program);
+    EXPECT_EQ(faces(d.events), 1u);
+    const auto* last = std::get_if<events::ControlFlow>(&d.events.back());
+    ASSERT_NE(last, nullptr);
+    EXPECT_EQ(last->next, events::ControlFlow::kStops);
+}
+
+TEST(StopThere, RefuseIsStillTheDefault) {
+    const Bytes program = ProgramBuilder().primary(2, {5}, kFace).raw({8}).build();
+    RecordSpec spec;
+    spec.vertices = square();
+    spec.program = program;
+    const auto models = ModelArchive::parse(build_model_archive({std::nullopt, spec}).bytes);
+    EXPECT_THROW(decode_program(models, 1), FormatError);
+    const Program p = decode_program(models, 1, nullptr, InvalidData::StopThere);
+    ASSERT_TRUE(p.at(7).invalid.has_value());
+    EXPECT_NE(p.at(7).invalid->find("unknown opcode 8"), std::string::npos);
+    EXPECT_FALSE(p.at(0).invalid.has_value());
+    EXPECT_THROW(ShadowRenderer(models).program(1), FormatError);
+    EXPECT_NO_THROW(ShadowRenderer(models, InvalidData::StopThere).program(1));
+}
+
+} // namespace
+} // namespace refcheck::reimpl
