@@ -82,7 +82,10 @@ TEST_F(HostileTest, AnOrdinaryCaseOnEveryHostileRootErrorsWithArchiveRecordAndOf
     const fs::path hostile = kSmallData.parent_path() / "hostile";
     std::vector<fs::path> roots;
     for (const auto& e : fs::directory_iterator(hostile))
-        if (e.is_directory() && !e.path().filename().string().starts_with("edge-")) // edge-*: valid
+        // edge-*: valid; program-*: archives the loader accepts, with one broken draw program
+        // (invalid_program_test.cpp)
+        if (e.is_directory() && !e.path().filename().string().starts_with("edge-") &&
+            !e.path().filename().string().starts_with("program-"))
             roots.push_back(e.path());
     std::sort(roots.begin(), roots.end());
     ASSERT_GE(roots.size(), 10u) << hostile;

@@ -111,6 +111,7 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
         "the texture archive is a count of 0 and nothing else",
         [](std::vector<uint8_t>& b) { b.assign(4, 0); });
     out.back().valid = true;
+    add_program_roots(out, base);
     return out;
 }
 
@@ -133,6 +134,7 @@ void write_hostile_roots(const std::vector<HostileRoot>& roots, const std::files
         e["rule"] = r.rule;
         e["breaks"] = r.breaks;
         e["valid"] = r.valid;
+        e["kind"] = r.kind;
         manifest["roots"].push_back(e);
     }
     const std::string text = manifest.dump(2) + "\n";

@@ -21,10 +21,18 @@ struct HostileRoot {
     std::string breaks;                  // what was changed, in words
     bool valid = false;                  // an edge of the format, not a break: both sides accept it
     DataRootFiles files;
+    // "archive": the loader refuses it; "program": the loader accepts it and one record's draw
+    // program is broken; "program-truncated": the same, the file ending inside that program.
+    std::string kind = "archive";
 };
 
 // The roots derived from `base` (the files of a valid data root), in a fixed order.
 std::vector<HostileRoot> hostile_roots(const DataRootFiles& base);
+
+// The draw-program roots (hostile_program.cpp), appended to `out`: the last record's program
+// replaced by one that breaks one rule of section 18 (cases/program-invalid-*.json,
+// cases/shadow-invalid-*.json).
+void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base);
 
 // Writes each root under `dir`/NAME and `dir`/hostile.json (the manifest: name, archive, record,
 // rule, breaks).

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <cstdlib>
 #include <limits>
 #include <type_traits>
 #include <set>
@@ -148,9 +149,10 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
     return s;
 }
 
-const std::set<std::string> kKeys = {"schema", "family",    "description",  "image",     "profile",
-                                     "data",   "selection", "hooks",        "tolerance", "allow",
-                                     "rules",  "compares",  "blank_frames", "limits",    "rejects"};
+const std::set<std::string> kKeys = {"schema",       "family", "description", "image",
+                                     "profile",      "data",   "selection",   "hooks",
+                                     "tolerance",    "allow",  "rules",       "compares",
+                                     "blank_frames", "limits", "rejects",     "invalid_program"};
 
 } // namespace
 
@@ -209,6 +211,16 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
     c.steps = get<std::uint32_t>(sel, "steps", 0, file);
     c.queries = get<std::uint32_t>(sel, "queries", 0, file);
     c.seed = get<std::uint64_t>(sel, "seed", 1, file);
+    if (sel.contains("centre")) {
+        const auto centre = get<std::vector<std::int64_t>>(sel, "centre", {}, file);
+        // The scripts place everything within a few million units of the centre; this margin keeps
+        // every position they make inside int32 on both sides.
+        constexpr std::int64_t kLimit = (std::int64_t{1} << 31) - (std::int64_t{1} << 24);
+        if (centre.size() != 2 || std::abs(centre[0]) > kLimit || std::abs(centre[1]) > kLimit)
+            fail(file, "\"selection.centre\" is [x, z] with |x|, |z| <= 2^31 - 2^24 (world units)");
+        c.centre = std::array<std::int32_t, 2>{static_cast<std::int32_t>(centre[0]),
+                                               static_cast<std::int32_t>(centre[1])};
+    }
     if (sel.contains("scene")) c.scene = parse_scene(sel.at("scene"), file);
     const json hooks = j.value("hooks", json::object());
     c.replace = get<std::vector<std::string>>(hooks, "replace", {}, file);
@@ -272,6 +284,21 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
         fail(file, "a shadow case needs selection.views, selection.suns and selection.states");
     if (c.family == Family::Mobile && c.steps == 0) fail(file, "a mobile case needs selection.steps");
     if (c.family == Family::Receiver && c.queries == 0) fail(file, "a receiver case needs selection.queries");
+    if (j.contains("invalid_program")) {
+        const json& ij = j.at("invalid_program");
+        if (!ij.is_object() || !ij.contains("record"))
+            fail(
+                file,
+                "\"invalid_program\" is {\"record\": N}: the record whose draw program the data root breaks");
+        c.invalid_program = get<std::uint32_t>(ij, "record", 0, file);
+        if (c.family != Family::Program && c.family != Family::Shadow)
+            fail(file, "\"invalid_program\" is for the program and shadow families");
+        if (c.data.rfind("generated:", 0) != 0)
+            fail(file,
+                 "\"invalid_program\" needs a generated data root (\"data\": \"generated:hostile/NAME\")");
+    }
+    if (c.centre && c.family != Family::Mobile && c.family != Family::Receiver)
+        fail(file, "\"selection.centre\" is for the mobile and receiver families");
     if (c.family == Family::Scene && (c.scene.scripts.empty() || c.lights.size() != 1))
         fail(file, "a scene case needs selection.scene.scripts and one light in selection.lights");
     return c;

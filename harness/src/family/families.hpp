@@ -65,16 +65,23 @@ struct CaseContext {
     // A case observer (refcheck mutate, case_observer.hpp) may skip a selected input.
     bool selected(std::string_view input) const {
         stop_after_overrun();
-        bool yes = c.only_inputs.empty() ? c.only.empty() || c.only == input
-                                         : c.only_inputs.count(std::string(input)) != 0;
-        if (yes && c.filter) yes = c.filter->selects_input(c.name, input);
+        bool yes = narrowed_to(input);
         if (yes)
             if (CaseObserver* observer = case_observer()) yes = observer->input(input, true);
         if (yes) note_input(input);
         return yes;
     }
-    // An input of a family that runs every input (its state carries on to the next: scenes,
-    // construction, palettes) begins: a case observer and a worker's breadcrumb are told.
+    // Whether Case::only, Case::only_inputs and Case::filter leave `input` to be compared (nobody is
+    // told: for a family that has announced it with begins()).
+    bool narrowed_to(std::string_view input) const {
+        bool yes = c.only_inputs.empty() ? c.only.empty() || c.only == input
+                                         : c.only_inputs.count(std::string(input)) != 0;
+        if (yes && c.filter) yes = c.filter->selects_input(c.name, input);
+        return yes;
+    }
+    // An input of a family that runs every input (its state carries on to the next: mobile steps,
+    // receiver queries, construction, palettes) begins, before any of its work: a case observer and
+    // a worker's breadcrumb are told.
     void begins(std::string_view input) const {
         stop_after_overrun();
         if (CaseObserver* observer = case_observer()) observer->input(input, false);

@@ -29,7 +29,7 @@ EventRecord entry_event(std::int64_t step, std::int64_t index, std::int64_t id) 
 void run_mobile(CaseContext& ctx) {
     Original& o = ctx.original;
     const auto models = reimpl::ModelArchive::parse(ctx.models);
-    const auto script = mobile_script(models, ctx.c.seed, ctx.c.steps);
+    const auto script = mobile_script(models, ctx.c.seed, ctx.c.steps, ctx.c.centre.value_or(kMapCentre));
     o.call("reset_mobiles_", {});
     MobileWorld world(o, models);
     const std::uint32_t camera_at = o.scratch(48), scene_at = o.scratch(12), ids_at = o.scratch(256 * 4);
@@ -41,6 +41,10 @@ void run_mobile(CaseContext& ctx) {
     std::uint64_t compared = 0, original_queues = 0, original_entries = 0, reimpl_entries = 0;
     for (std::uint32_t step = 0; step < script.size(); ++step) {
         const MobileStep& s = script[step];
+        // Announced before its work: the step's calls belong to it (refcheck mutate's coverage per
+        // input and where a served mutant starts).
+        const std::string input = "step " + std::to_string(step);
+        ctx.begins(input);
         switch (s.op) {
             case MobileStep::Op::Add: arrivals += world.add(s.mobile) ? 1 : 0; break;
             case MobileStep::Op::Move:
@@ -59,9 +63,8 @@ void run_mobile(CaseContext& ctx) {
         for (std::size_t i = 0; i < queue.size(); ++i)
             b.push_back(entry_event(step, static_cast<std::int64_t>(i), queue[i]));
         ctx.events += a.size() + b.size();
-        const std::string input = "step " + std::to_string(step);
         ctx.comparator.compare(input, a, b);
-        if (!ctx.selected(input)) continue; // played to build the selected step's state, not compared
+        if (!ctx.narrowed_to(input)) continue; // played to build the selected step's state, not compared
         ++compared;
         original_queues += r.ok() ? 1 : 0;
         original_entries += a.size();
@@ -82,7 +85,8 @@ void run_mobile(CaseContext& ctx) {
 void run_receiver(CaseContext& ctx) {
     Original& o = ctx.original;
     const auto models = reimpl::ModelArchive::parse(ctx.models);
-    const ReceiverScript script = receiver_script(models, ctx.c.seed, ctx.c.queries);
+    const ReceiverScript script =
+        receiver_script(models, ctx.c.seed, ctx.c.queries, ctx.c.centre.value_or(kMapCentre));
     o.call("reset_mobiles_", {});
     MobileWorld world(o, models);
     std::uint64_t played_receivers = 0; // placed on both sides (the original's add_mobile_ returned)
@@ -93,6 +97,8 @@ void run_receiver(CaseContext& ctx) {
     std::uint64_t compared = 0, original_queries = 0, original_hits = 0, reimpl_hits = 0, above_clouds = 0;
     for (std::uint32_t q = 0; q < script.queries.size(); ++q) {
         const auto& [position, params] = script.queries[q];
+        const std::string input = "query " + std::to_string(q);
+        ctx.begins(input); // before its work, as a mobile step
         world.move(caster, position);
         std::vector<std::int32_t> words(params.sun.begin(), params.sun.end());
         words.insert(words.end(), {params.terrain_height, params.cloud_altitude, params.plane_height});
@@ -114,9 +120,8 @@ void run_receiver(CaseContext& ctx) {
         const auto expected = reimpl::shadow_plane_height(models, world.map(), caster, params);
         b.push_back(query_event(expected.receiver, expected.height));
         ctx.events += a.size() + b.size();
-        const std::string input = "query " + std::to_string(q);
         ctx.comparator.compare(input, a, b);
-        if (!ctx.selected(input)) continue;
+        if (!ctx.narrowed_to(input)) continue;
         ++compared;
         original_queries += r.ok() ? 1 : 0;
         original_hits += original_receiver ? 1 : 0;

@@ -6,18 +6,56 @@
 #include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/palette.hpp"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 namespace refcheck::harness {
 
+namespace {
+
+// pal.warzone: the reimplementation's answer for a warzone, as initialise_3d_palette_'s result (0
+// built, 1 refused).
+std::int64_t reimpl_result(std::int32_t warzone) {
+    try {
+        (void)reimpl::warzone_colours(static_cast<std::uint32_t>(warzone));
+        return 0;
+    } catch (const std::invalid_argument&) {
+        return 1;
+    }
+}
+
+EventRecord palette_result(std::int32_t warzone, std::int64_t result) {
+    EventRecord e;
+    e.kind = "rejection";
+    e.fields = {{"routine", "initialise_3d_palette_(" + std::to_string(warzone) + ")"}, {"result", result}};
+    e.key_fields = 1;
+    return e;
+}
+
+} // namespace
+
 void run_palette(CaseContext& ctx) {
     Original& o = ctx.original;
-    ojson per_warzone = ojson::array();
+    ojson per_warzone = ojson::array(), refused = ojson::array();
+    // The tables as the last warzone the reimplementation built left them: what a refused warzone
+    // must leave in the original's tables (pal.warzone: "change nothing").
+    std::optional<reimpl::PaletteTables> built;
+    std::uint64_t tables = 0;
     for (const std::int32_t wz : ctx.c.warzones) {
         ctx.begins("warzone " + std::to_string(wz));
         const auto result = o.call("initialise_3d_palette_", {static_cast<std::uint32_t>(wz)});
-        if (result.ok() && result.eax != 0) {
+        const std::int64_t refuses = reimpl_result(wz);
+        if (refuses) {
+            // A warzone past 0..3: both sides must refuse it (result 1), and the original's tables
+            // must be what the warzone before it built.
+            if (!result.ok())
+                throw OriginalFailed("initialise_3d_palette_ faulted: " + result.fault->message);
+            ctx.comparator.compare("warzone " + std::to_string(wz), {palette_result(wz, result.eax)},
+                                   {palette_result(wz, refuses)});
+            ctx.events += 2;
+            refused.push_back(wz);
+        } else if (result.ok() && result.eax != 0) {
             // Both sides refuse a broken 3DPAL.RGB: an error, the reimplementation's validator first
             // (archive and byte offset), the original's reaction second, as for the archives at boot.
             try {
@@ -28,10 +66,14 @@ void run_palette(CaseContext& ctx) {
                                          std::to_string(wz) + ") returned " + std::to_string(result.eax));
             }
         }
-        require_success(ctx, result, "initialise_3d_palette_(" + std::to_string(wz) + ")", Expect::Zero);
-        const reimpl::PaletteTables t = in_phase(Phase::reimpl, [&] {
-            return reimpl::build_palette(ctx.palette, static_cast<std::uint32_t>(wz));
-        });
+        if (!refuses) {
+            require_success(ctx, result, "initialise_3d_palette_(" + std::to_string(wz) + ")", Expect::Zero);
+            built = in_phase(Phase::reimpl, [&] {
+                return reimpl::build_palette(ctx.palette, static_cast<std::uint32_t>(wz));
+            });
+        }
+        if (!built) continue; // refused before any warzone was built: no tables to hold it to
+        const reimpl::PaletteTables& t = *built;
         std::vector<std::uint8_t> rgb;
         for (const auto& c : t.rgb) rgb.insert(rgb.end(), c.begin(), c.end());
         const std::string suffix = " (warzone " + std::to_string(wz) + ")";
@@ -44,9 +86,10 @@ void run_palette(CaseContext& ctx) {
         table("ramp_table", t.ramp);
         table("glass_table", t.glass);
         table("haze_table", t.haze);
-        per_warzone.push_back(wz);
+        tables += 5;
+        if (!refuses) per_warzone.push_back(wz);
     }
-    ctx.report["metrics"] = {{"warzones", per_warzone}, {"tables", 5 * per_warzone.size()}};
+    ctx.report["metrics"] = {{"warzones", per_warzone}, {"tables", tables}, {"warzones_refused", refused}};
 }
 
 } // namespace refcheck::harness

@@ -5,6 +5,7 @@
 #include "family/families.hpp"
 #include "refcheck/harness/divergences.hpp"
 #include "refcheck/harness/phase.hpp"
+#include "family/invalid_program.hpp"
 #include "family/placement.hpp"
 #include "family/recorder.hpp"
 #include "family/selection.hpp"
@@ -131,7 +132,10 @@ void run_program(CaseContext& ctx) {
     const Case& c = ctx.c;
     const auto models = reimpl::ModelArchive::parse(ctx.models);
     const auto textures = reimpl::TextureArchive::parse(ctx.textures);
-    reimpl::Interpreter interpreter(models, textures);
+    InvalidProgramCheck invalid(c);
+    reimpl::DrawOptions options;
+    options.invalid_data = invalid.mode();
+    reimpl::Interpreter interpreter(models, textures, options);
     for (const auto& name : c.run)
         if (std::find(c.replace.begin(), c.replace.end(), name) != c.replace.end())
             throw std::runtime_error("hooks: " + name + " is both replaced and run");
@@ -186,6 +190,12 @@ void run_program(CaseContext& ctx) {
                     in_phase(Phase::reimpl, [&] {
                         interpreter.draw(root, reimpl::DrawInput{camera, light, state}, sink);
                     });
+                    if (invalid.active())
+                        invalid.input(input, interpreter.take_stops(), [&] {
+                            events::VectorSink ignored;
+                            reimpl::Interpreter(models, textures)
+                                .draw(root, reimpl::DrawInput{camera, light, state}, ignored);
+                        });
                     const std::uint32_t watched = frames ? frames->render(sink.events()) : 0;
 
                     recorder.begin(record, built.eax);
@@ -231,6 +241,7 @@ void run_program(CaseContext& ctx) {
                              {"reimpl_control_flow_cases", m.reimpl_cf_cases.size()}};
     if (frames) ctx.report["metrics"].update(frames->metrics());
     if (frames) ctx.report["frame_selection"] = frames->selection();
+    if (invalid.active()) ctx.report["invalid_program"] = invalid.finish();
 }
 
 } // namespace refcheck::harness

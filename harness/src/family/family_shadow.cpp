@@ -4,6 +4,7 @@
 #include "family/families.hpp"
 #include "family/recorder.hpp"
 #include "refcheck/harness/phase.hpp"
+#include "family/invalid_program.hpp"
 #include "family/placement.hpp"
 #include "report/png.hpp"
 #include "family/selection.hpp"
@@ -107,6 +108,8 @@ void run_shadow(CaseContext& ctx) {
 
     std::uint64_t frames = 0, differing = 0, drawn = 0, records = 0;
     FramePictures pictures("the first frame with a shadow drawn", 1);
+    InvalidProgramCheck invalid(c);
+    reimpl::ShadowRenderer renderer(models, invalid.mode());
     for (const std::uint32_t record : select_records(c, models)) {
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
         ++records;
@@ -135,9 +138,13 @@ void run_shadow(CaseContext& ctx) {
                     o.call("draw_3d_object_shadow_", {built.eax, camera_at, params_at, state});
                     const auto original = o.bytes(framebuffer, kWidth * kHeight);
                     reimpl::Frame frame;
-                    const auto drawn_faces = in_phase(Phase::reimpl, [&] {
-                        return reimpl::draw_shadow(models, root, camera, params, state, frame);
-                    });
+                    const auto drawn_faces = in_phase(
+                        Phase::reimpl, [&] { return renderer.draw(root, camera, params, state, frame); });
+                    if (invalid.active())
+                        invalid.input(input, renderer.take_stops(), [&] {
+                            reimpl::Frame ignored;
+                            (void)reimpl::draw_shadow(models, root, camera, params, state, ignored);
+                        });
                     std::vector<EventRecord> reimpl_faces;
                     for (const auto& f : drawn_faces) reimpl_faces.push_back(shadow_face_event(f));
                     ctx.comparator.compare(input, faces, reimpl_faces);
@@ -161,6 +168,7 @@ void run_shadow(CaseContext& ctx) {
                              {"shadow_frames", frames},
                              {"frames_with_shadow_pixels", drawn},
                              {"frames_differing", differing}};
+    if (invalid.active()) ctx.report["invalid_program"] = invalid.finish();
 }
 
 } // namespace refcheck::harness

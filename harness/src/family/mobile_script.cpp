@@ -15,10 +15,15 @@ namespace refcheck::harness {
 namespace {
 
 constexpr std::int32_t kSector = 1 << 16;
-constexpr std::int32_t kCentre = 32 * kSector + kSector / 2;
 
-reimpl::Vec3 random_position(Script& s, std::int32_t spread) {
-    return {kCentre + s.range(-spread, spread), s.range(-2000, 0x180000), kCentre + s.range(-spread, spread)};
+reimpl::Vec3 random_position(Script& s, WorldCentre centre, std::int32_t spread) {
+    return {centre[0] + s.range(-spread, spread), s.range(-2000, 0x180000),
+            centre[1] + s.range(-spread, spread)};
+}
+
+// The point mirrored through the centre (the same distance from it), computed without overflow.
+std::int32_t mirrored(std::int32_t centre, std::int32_t v) {
+    return static_cast<std::int32_t>(2 * std::int64_t{centre} - v);
 }
 
 std::vector<std::uint32_t> live_ids(const reimpl::MobileMap& map, std::uint32_t next_id) {
@@ -39,7 +44,7 @@ std::vector<std::uint32_t> populated_records(const reimpl::ModelArchive& models,
 }
 
 std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed,
-                                      std::uint32_t steps) {
+                                      std::uint32_t steps, WorldCentre centre) {
     const auto candidates = populated_records(models);
     if (candidates.empty()) throw std::runtime_error("the archive has no populated record for mobiles");
     Script script(seed);
@@ -53,10 +58,10 @@ std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::u
             s.op = MobileStep::Op::Add;
             s.mobile.id = next_id++;
             s.mobile.model = candidates[script.next() % candidates.size()];
-            s.mobile.position = random_position(script, 5 * kSector / 2);
+            s.mobile.position = random_position(script, centre, 5 * kSector / 2);
             if (!live.empty() && script.chance(15)) { // mirrored: the same distance as another object
                 const auto& other = map.mobile(live[script.next() % live.size()]).position;
-                s.mobile.position = {2 * kCentre - other[0], other[1], 2 * kCentre - other[2]};
+                s.mobile.position = {mirrored(centre[0], other[0]), other[1], mirrored(centre[1], other[2])};
             }
             s.mobile.rotation = rotation(script.range(0, 359), 0, 0, 2147483647.0);
             map.add(s.mobile);
@@ -74,15 +79,16 @@ std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::u
             s.mobile = map.mobile(live[script.next() % live.size()]);
             map.remove(s.mobile.id);
         }
-        s.camera.position = {kCentre + script.range(-4000, 4000), 3000, kCentre + script.range(-4000, 4000)};
+        s.camera.position = {centre[0] + script.range(-4000, 4000), 3000,
+                             centre[1] + script.range(-4000, 4000)};
         s.camera.rotation = rotation((step * 37) % 360, script.range(-20, 20), 0, 16384.0);
         out.push_back(s);
     }
     return out;
 }
 
-ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed,
-                               std::uint32_t queries) {
+ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries,
+                               WorldCentre centre) {
     const auto receivers = populated_records(models, reimpl::kShadowReceiverBit);
     const auto casters = populated_records(models, reimpl::kShadowCasterBit);
     if (receivers.empty() || casters.empty())
@@ -97,14 +103,14 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
         reimpl::Mobile m;
         m.id = next_id++;
         m.model = receivers[i % receivers.size()];
-        m.position = {kCentre + static_cast<std::int32_t>(i) * 3 * kSector / 4, 0,
-                      kCentre + script.range(-9000, 9000)};
+        m.position = {centre[0] + static_cast<std::int32_t>(i) * 3 * kSector / 4, 0,
+                      centre[1] + script.range(-9000, 9000)};
         m.rotation = rotation(script.range(0, 359), 0, 0, 2147483647.0);
         out.receivers.push_back(m);
     }
     out.caster.id = next_id++;
     out.caster.model = casters[script.next() % casters.size()];
-    out.caster.position = {kCentre, 1000, kCentre};
+    out.caster.position = {centre[0], 1000, centre[1]};
     for (std::uint32_t q = 0; q < queries; ++q) {
         const auto& target = out.receivers[script.next() % out.receivers.size()];
         const auto& h = models.record(target.model).header;

@@ -8,10 +8,16 @@
 #include "refcheck/reimpl/model_archive.hpp"
 #include "refcheck/reimpl/shadow.hpp"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
 namespace refcheck::harness {
+
+// The world (x, z) a script places its mobiles, cameras and casters around (a case's
+// "selection.centre"); by default the middle of the sector map, 32.5 sectors on each axis.
+using WorldCentre = std::array<std::int32_t, 2>;
+inline constexpr WorldCentre kMapCentre{32 * 65536 + 32768, 32 * 65536 + 32768};
 
 // Populated records (index >= 1) whose header has every bit of `need_bits` set.
 std::vector<std::uint32_t> populated_records(const reimpl::ModelArchive& models, std::uint32_t need_bits = 0);
@@ -28,7 +34,7 @@ struct MobileStep {
 // position of another, so that distances tie), moves inside a sector and across boundaries, and
 // departures, around the centre of the map.
 std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed,
-                                      std::uint32_t steps);
+                                      std::uint32_t steps, WorldCentre centre = kMapCentre);
 
 struct ReceiverScript {
     std::vector<reimpl::Mobile> receivers; // added first, each receiver record twice, turned differently
@@ -42,6 +48,7 @@ struct ReceiverScript {
 
 // The receiver family's queries: each aims the caster's shadow at a point on, near or beside a
 // receiver, under varied suns, altitudes (some above the cloud layer) and terrain heights.
-ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries);
+ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries,
+                               WorldCentre centre = kMapCentre);
 
 } // namespace refcheck::harness

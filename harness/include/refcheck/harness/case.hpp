@@ -3,6 +3,7 @@
 // which hooks, tolerances, allowed known divergences and the format rules it exercises.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -78,12 +79,17 @@ struct Case {
     std::uint32_t steps = 0;                       // mobile family: steps of the scripted sequence
     std::uint32_t queries = 0;                     // receiver family: queries
     std::uint64_t seed = 1;                        // mobile and receiver scripts
-    SceneSelection scene;                          // scene family
-    std::vector<std::string> replace;              // face routines replaced by recorders
-    std::vector<std::string> run;                  // routines that run (frame capture)
-    std::int64_t tolerance = 0;                    // for "grid_rounding"
-    std::vector<std::string> allow;                // registry ids (divergences.hpp)
-    std::vector<std::string> rules;                // rule ids of docs/formats/apache-3d.md
+    // Mobile and receiver scripts: the world (x, z) their mobiles, cameras and casters are placed
+    // around ("selection.centre"; none: the middle of the sector map, 32.5 sectors on each axis).
+    // Far centres (|x|, |z| >= 2^30, negative) reach the 64-bit arithmetic of the depth filter,
+    // distance keys and receiver test with operands whose high words matter.
+    std::optional<std::array<std::int32_t, 2>> centre;
+    SceneSelection scene;             // scene family
+    std::vector<std::string> replace; // face routines replaced by recorders
+    std::vector<std::string> run;     // routines that run (frame capture)
+    std::int64_t tolerance = 0;       // for "grid_rounding"
+    std::vector<std::string> allow;   // registry ids (divergences.hpp)
+    std::vector<std::string> rules;   // rule ids of docs/formats/apache-3d.md
     // The event kinds the case exists to compare ("compares"; default: its family's, see
     // default_compared_kinds): an equivalent run must have compared each at least once.
     std::vector<std::string> compares;
@@ -93,6 +99,13 @@ struct Case {
     // A loader case on a broken data root: what both sides must refuse (see Rejection). Its data is
     // then a generated root ("generated:hostile/NAME", under the default data root's folder).
     std::optional<Rejection> rejects;
+    // A program or shadow case on a data root where one record's draw program is broken
+    // ("invalid_program": {"record": R}, data "generated:hostile/NAME"): the reimplementation must
+    // refuse record R (a FormatError naming 3DOBJS.BIN and R), and the original's draw is compared
+    // with the reimplementation's walk under InvalidData::StopThere, which ends the model's draw at
+    // the broken instruction (valid.program.stop, valid.index.behind); at least one input must reach
+    // it. See harness/src/family/invalid_program.hpp.
+    std::optional<std::uint32_t> invalid_program;
     // Every call of the original runs under these limits ("limits": {"instructions_per_call": N,
     // "instructions_per_case": M}). The first call over its budget is a fault (budget_exceeded) and
     // stops the case at the next input; a call that would take the case past its total is given

@@ -1,0 +1,56 @@
+// Cases added to kill what the default cases let survive (issue 12): the receiver queries far from
+// the origin kill mutants of the receiver test's 64-bit arithmetic that the default centre cannot,
+// and the out-of-range warzones kill the palette routine's bound at its rejection event.
+#include "cli_support.hpp"
+
+#include <set>
+
+namespace refcheck::cli_test {
+namespace {
+
+class CoverageCasesTest : public CliTest {};
+
+// Killed mutants of `routines` over `case_file`, by id.
+std::set<std::string> killed(const ojson& mutate) {
+    std::set<std::string> out;
+    for (const auto& m : mutate.at("mutants"))
+        if (m.at("status") == "killed") out.insert(m.at("id").get<std::string>());
+    return out;
+}
+
+TEST_F(CoverageCasesTest, FarReceiverQueriesKillWhatTheDefaultCentreLetsSurvive) {
+    const std::string routines =
+        " --routines 'mobile.c:receives' --operators imm_plus_one,imm_minus_one --jobs 2";
+    const Result near = refcheck("mutate " + quote(kCasesDir / "receivers.json") + routines + " --out near");
+    ASSERT_TRUE(near.code == 0 || near.code == 1) << near.out << near.err;
+    const Result far =
+        refcheck("mutate " + quote(kCasesDir / "coverage-receivers-far.json") + routines + " --out far");
+    ASSERT_TRUE(far.code == 0 || far.code == 1) << far.out << far.err;
+    const auto by_near = killed(read_json(path("near/mutate.json")));
+    const auto by_far = killed(read_json(path("far/mutate.json")));
+    std::size_t only_far = 0;
+    for (const auto& id : by_far) only_far += by_near.count(id) ? 0 : 1;
+    // The sign extensions (sar 31) of the caster's and the receiver's coordinates: a shift by 30 or
+    // 32 changes nothing while they stay below 2^30, as the default centre's do.
+    EXPECT_GE(only_far, 2u) << "near killed " << by_near.size() << ", far killed " << by_far.size();
+}
+
+TEST_F(CoverageCasesTest, TheWarzoneBoundMovedByOneIsKilledAtTheRejectionEvent) {
+    const Result r = refcheck("mutate " + quote(kCasesDir / "coverage-palette-warzones.json") +
+                              " --routines 'initialise_3d_palette_body' --operators imm_plus_one,negate_jcc"
+                              " --jobs 2 --out m");
+    ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
+    const ojson j = read_json(path("m/mutate.json"));
+    std::size_t at_rejection = 0;
+    for (const auto& m : j.at("mutants")) {
+        if (m.at("status") != "killed" || m.at("killed_by").at("how") != "divergence") continue;
+        const ojson& e = m.at("killed_by").at("event");
+        if (e.value("original", ojson()).is_string() && e.at("original") == "rejection" &&
+            m.at("killed_by").at("input") == "warzone 4")
+            ++at_rejection;
+    }
+    EXPECT_GE(at_rejection, 1u) << j.at("totals").dump();
+}
+
+} // namespace
+} // namespace refcheck::cli_test

@@ -1,0 +1,267 @@
+// Hostile draw programs: data roots whose last record's face program is replaced by a small program
+// written here, appended at the end of 3DOBJS.BIN (the last record's extent runs to the end of the
+// file, so the loader accepts the root), that breaks one thing docs/formats/apache-3d.md section 18
+// calls invalid in a draw program. Each program draws faces before the break and has more to draw
+// after it, so an interpreter that went on past the break would draw something else.
+#include "hostile.hpp"
+
+#include <map>
+#include <stdexcept>
+
+#include "writer.hpp"
+
+namespace refcheck::synth {
+
+namespace {
+
+std::uint32_t get32(const std::vector<uint8_t>& b, std::size_t at) {
+    if (at + 4 > b.size()) throw std::logic_error("hostile: read past the archive");
+    return b[at] | b[at + 1] << 8 | b[at + 2] << 16 | static_cast<std::uint32_t>(b[at + 3]) << 24;
+}
+void set32(std::vector<uint8_t>& b, std::size_t at, std::uint32_t v) {
+    if (at + 4 > b.size()) throw std::logic_error("hostile: write past the archive");
+    for (int i = 0; i < 4; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+enum Op : uint8_t {
+    kPrimary = 0,
+    kSecondary = 1,
+    kPlane = 2,
+    kIfMask = 3,
+    kChoose = 4,
+    kSelect = 5,
+    kAttach = 6
+};
+constexpr uint8_t kReturn = 7;
+constexpr uint8_t kFlat = 2;                    // packet type 2: [type count colour v...]
+constexpr uint8_t kPastTheList = 200;           // a vertex index no record of the small archive reaches
+constexpr std::uint32_t kPlanesToOverflow = 33; // op.nesting: 32 allowed
+
+// A program being written: bytes, and displacements to fill in once their targets are known
+// (op.branch.disp: a displacement at k targets k + 2 + d).
+class Assembler {
+public:
+    std::uint32_t here() const { return static_cast<std::uint32_t>(code_.size()); }
+    void bytes(std::initializer_list<uint8_t> b) { code_.insert(code_.end(), b); }
+    void u32(std::uint32_t v) {
+        for (int i = 0; i < 4; ++i) code_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+    }
+    // A primary flat face over vertices a, b, c.
+    void face(uint8_t a, uint8_t b, uint8_t c) {
+        bytes({kPrimary, kFlat, 3, static_cast<uint8_t>(16 + a), a, b, c});
+    }
+    // Room for a displacement to `label`, filled in by finish().
+    void disp(int label) {
+        fixups_.push_back({here(), label});
+        bytes({0, 0});
+    }
+    void place(int label) { labels_[label] = here(); }
+    void ret() { bytes({kReturn}); }
+    std::vector<uint8_t> finish() {
+        for (const auto& [at, label] : fixups_) {
+            const auto it = labels_.find(label);
+            if (it == labels_.end()) throw std::logic_error("hostile: a label never placed");
+            const auto d = static_cast<std::int16_t>(static_cast<std::int32_t>(it->second) -
+                                                     static_cast<std::int32_t>(at + 2));
+            code_[at] = static_cast<uint8_t>(d);
+            code_[at + 1] = static_cast<uint8_t>(static_cast<std::uint16_t>(d) >> 8);
+        }
+        return std::move(code_);
+    }
+
+private:
+    std::vector<uint8_t> code_;
+    std::vector<std::pair<std::uint32_t, int>> fixups_;
+    std::map<int, std::uint32_t> labels_;
+};
+
+// Labels of the programs below.
+enum Label : int { kFirst = 1, kSecond, kContinue, kSelf, kNextPlane = 100 };
+
+// `planes` nested decision planes over vertices 0, 1, 2, each running the next as both of its
+// branches (so the walk descends one level per plane), continuing at a shared return; the last
+// one's branches go to `inner`. Then the return and the faces nobody should reach after it.
+void nest(Assembler& a, std::uint32_t planes) {
+    for (std::uint32_t k = 0; k < planes; ++k) {
+        a.bytes({kPlane, 0, 1, 2});
+        const int next = k + 1 < planes ? kNextPlane + static_cast<int>(k) + 1 : kFirst;
+        a.disp(next);
+        a.disp(next);
+        a.disp(kContinue);
+        if (k + 1 < planes) a.place(kNextPlane + static_cast<int>(k) + 1);
+    }
+}
+
+struct ProgramBreak {
+    std::string name; // the root's folder: "program-NAME"
+    std::string rule; // the section 18 rule that makes it invalid
+    std::string breaks;
+    bool truncated; // the file ends inside the program (the break is the archive's end)
+    std::vector<uint8_t> program;
+};
+
+std::vector<ProgramBreak> program_breaks() {
+    std::vector<ProgramBreak> out;
+    auto add = [&](std::string name, std::string rule, std::string breaks, bool truncated, auto&& write) {
+        Assembler a;
+        a.face(0, 1, 2);
+        write(a);
+        out.push_back({std::move(name), std::move(rule), std::move(breaks), truncated, a.finish()});
+    };
+    const auto tail = [](Assembler& a) { // faces the walk reaches only past the break, then the end
+        a.face(6, 7, 8);
+        a.face(9, 10, 11);
+        a.ret();
+    };
+    add("opcode", "valid.program", "after two faces, an opcode byte of 8 (op.unknown)", false,
+        [&](Assembler& a) {
+            a.face(3, 4, 5);
+            a.bytes({8});
+            tail(a);
+        });
+    add("packet-type", "valid.packet", "the second face's packet type is 22 (there are 22 types, 0..21)",
+        false, [&](Assembler& a) {
+            a.bytes({kPrimary, 22, 3, 16, 3, 4, 5});
+            tail(a);
+        });
+    add("packet-count", "valid.packet", "the second face's packet has a vertex count of 0", false,
+        [&](Assembler& a) {
+            a.bytes({kPrimary, kFlat, 0, 16, 3, 4, 5});
+            tail(a);
+        });
+    add("secondary-length", "valid.packet", "a secondary face's length byte is 8 where its packet makes it 7",
+        false, [&](Assembler& a) {
+            a.bytes({kSecondary, 8, kFlat, 3, 16, 3, 4, 5});
+            tail(a);
+        });
+    add("face-vertex", "valid.index",
+        "the second face's third vertex index is 200, past the vertex list; a secondary face follows it",
+        false, [&](Assembler& a) {
+            a.bytes({kPrimary, kFlat, 3, 17, 3, 4, kPastTheList});
+            a.bytes({kSecondary, 7, kFlat, 3, 18, 12, 13, 14});
+            tail(a);
+        });
+    add("plane-vertex", "valid.index", "a decision plane's first vertex index is 200, past the vertex list",
+        false, [&](Assembler& a) {
+            a.bytes({kPlane, kPastTheList, 1, 2});
+            a.disp(kFirst);
+            a.disp(kSecond);
+            a.disp(kContinue);
+            a.place(kFirst);
+            a.face(3, 4, 5);
+            a.ret();
+            a.place(kSecond);
+            a.face(12, 13, 14);
+            a.ret();
+            a.place(kContinue);
+            tail(a);
+        });
+    add("nesting-plane", "valid.program", "33 decision planes nested, one more than op.nesting allows", false,
+        [&](Assembler& a) {
+            nest(a, kPlanesToOverflow);
+            a.place(kFirst);
+            a.face(3, 4, 5);
+            a.ret();
+            a.place(kContinue);
+            tail(a);
+        });
+    // 32 planes nested, then a state switch that runs a branch: its continuation is one too many.
+    const auto switch_at_depth = [&](std::string name, std::string what, auto&& write) {
+        add("nesting-" + name, "valid.program",
+            "32 decision planes nested and then " + what +
+                " that runs a branch, one level more than op.nesting allows",
+            false, [&](Assembler& a) {
+                nest(a, kPlanesToOverflow - 1);
+                a.place(kFirst);
+                write(a);
+                a.place(kSecond);
+                a.face(3, 4, 5);
+                a.ret();
+                a.place(kContinue);
+                tail(a);
+            });
+    };
+    switch_at_depth("ifmask", "an op 3 whose mask is every bit", [](Assembler& a) {
+        a.bytes({kIfMask});
+        a.u32(0xffffffff);
+        a.disp(kSecond);
+        a.disp(kContinue);
+    });
+    switch_at_depth("choose", "an op 4", [](Assembler& a) {
+        a.bytes({kChoose});
+        a.u32(0xffffffff);
+        a.disp(kSecond);
+        a.disp(kSecond);
+        a.disp(kContinue);
+    });
+    switch_at_depth("select", "an op 5 whose value (state bit 0) has a case", [](Assembler& a) {
+        a.bytes({kSelect, 0});
+        a.u32(1);
+        a.bytes({2});
+        a.disp(kContinue);
+        a.disp(kSecond);
+        a.disp(kSecond);
+    });
+    add("steps", "valid.program",
+        "an op 3 whose mask is 0 continues at itself: the program never ends (op.steps: 65,536 instructions)",
+        false, [&](Assembler& a) {
+            a.place(kSelf);
+            a.bytes({kIfMask});
+            a.u32(0);
+            a.disp(kContinue);
+            a.disp(kSelf);
+            a.place(kContinue);
+            tail(a);
+        });
+    // The archive ends inside the program: each kind of instruction cut short by the file's end.
+    const auto cut = [&](std::string name, std::string what, std::initializer_list<uint8_t> bytes) {
+        add("end-" + name, "valid.extent", "the file ends inside " + what, true, [bytes](Assembler& a) {
+            a.face(3, 4, 5);
+            a.bytes(bytes);
+        });
+    };
+    cut("primary", "a face's packet (2 of its 6 bytes)", {kPrimary, kFlat, 3});
+    cut("secondary", "a secondary face, after its opcode", {kSecondary});
+    cut("plane", "a decision plane (5 of its 10 bytes)", {kPlane, 0, 1, 2, 0});
+    cut("ifmask", "an op 3 (3 of its 9 bytes)", {kIfMask, 0xff, 0xff});
+    cut("choose", "an op 4 (2 of its 11 bytes)", {kChoose, 0xff});
+    // Its first 9 bytes are there (the continuation points back at the first face), its 3 cases not.
+    cut("select", "an op 5's case table (count 3, one byte of it)",
+        {kSelect, 0, 1, 0, 0, 0, 3, 0xf0, 0xff, 0});
+    cut("attach", "an op 6, after its opcode", {kAttach});
+    cut("return", "the program: its last face is followed by nothing, not a return", {});
+    return out;
+}
+
+} // namespace
+
+void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base) {
+    const std::uint32_t count = get32(base.objects, 0);
+    const std::uint32_t record = count - 1;
+    const std::uint32_t at = get32(base.objects, 4 + 4 * record);
+    if (at == 0) throw std::logic_error("hostile: the last record is empty");
+    if (get32(base.objects, at + hdr::encoding) != 0)
+        throw std::logic_error("hostile: the last record is not signed-16-bit");
+    // The faces name vertices 0..14 (the small archive's last record has 26).
+    const std::uint32_t vertices = get32(base.objects, at + hdr::vertices);
+    if (base.objects.at(at + vertices) + (base.objects.at(at + vertices + 1) << 8) < 15)
+        throw std::logic_error("hostile: the last record has fewer than 15 vertices");
+    for (ProgramBreak& b : program_breaks()) {
+        HostileRoot r{"program-" + b.name,
+                      "3DOBJS.BIN",
+                      record,
+                      b.rule,
+                      "record " + std::to_string(record) + "'s face program: " + b.breaks,
+                      false,
+                      base};
+        std::vector<uint8_t>& objects = r.files.objects;
+        set32(objects, at + hdr::program, static_cast<std::uint32_t>(objects.size()) - at);
+        set32(objects, at + hdr::properties, get32(objects, at + hdr::properties) | 1); // it casts a shadow
+        set32(objects, at + hdr::shadow, 0);                                            // its own geometry
+        objects.insert(objects.end(), b.program.begin(), b.program.end());
+        r.kind = b.truncated ? "program-truncated" : "program";
+        out.push_back(std::move(r));
+    }
+}
+
+} // namespace refcheck::synth
