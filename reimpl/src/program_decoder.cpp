@@ -51,6 +51,9 @@ private:
     std::uint32_t target(std::uint32_t at, std::string_view what) const {
         need(at, 2, what);
         const std::int64_t to = std::int64_t{at} + 2 + reader_.s16(program_.base + at);
+        // StopThere: a target at or past the record's end is kept; the walk stops when it gets
+        // there (for the archive's last record the stand-in's in_archive check stops it there too).
+        if (stop_there_ && to >= program_.limit) return static_cast<std::uint32_t>(to);
         if (to < 0 || to >= program_.limit) {
             fail(at, fmt::format("{} to {}0x{:x} leaves the program (0x0..0x{:x})", what, to < 0 ? "-" : "",
                                  to < 0 ? -to : to, program_.limit));

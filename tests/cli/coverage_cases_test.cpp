@@ -35,6 +35,24 @@ TEST_F(CoverageCasesTest, FarReceiverQueriesKillWhatTheDefaultCentreLetsSurvive)
     EXPECT_GE(only_far, 2u) << "near killed " << by_near.size() << ", far killed " << by_far.size();
 }
 
+TEST_F(CoverageCasesTest, EachReceiverQueryIsAnInputOfItsOwnForMutate) {
+    // A query's calls belong to that query (the family announces it before its work), so a mutant
+    // of the receiver test runs on the queries that reach it; before, every call of a query was
+    // seen before its announcement, the first query's as the case's set-up, and each mutant ran on
+    // the first query alone ("before inputs").
+    const Result r =
+        refcheck("mutate " + quote(kCasesDir / "receivers.json") +
+                 " --routines 'mobile.c:receives' --operators add_to_sub,sub_to_add --jobs 2 --out m");
+    ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
+    const ojson j = read_json(path("m/mutate.json"));
+    std::size_t many = 0;
+    for (const auto& m : j.at("mutants")) {
+        EXPECT_NE(m.value("reason", std::string()).rfind("before inputs", 0), 0u) << m.dump();
+        many += m.value("reaching_inputs", 0) > 1 ? 1 : 0;
+    }
+    EXPECT_GE(many, 1u) << j.at("totals").dump();
+}
+
 TEST_F(CoverageCasesTest, TheWarzoneBoundMovedByOneIsKilledAtTheRejectionEvent) {
     const Result r = refcheck("mutate " + quote(kCasesDir / "coverage-palette-warzones.json") +
                               " --routines 'initialise_3d_palette_body' --operators imm_plus_one,negate_jcc"

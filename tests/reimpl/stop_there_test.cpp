@@ -147,6 +147,22 @@ TEST(StopThere, AProgramCutShortByTheRecordsEndStopsThere) {
     EXPECT_EQ(last->next, events::ControlFlow::kStops);
 }
 
+TEST(StopThere, AContinuationToTheRecordsEndIsFollowedAndTheWalkStopsThere) {
+    // An op 3 with mask 0 continues at the byte after it, which is the end of the record (the
+    // archive's last block): the switch reports where it goes, and the walk stops there, as the
+    // stand-in's does at the archive's end.
+    const Bytes program =
+        ProgramBuilder().primary(2, {5}, kFace).if_mask(0, "end", "end").label("end").build();
+    EXPECT_NE(refusal(program).find("leaves the program"), std::string::npos);
+    const Drawn d = draw_stop_there(program);
+    ASSERT_EQ(d.events.size(), 3u); // winding, face, the switch
+    const auto& flow = std::get<events::ControlFlow>(d.events.back());
+    EXPECT_EQ(flow.next, 16); // 7 bytes of face, 9 of op 3
+    ASSERT_EQ(d.stops.size(), 1u);
+    EXPECT_EQ(d.stops[0].offset, 16u);
+    EXPECT_TRUE(d.stops[0].ends_draw);
+}
+
 TEST(StopThere, RefuseIsStillTheDefault) {
     const Bytes program = ProgramBuilder().primary(2, {5}, kFace).raw({8}).build();
     RecordSpec spec;

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <stdexcept>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -102,6 +103,17 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
     add("palette-short", "3DPAL.RGB", std::nullopt, "valid.refuse",
         "the palette file is 671 bytes: one short of its 224 colours",
         [](std::vector<uint8_t>& b) { b.resize(224 * 3 - 1); });
+    // Each archive empty (0 bytes), then missing from the root (valid.missing).
+    for (const char* archive : {"3DOBJS.BIN", "OBJTEXT.BIN", "3DPAL.RGB"}) {
+        const std::string stem = std::string(archive) == "3DOBJS.BIN"    ? "objects"
+                                 : std::string(archive) == "OBJTEXT.BIN" ? "textures"
+                                                                         : "palette";
+        add(stem + "-empty-file", archive, std::nullopt, stem == "palette" ? "valid.refuse" : "valid.table",
+            "the file is empty (0 bytes)", [](std::vector<uint8_t>& b) { b.clear(); });
+        add(stem + "-missing", archive, std::nullopt, "valid.missing", "the data root has no such file",
+            [](std::vector<uint8_t>& b) { b.clear(); });
+        out.back().missing = true;
+    }
     // Valid edges: the loader accepts them (arc.table: a zero offset is an empty slot).
     add("edge-objects-empty-slot", "3DOBJS.BIN", kRecord, "arc.table",
         "slot 5's offset is 0: an empty slot (its bytes stay, inside record 4's extent)",
@@ -126,15 +138,21 @@ void write_hostile_roots(const std::vector<HostileRoot>& roots, const std::files
     for (const HostileRoot& r : roots) {
         const auto root = dir / r.name;
         std::filesystem::create_directories(root / "3DDATA");
-        write(root / "3DDATA" / "3DOBJS.BIN", r.files.objects);
-        write(root / "3DDATA" / "OBJTEXT.BIN", r.files.textures);
-        write(root / "3DPAL.RGB", r.files.palette);
+        // A root written over an earlier one may hold the file it must lack: removed first.
+        for (const auto& [name, path, bytes] :
+             {std::tuple{"3DOBJS.BIN", root / "3DDATA" / "3DOBJS.BIN", &r.files.objects},
+              std::tuple{"OBJTEXT.BIN", root / "3DDATA" / "OBJTEXT.BIN", &r.files.textures},
+              std::tuple{"3DPAL.RGB", root / "3DPAL.RGB", &r.files.palette}}) {
+            std::filesystem::remove(path);
+            if (!(r.missing && r.archive == name)) write(path, *bytes);
+        }
         nlohmann::ordered_json e = {{"name", r.name}, {"archive", r.archive}};
         e["record"] = r.record ? nlohmann::ordered_json(*r.record) : nlohmann::ordered_json(nullptr);
         e["rule"] = r.rule;
         e["breaks"] = r.breaks;
         e["valid"] = r.valid;
         e["kind"] = r.kind;
+        e["missing"] = r.missing;
         manifest["roots"].push_back(e);
     }
     const std::string text = manifest.dump(2) + "\n";

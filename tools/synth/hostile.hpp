@@ -24,6 +24,7 @@ struct HostileRoot {
     // "archive": the loader refuses it; "program": the loader accepts it and one record's draw
     // program is broken; "program-truncated": the same, the file ending inside that program.
     std::string kind = "archive";
+    bool missing = false; // the broken archive is not written at all (the data root lacks it)
 };
 
 // The roots derived from `base` (the files of a valid data root), in a fixed order.

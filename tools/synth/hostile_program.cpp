@@ -96,7 +96,9 @@ struct ProgramBreak {
     std::string name; // the root's folder: "program-NAME"
     std::string rule; // the section 18 rule that makes it invalid
     std::string breaks;
-    bool truncated; // the file ends inside the program (the break is the archive's end)
+    // "program": broken inside the file; "program-truncated": the break is the file's end;
+    // "program-edge": a valid program whose last instruction ends exactly at the file's end.
+    std::string kind;
     std::vector<uint8_t> program;
 };
 
@@ -106,7 +108,8 @@ std::vector<ProgramBreak> program_breaks() {
         Assembler a;
         a.face(0, 1, 2);
         write(a);
-        out.push_back({std::move(name), std::move(rule), std::move(breaks), truncated, a.finish()});
+        out.push_back({std::move(name), std::move(rule), std::move(breaks),
+                       truncated ? "program-truncated" : "program", a.finish()});
     };
     const auto tail = [](Assembler& a) { // faces the walk reaches only past the break, then the end
         a.face(6, 7, 8);
@@ -213,23 +216,87 @@ std::vector<ProgramBreak> program_breaks() {
             a.place(kContinue);
             tail(a);
         });
-    // The archive ends inside the program: each kind of instruction cut short by the file's end.
-    const auto cut = [&](std::string name, std::string what, std::initializer_list<uint8_t> bytes) {
-        add("end-" + name, "valid.extent", "the file ends inside " + what, true, [bytes](Assembler& a) {
+    // The archive's end, each bound of the stand-in's in_archive checks tested from both sides: an
+    // instruction ending exactly at the file's end (valid where the instruction does not fall
+    // through: its branches and continuation lead back to a face and a return before it), and the
+    // same one byte short (its check fails: the draw stops there). Before it, an op 3 with mask 0
+    // continues past that face and return to the last instruction.
+    const auto at_end = [&](const std::string& name, const std::string& what, bool valid_whole, auto&& last) {
+        for (const std::uint32_t short_by : {0u, 1u}) {
+            if (short_by == 0 && !valid_whole) continue;
+            Assembler a;
+            a.face(0, 1, 2);
+            a.bytes({kIfMask});
+            a.u32(0);
+            a.disp(kFirst);
+            a.disp(kContinue);
+            a.place(kFirst);
             a.face(3, 4, 5);
-            a.bytes(bytes);
-        });
+            a.place(kSecond);
+            a.ret();
+            a.place(kContinue);
+            last(a);
+            std::vector<uint8_t> program = a.finish();
+            program.resize(program.size() - short_by);
+            out.push_back(short_by ? ProgramBreak{"end-" + name, "valid.extent",
+                                                  "the file ends one byte short of the end of " + what,
+                                                  "program-truncated", std::move(program)}
+                                   : ProgramBreak{"edge-end-" + name, "valid.extent",
+                                                  what + " ends exactly at the file's end (valid)",
+                                                  "program-edge", std::move(program)});
+        }
     };
-    cut("primary", "a face's packet (2 of its 6 bytes)", {kPrimary, kFlat, 3});
-    cut("secondary", "a secondary face, after its opcode", {kSecondary});
-    cut("plane", "a decision plane (5 of its 10 bytes)", {kPlane, 0, 1, 2, 0});
-    cut("ifmask", "an op 3 (3 of its 9 bytes)", {kIfMask, 0xff, 0xff});
-    cut("choose", "an op 4 (2 of its 11 bytes)", {kChoose, 0xff});
-    // Its first 9 bytes are there (the continuation points back at the first face), its 3 cases not.
-    cut("select", "an op 5's case table (count 3, one byte of it)",
-        {kSelect, 0, 1, 0, 0, 0, 3, 0xf0, 0xff, 0});
-    cut("attach", "an op 6, after its opcode", {kAttach});
-    cut("return", "the program: its last face is followed by nothing, not a return", {});
+    at_end("plane", "a decision plane running the face before it as both branches", true, [](Assembler& a) {
+        a.bytes({kPlane, 0, 1, 2});
+        a.disp(kFirst);
+        a.disp(kFirst);
+        a.disp(kSecond);
+    });
+    at_end("ifmask", "an op 3 whose mask is every bit, running the face before it", true, [](Assembler& a) {
+        a.bytes({kIfMask});
+        a.u32(0xffffffff);
+        a.disp(kFirst);
+        a.disp(kSecond);
+    });
+    at_end("choose", "an op 4 running the face before it either way", true, [](Assembler& a) {
+        a.bytes({kChoose});
+        a.u32(0xffffffff);
+        a.disp(kFirst);
+        a.disp(kFirst);
+        a.disp(kSecond);
+    });
+    at_end("select", "an op 5 with two cases, both the face before it", true, [](Assembler& a) {
+        a.bytes({kSelect, 0});
+        a.u32(1);
+        a.bytes({2});
+        a.disp(kSecond);
+        a.disp(kFirst);
+        a.disp(kFirst);
+    });
+    at_end("select-head", "an op 5's first 9 bytes (its count 0: no case table)", true, [](Assembler& a) {
+        a.bytes({kSelect, 0});
+        a.u32(1);
+        a.bytes({0});
+        a.disp(kSecond);
+    });
+    at_end("return", "the program's last return", true, [](Assembler& a) { a.ret(); });
+    // Instructions that fall through: whole at the file's end the walk runs into the end after them
+    // (invalid: the draw stops there, after drawing them); one byte short, at them.
+    at_end("primary", "a primary face's packet", false, [](Assembler& a) { a.face(6, 7, 8); });
+    at_end("secondary", "a secondary face's packet", false, [](Assembler& a) {
+        a.bytes({kSecondary, 7, kFlat, 3, 22, 6, 7, 8});
+    });
+    add("end-after-primary", "valid.extent",
+        "a primary face ends exactly at the file's end, no return after it", true,
+        [](Assembler& a) { a.face(3, 4, 5); });
+    add("end-packet-header", "valid.extent", "the file ends after a primary face's packet type (no count)",
+        true, [](Assembler& a) {
+            a.bytes({kPrimary, kFlat});
+        });
+    add("end-secondary-opcode", "valid.extent", "the file ends after a secondary face's opcode", true,
+        [](Assembler& a) { a.bytes({kSecondary}); });
+    add("end-attach", "valid.extent", "the file ends after an op 6's opcode", true,
+        [](Assembler& a) { a.bytes({kAttach}); });
     return out;
 }
 
@@ -252,14 +319,14 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
                       record,
                       b.rule,
                       "record " + std::to_string(record) + "'s face program: " + b.breaks,
-                      false,
+                      b.kind == "program-edge",
                       base};
         std::vector<uint8_t>& objects = r.files.objects;
         set32(objects, at + hdr::program, static_cast<std::uint32_t>(objects.size()) - at);
         set32(objects, at + hdr::properties, get32(objects, at + hdr::properties) | 1); // it casts a shadow
         set32(objects, at + hdr::shadow, 0);                                            // its own geometry
         objects.insert(objects.end(), b.program.begin(), b.program.end());
-        r.kind = b.truncated ? "program-truncated" : "program";
+        r.kind = b.kind;
         out.push_back(std::move(r));
     }
 }

@@ -10,10 +10,12 @@
 #include "refcheck/harness/report.hpp"
 #include "refcheck/harness/run.hpp"
 #include "refcheck/events.hpp"
+#include "refcheck/reimpl/format_error.hpp"
 #include "run/case_observer.hpp"
 #include "run/workers.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -58,6 +60,15 @@ struct CaseContext {
     std::vector<std::pair<std::string, std::vector<std::uint8_t>>>* files = nullptr; // pictures to write
     InputProbe* probe = nullptr; // bisect's narrowed re-run only
     bool inputs_started = false; // the boot is over: faults belong to the inputs that follow
+    // The reimplementation's refusal of each archive the data root lacks (reimpl::read_archive);
+    // that archive's bytes above are then empty.
+    std::vector<reimpl::FormatError> missing;
+
+    std::optional<reimpl::FormatError> missing_archive(std::string_view archive) const {
+        for (const auto& e : missing)
+            if (e.where().archive == archive) return e;
+        return std::nullopt;
+    }
 
     // Case::only narrows a case to one input: whether `input` is compared, and whether any input
     // whose name starts with `prefix` ("record 12 ") is (families skip the work of the others).

@@ -59,6 +59,7 @@ void run_palette(CaseContext& ctx) {
             // Both sides refuse a broken 3DPAL.RGB: an error, the reimplementation's validator first
             // (archive and byte offset), the original's reaction second, as for the archives at boot.
             try {
+                if (auto missing = ctx.missing_archive("3DPAL.RGB")) throw *missing;
                 (void)reimpl::build_palette(ctx.palette, static_cast<std::uint32_t>(wz));
             } catch (const reimpl::FormatError& e) {
                 throw std::runtime_error(std::string("the data root is invalid: ") + e.what() +

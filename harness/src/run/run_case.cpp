@@ -9,13 +9,12 @@
 #include "refcheck/harness/hash.hpp"
 #include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/run.hpp"
+#include "refcheck/reimpl/file_bytes.hpp"
 #include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
 #include "refcheck/reimpl/palette.hpp"
 #include "refcheck/reimpl/rasteriser.hpp"
 #include "refcheck/reimpl/texture_archive.hpp"
-
-#include <fstream>
 
 namespace refcheck::harness {
 
@@ -76,12 +75,6 @@ std::vector<std::string> needed_symbols(Family f) {
 }
 
 namespace {
-
-std::vector<std::uint8_t> read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + p.string());
-    return {std::istreambuf_iterator<char>(in), {}};
-}
 
 ojson selection_json(const Case& c) {
     ojson s;
@@ -145,6 +138,8 @@ namespace {
 // message when it rejects them too (the data root is broken), else empty (the original's refusal of
 // archives the reimplementation accepts is a divergence).
 std::optional<reimpl::FormatError> reimpl_error(const CaseContext& ctx) {
+    for (const char* archive : {"3DOBJS.BIN", "OBJTEXT.BIN"})
+        if (auto missing = ctx.missing_archive(archive)) return missing;
     try {
         (void)reimpl::ModelArchive::parse(ctx.models);
         (void)reimpl::TextureArchive::parse(ctx.textures);
@@ -187,7 +182,8 @@ void compare_rejection(CaseContext& ctx, const emu::CallResult& boot) {
         routine = "initialise_3d_palette_";
         result = ctx.original.call(routine, {warzone});
         try {
-            (void)reimpl::build_palette(ctx.palette, warzone);
+            error = ctx.missing_archive("3DPAL.RGB");
+            if (!error) (void)reimpl::build_palette(ctx.palette, warzone);
         } catch (const reimpl::FormatError& e) {
             error = e;
         }
@@ -314,14 +310,24 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         r["inputs"] = {
             {"image", {{"file", env.image.filename().string()}, {"sha256", image_sha256}}},
             {"profile", {{"file", env.profile.filename().string()}, {"sha256", sha256_file(env.profile)}}}};
+        std::vector<reimpl::FormatError> lacking;
+        const auto archive = [&](const fs::path& file, std::string_view name) {
+            try {
+                return reimpl::read_archive(file, name);
+            } catch (const reimpl::FormatError& e) {
+                lacking.push_back(e); // refused at boot by both sides, or an error there
+                return std::vector<std::uint8_t>{};
+            }
+        };
         CaseContext ctx{c,
                         env,
                         *(original = std::make_unique<Original>(env, profile)),
-                        read_file(env.data / "3DDATA" / "3DOBJS.BIN"),
-                        read_file(env.data / "3DDATA" / "OBJTEXT.BIN"),
-                        read_file(env.data / "3DPAL.RGB"),
+                        archive(env.data / "3DDATA" / "3DOBJS.BIN", "3DOBJS.BIN"),
+                        archive(env.data / "3DDATA" / "OBJTEXT.BIN", "OBJTEXT.BIN"),
+                        archive(env.data / "3DPAL.RGB", "3DPAL.RGB"),
                         comparator,
                         r};
+        ctx.missing = std::move(lacking);
         original->on_fault([&comparator, &ctx](const std::string& routine, const emu::Fault& f) {
             comparator.fault(fault_event(routine, f), ctx.inputs_started ? std::string() : "boot");
         });
@@ -344,9 +350,13 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         ctx.injection = &injection;
         ctx.files = &result.files;
         ctx.probe = probe;
-        r["inputs"]["archives"] = {{"3DDATA/3DOBJS.BIN", sha256_hex(ctx.models)},
-                                   {"3DDATA/OBJTEXT.BIN", sha256_hex(ctx.textures)},
-                                   {"3DPAL.RGB", sha256_hex(ctx.palette)}};
+        // A file the data root lacks is named null.
+        const auto hash = [&](const std::vector<std::uint8_t>& bytes, const char* name) {
+            return ctx.missing_archive(name) ? ojson(nullptr) : ojson(sha256_hex(bytes));
+        };
+        r["inputs"]["archives"] = {{"3DDATA/3DOBJS.BIN", hash(ctx.models, "3DOBJS.BIN")},
+                                   {"3DDATA/OBJTEXT.BIN", hash(ctx.textures, "OBJTEXT.BIN")},
+                                   {"3DPAL.RGB", hash(ctx.palette, "3DPAL.RGB")}};
         r["selection"] = selection_json(c);
         bool stopped = false;
         try {

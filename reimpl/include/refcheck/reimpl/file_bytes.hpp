@@ -3,11 +3,17 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string_view>
 #include <vector>
 
 namespace refcheck::reimpl {
 
 // std::runtime_error naming the path when the file cannot be read.
 std::vector<std::uint8_t> read_file_bytes(const std::filesystem::path& path);
+
+// One archive of a data root (`archive`: "3DOBJS.BIN", "OBJTEXT.BIN" or "3DPAL.RGB"): its bytes, or,
+// when there is no such file, a FormatError naming the archive at offset 0 (the data root is
+// invalid: it lacks a file the engine reads). Another failure to read is a std::runtime_error.
+std::vector<std::uint8_t> read_archive(const std::filesystem::path& path, std::string_view archive);
 
 } // namespace refcheck::reimpl

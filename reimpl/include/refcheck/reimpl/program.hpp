@@ -103,7 +103,11 @@ enum class InvalidData {
     // The stand-in's reaction, which a hostile case holds the original to (valid.program.stop,
     // valid.index.behind): an instruction that does not decode ends the model's draw where the
     // walk reaches it, and so do branch nesting past 32 and the step budget; a vertex index past
-    // the list is a vertex behind the camera. Cycles are left to the step budget.
+    // the list is a vertex behind the camera. Cycles are left to the step budget. A branch or
+    // continuation to the record's end or past it is followed, and the walk stops where it lands
+    // (the stand-in stops there when the record is the archive's last: in_archive); one before
+    // the program's start makes its instruction invalid (the stand-in would run the bytes there,
+    // which is not modelled).
     StopThere,
 };
 
