@@ -117,7 +117,7 @@ ModelArchive ModelArchive::parse(std::span<const std::uint8_t> bytes) {
     ModelArchive archive;
     archive.bytes_.assign(bytes.begin(), bytes.end());
     const ByteReader whole(archive.bytes_, std::string(kModelArchiveName));
-    archive.table_ = OffsetTable::read(whole, kHeaderSize);
+    archive.table_ = OffsetTable::read(whole, kHeaderSize, kModelTableCapacity);
     archive.records_.resize(archive.table_.count());
     for (std::uint32_t i = 0; i < archive.table_.count(); ++i) {
         if (archive.table_.populated(i)) archive.records_[i] = parse_model_record(archive.reader(i), i);

@@ -22,10 +22,13 @@ void check_distinct(const ByteReader& archive, const std::vector<std::uint32_t>&
 
 } // namespace
 
-OffsetTable OffsetTable::read(const ByteReader& archive, std::uint32_t min_record) {
+OffsetTable OffsetTable::read(const ByteReader& archive, std::uint32_t min_record, std::uint32_t capacity) {
     OffsetTable table;
     table.file_size_ = archive.end();
     const std::uint64_t count = archive.u32(0);
+    if (count > capacity)
+        archive.fail(0, fmt::format("the table counts {} slots, more than the engine's {} (arc.capacity)",
+                                    count, capacity));
     const std::uint64_t table_end = 4 + 4 * count;
     if (table_end > archive.end()) {
         archive.fail(0, fmt::format("offset table of {} entries needs {} bytes, the archive has {}", count,

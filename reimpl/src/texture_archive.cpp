@@ -46,7 +46,7 @@ Texture read_texture(const ByteReader& r, std::uint32_t slot) {
 TextureArchive TextureArchive::parse(std::span<const std::uint8_t> bytes) {
     TextureArchive archive;
     const ByteReader whole(bytes, std::string(kTextureArchiveName));
-    archive.table_ = OffsetTable::read(whole, kTextureHeaderSize);
+    archive.table_ = OffsetTable::read(whole, kTextureHeaderSize, kTextureTableCapacity);
     archive.textures_.resize(archive.table_.count());
     for (std::uint32_t slot = 0; slot < archive.table_.count(); ++slot) {
         if (!archive.table_.populated(slot)) continue;

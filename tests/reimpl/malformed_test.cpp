@@ -139,6 +139,24 @@ std::vector<Case> model_cases() {
              load({0xe8, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
          },
          "3DOBJS.BIN: offset 0x0: offset table of 1000 entries needs 4004 bytes, the archive has 12"});
+    cases.push_back(
+        {"more slots than the engine's table holds",
+         [] {
+             Bytes table(4 + 4 * 2049, 0); // 2049 empty slots: room enough, one more than arc.capacity
+             table[0] = 0x01;
+             table[1] = 0x08;
+             load(table);
+         },
+         "3DOBJS.BIN: offset 0x0: the table counts 2049 slots, more than the engine's 2048 (arc.capacity)"});
+    cases.push_back(
+        {"more texture slots than the engine's table holds",
+         [] {
+             Bytes table(4 + 4 * 1025, 0);
+             table[0] = 0x01;
+             table[1] = 0x04;
+             (void)TextureArchive::parse(table);
+         },
+         "OBJTEXT.BIN: offset 0x0: the table counts 1025 slots, more than the engine's 1024 (arc.capacity)"});
     cases.push_back(model_case(
         "record offset + 188 past the end", {plain},
         [](BuiltArchive& b) { set_u32(b.bytes, 4, static_cast<std::uint32_t>(b.bytes.size() - 100)); },
@@ -335,6 +353,22 @@ TEST(MalformedSweep, EveryByteValueAtEveryProgramOffsetDecodesOrFailsCleanly) {
     }
     EXPECT_GT(failed, 0u);
     EXPECT_GT(decoded, 0u);
+}
+
+} // namespace
+} // namespace refcheck::reimpl
+
+namespace refcheck::reimpl {
+namespace {
+
+// arc.capacity from the other side: exactly as many slots as the engine's tables hold is valid.
+TEST(Capacity, TablesOfExactlyTheEnginesCapacityAreAccepted) {
+    Bytes models(4 + 4 * kModelTableCapacity, 0);
+    models[1] = 0x08; // 2048 empty slots
+    EXPECT_EQ(ModelArchive::parse(models).count(), kModelTableCapacity);
+    Bytes textures(4 + 4 * kTextureTableCapacity, 0);
+    textures[1] = 0x04; // 1024 empty slots
+    EXPECT_EQ(TextureArchive::parse(textures).count(), kTextureTableCapacity);
 }
 
 } // namespace

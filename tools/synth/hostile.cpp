@@ -31,6 +31,24 @@ std::uint32_t last_populated(const std::vector<uint8_t>& b) {
     throw std::logic_error("hostile: no populated slot");
 }
 
+// The archive with its table made `count` slots long: the populated slots keep their records (moved
+// after the longer table, offsets shifted), the new slots are empty. Offsets inside records are
+// relative to the record (model archive) or absent (texture archive), so the records move whole.
+std::vector<uint8_t> with_slot_count(const std::vector<uint8_t>& b, std::uint32_t count) {
+    const std::uint32_t old = get32(b, 0);
+    if (count < old) throw std::logic_error("hostile: the table only grows");
+    const std::uint32_t shift = 4 * (count - old);
+    std::vector<uint8_t> out(4 + 4 * static_cast<std::size_t>(count), 0);
+    set32(out, 0, count);
+    for (std::uint32_t i = 0; i < old; ++i)
+        if (const std::uint32_t at = slot_offset(b, i)) set32(out, 4 + 4 * i, at + shift);
+    out.insert(out.end(), b.begin() + 4 + 4 * static_cast<std::ptrdiff_t>(old), b.end());
+    return out;
+}
+
+// arc.capacity: the engine's tables (the stand-in's object_table and texture_table).
+constexpr std::uint32_t kObjectCapacity = 2048, kTextureCapacity = 1024;
+
 // A record in the middle of the small archive: past record 0 (the null model) and not the last.
 constexpr std::uint32_t kRecord = 5;
 
@@ -103,6 +121,16 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
     add("palette-short", "3DPAL.RGB", std::nullopt, "valid.refuse",
         "the palette file is 671 bytes: one short of its 224 colours",
         [](std::vector<uint8_t>& b) { b.resize(224 * 3 - 1); });
+    // arc.capacity, from both sides: one slot more than the engine's table holds (refused), exactly
+    // as many (an edge, accepted).
+    add("objects-over-capacity", "3DOBJS.BIN", std::nullopt, "arc.capacity",
+        "the table counts 2049 slots (the records moved after it, the new slots empty): one more than the "
+        "engine's 2048",
+        [](std::vector<uint8_t>& b) { b = with_slot_count(b, kObjectCapacity + 1); });
+    add("textures-over-capacity", "OBJTEXT.BIN", std::nullopt, "arc.capacity",
+        "the table counts 1025 slots (the textures moved after it, the new slots empty): one more than the "
+        "engine's 1024",
+        [](std::vector<uint8_t>& b) { b = with_slot_count(b, kTextureCapacity + 1); });
     // Each archive empty (0 bytes), then missing from the root (valid.missing).
     for (const char* archive : {"3DOBJS.BIN", "OBJTEXT.BIN", "3DPAL.RGB"}) {
         const std::string stem = std::string(archive) == "3DOBJS.BIN"    ? "objects"
@@ -118,6 +146,14 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
     add("edge-objects-empty-slot", "3DOBJS.BIN", kRecord, "arc.table",
         "slot 5's offset is 0: an empty slot (its bytes stay, inside record 4's extent)",
         [&](std::vector<uint8_t>& b) { set32(b, 4 + 4 * kRecord, 0); });
+    out.back().valid = true;
+    add("edge-objects-at-capacity", "3DOBJS.BIN", std::nullopt, "arc.capacity",
+        "the table counts 2048 slots, as many as the engine's table holds (the new slots empty)",
+        [](std::vector<uint8_t>& b) { b = with_slot_count(b, kObjectCapacity); });
+    out.back().valid = true;
+    add("edge-textures-at-capacity", "OBJTEXT.BIN", std::nullopt, "arc.capacity",
+        "the table counts 1024 slots, as many as the engine's table holds (the new slots empty)",
+        [](std::vector<uint8_t>& b) { b = with_slot_count(b, kTextureCapacity); });
     out.back().valid = true;
     add("edge-textures-empty", "OBJTEXT.BIN", std::nullopt, "arc.table",
         "the texture archive is a count of 0 and nothing else",

@@ -9,6 +9,10 @@
 
 namespace refcheck::reimpl {
 
+// arc.capacity: the engine's tables hold at most this many slots.
+inline constexpr std::uint32_t kModelTableCapacity = 2048;
+inline constexpr std::uint32_t kTextureTableCapacity = 1024;
+
 struct Extent {
     std::uint64_t begin = 0; // absolute archive offsets
     std::uint64_t end = 0;
@@ -18,9 +22,10 @@ struct Extent {
 class OffsetTable {
 public:
     // u32 count, then count u32 offsets from the start of the file; 0 is an empty slot (valid.table):
-    // every nonzero offset lies after the table with at least `min_record` bytes before the end of
-    // the archive, and no two slots share a nonzero offset.
-    static OffsetTable read(const ByteReader& archive, std::uint32_t min_record);
+    // the count is at most `capacity` (arc.capacity), every nonzero offset lies after the table with
+    // at least `min_record` bytes before the end of the archive, and no two slots share a nonzero
+    // offset.
+    static OffsetTable read(const ByteReader& archive, std::uint32_t min_record, std::uint32_t capacity);
 
     std::uint32_t count() const { return static_cast<std::uint32_t>(offsets_.size()); }
     std::uint32_t offset(std::uint32_t slot) const { return offsets_.at(slot); }
