@@ -155,6 +155,29 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
         "the table counts 1024 slots, as many as the engine's table holds (the new slots empty)",
         [](std::vector<uint8_t>& b) { b = with_slot_count(b, kTextureCapacity); });
     out.back().valid = true;
+    // The smallest sizes the loader's checks accept: a table of no slots (4 bytes), and a last
+    // record that is a header alone ending exactly at the file's end.
+    add("edge-objects-no-slots", "3DOBJS.BIN", std::nullopt, "arc.table",
+        "the model archive is a count of 0 and nothing else",
+        [](std::vector<uint8_t>& b) { b.assign(4, 0); });
+    out.back().valid = true;
+    add("edge-objects-header-at-end", "3DOBJS.BIN", std::nullopt, "arc.records",
+        "a slot appended whose record is record 1's 188-byte header alone, its blocks absent, ending exactly "
+        "at "
+        "the file's end",
+        [&](std::vector<uint8_t>& b) {
+            const std::uint32_t count = get32(b, 0);
+            b = with_slot_count(b, count + 1);
+            const std::uint32_t first = slot_offset(b, 1);
+            std::vector<uint8_t> header(b.begin() + first, b.begin() + first + kHeaderSize);
+            for (const std::uint32_t at : {hdr::attachments, hdr::bbox, hdr::vertices, hdr::normals,
+                                           hdr::program, hdr::shadow, hdr::grid_lighting})
+                set32(header, at, 0);
+            set32(header, hdr::next, 0xffffffff);
+            set32(b, 4 + 4 * count, static_cast<std::uint32_t>(b.size()));
+            b.insert(b.end(), header.begin(), header.end());
+        });
+    out.back().valid = true;
     add("edge-textures-empty", "OBJTEXT.BIN", std::nullopt, "arc.table",
         "the texture archive is a count of 0 and nothing else",
         [](std::vector<uint8_t>& b) { b.assign(4, 0); });
