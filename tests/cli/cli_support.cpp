@@ -222,4 +222,14 @@ ojson without_flags(const ojson& e) {
     return out;
 }
 
+std::size_t killed_by_divergence(const ojson& mutate,
+                                 const std::function<bool(const ojson& killed_by)>& caught) {
+    std::size_t n = 0;
+    for (const auto& m : mutate.at("mutants"))
+        if (m.at("status") == "killed" && m.at("killed_by").at("how") == "divergence" &&
+            caught(m.at("killed_by")))
+            ++n;
+    return n;
+}
+
 } // namespace refcheck::cli_test

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -88,6 +89,10 @@ std::string without_junit_times(const std::string& junit);
 // SHA-256 of a file as lower-case hex (OpenSSL, independently of the harness).
 std::string sha256_of(const fs::path& file);
 std::size_t count_of(const std::string& text, const std::string& needle);
+// The mutants of a mutate.json killed by a divergence (not a fault, budget or error) whose
+// killed_by satisfies `caught` (its "event": divergence, original and reimpl kinds, indices).
+std::size_t killed_by_divergence(const ojson& mutate,
+                                 const std::function<bool(const ojson& killed_by)>& caught);
 
 // The input name a program run gives one input (record, view, light and state indices).
 std::string input_name(std::uint32_t record, std::size_t view, std::size_t light, std::uint32_t state);

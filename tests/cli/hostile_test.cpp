@@ -53,12 +53,8 @@ TEST_F(HostileTest, ANegatedLoaderCheckIsKilledAtTheRejectionEvent) {
                  " --jobs 2 --out m");
     ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
     const ojson j = read_json(path("m/mutate.json"));
-    std::size_t at_rejection = 0;
-    for (const auto& m : j.at("mutants")) {
-        if (m.at("status") != "killed" || m.at("killed_by").at("how") != "divergence") continue;
-        const ojson& e = m.at("killed_by").at("event");
-        if (e.value("original", "") == "rejection") ++at_rejection;
-    }
+    const std::size_t at_rejection = killed_by_divergence(
+        j, [](const ojson& k) { return k.at("event").value("original", "") == "rejection"; });
     EXPECT_GE(at_rejection, 1u) << j.at("totals").dump();
 }
 

@@ -54,13 +54,10 @@ TEST_F(InvalidProgramTest, AnOriginalThatGoesOnPastTheBreakDivergesAfterIt) {
                               " --routines 'program.c:op_plane' --operators imm_plus_one --jobs 2 --out m");
     ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
     const ojson j = read_json(path("m/mutate.json"));
-    std::size_t past_the_break = 0;
-    for (const auto& m : j.at("mutants")) {
-        if (m.at("status") != "killed" || m.at("killed_by").at("how") != "divergence") continue;
-        const ojson& e = m.at("killed_by").at("event");
-        if (e.at("reimpl").is_null() && e.at("original") == "winding_decision" && e.at("index") == 35)
-            ++past_the_break;
-    }
+    const std::size_t past_the_break = killed_by_divergence(j, [](const ojson& k) {
+        const ojson& e = k.at("event");
+        return e.at("reimpl").is_null() && e.at("original") == "winding_decision" && e.at("index") == 35;
+    });
     EXPECT_GE(past_the_break, 1u) << j.at("totals").dump();
 }
 

@@ -10,8 +10,6 @@
 
 namespace refcheck::synth {
 
-namespace {
-
 std::uint32_t get32(const std::vector<uint8_t>& b, std::size_t at) {
     if (at + 4 > b.size()) throw std::logic_error("hostile: read past the archive");
     return b[at] | b[at + 1] << 8 | b[at + 2] << 16 | static_cast<std::uint32_t>(b[at + 3]) << 24;
@@ -20,6 +18,8 @@ void set32(std::vector<uint8_t>& b, std::size_t at, std::uint32_t v) {
     if (at + 4 > b.size()) throw std::logic_error("hostile: write past the archive");
     for (int i = 0; i < 4; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
 }
+
+namespace {
 std::uint32_t slot_offset(const std::vector<uint8_t>& b, std::uint32_t slot) {
     return get32(b, 4 + 4 * slot);
 }

@@ -27,6 +27,10 @@ struct HostileRoot {
     bool missing = false; // the broken archive is not written at all (the data root lacks it)
 };
 
+// Little-endian words of an archive being broken (std::logic_error outside it: a generator bug).
+std::uint32_t get32(const std::vector<uint8_t>& b, std::size_t at);
+void set32(std::vector<uint8_t>& b, std::size_t at, std::uint32_t v);
+
 // The roots derived from `base` (the files of a valid data root), in a fixed order.
 std::vector<HostileRoot> hostile_roots(const DataRootFiles& base);
 
