@@ -8,6 +8,8 @@
 #include "refcheck/reimpl/model_archive.hpp"
 #include "refcheck/reimpl/texture_archive.hpp"
 
+#include <algorithm>
+
 #include <openssl/evp.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -230,6 +232,15 @@ std::size_t killed_by_divergence(const ojson& mutate,
             caught(m.at("killed_by")))
             ++n;
     return n;
+}
+
+std::vector<fs::path> shipped_cases_starting(const std::string& prefix) {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(kCasesDir))
+        if (e.path().extension() == ".json" && e.path().filename().string().rfind(prefix, 0) == 0)
+            out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 } // namespace refcheck::cli_test

@@ -78,6 +78,8 @@ protected:
 std::string quote(const fs::path& p);                 // single-quoted for /bin/sh
 std::string join(const std::vector<fs::path>& paths); // quoted, space-separated
 fs::path shipped_case(const std::string& name);       // cases/<name>.json of the project
+// The project's cases/*.json whose file name starts with `prefix`, sorted.
+std::vector<fs::path> shipped_cases_starting(const std::string& prefix);
 std::string read_text(const fs::path& file);
 ojson read_json(const fs::path& file);
 // Every regular file under `dir`, by path relative to it, with its bytes.

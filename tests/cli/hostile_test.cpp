@@ -12,17 +12,8 @@ namespace {
 
 class HostileTest : public CliTest {};
 
-std::vector<fs::path> hostile_cases() {
-    std::vector<fs::path> out;
-    for (const auto& e : fs::directory_iterator(kCasesDir))
-        if (e.path().extension() == ".json" && e.path().filename().string().rfind("hostile-", 0) == 0)
-            out.push_back(e.path());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 TEST_F(HostileTest, EveryShippedHostileRootIsRefusedByBothSides) {
-    const auto cases = hostile_cases();
+    const auto cases = shipped_cases_starting("hostile-");
     ASSERT_GE(cases.size(), 10u);
     // --data names the small archives: a hostile case's generated root is its input, kept anyway.
     const Result r = refcheck("run " + join(cases) + " --data " + quote(kSmallData) + " --jobs 2 --out o");

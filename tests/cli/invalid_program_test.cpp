@@ -12,18 +12,9 @@ namespace {
 
 class InvalidProgramTest : public CliTest {};
 
-std::vector<fs::path> cases_starting(const std::string& prefix) {
-    std::vector<fs::path> out;
-    for (const auto& e : fs::directory_iterator(kCasesDir))
-        if (e.path().extension() == ".json" && e.path().filename().string().rfind(prefix, 0) == 0)
-            out.push_back(e.path());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 TEST_F(InvalidProgramTest, EveryShippedCaseReachesItsBreakAndIsEquivalent) {
-    auto cases = cases_starting("program-invalid-");
-    const auto shadows = cases_starting("shadow-invalid-");
+    auto cases = shipped_cases_starting("program-invalid-");
+    const auto shadows = shipped_cases_starting("shadow-invalid-");
     ASSERT_GE(cases.size(), 19u);
     ASSERT_EQ(shadows.size(), cases.size());
     cases.insert(cases.end(), shadows.begin(), shadows.end());
