@@ -5,6 +5,8 @@
 #include "code_site.hpp"
 #include "json_schema.hpp"
 
+#include <cstdio>
+#include <fstream>
 #include <optional>
 
 namespace refcheck::cli_test {
@@ -96,6 +98,66 @@ TEST_F(MutateTest, MutantsNoInputReachesAreNotCoveredAndNotRun) {
     EXPECT_EQ(j.at("timing").at("mutants_run"), covered);
     EXPECT_EQ(j.at("totals").at("not_covered"), sort_mutants);
     EXPECT_EQ(j.at("routines").at(sort_routine).at("not_covered"), sort_mutants);
+}
+
+// The registry of argued equivalents: an entry turns its survivors into "equivalent"; one with an
+// "offset" covers only the mutant at that offset of its routine; an entry whose mutant is killed,
+// or that matches none (a wrong offset included), is reported stale and changes no status.
+TEST_F(MutateTest, ArguedEquivalentsCoverTheirSitesAndStaleEntriesAreReported) {
+    const fs::path file = write_case("small-program", small_program().to_json());
+    const std::string args = "--routines '(^|:)(sort_queue|op_secondary)$' --operators negate_jcc";
+    const ojson plain = mutate(file, args);
+    const ojson *killed = nullptr, *uncovered = nullptr;
+    for (const auto& m : plain.at("mutants")) {
+        if (!killed && m.at("status") == "killed") killed = &m;
+        if (!uncovered && m.at("status") == "not_covered") uncovered = &m;
+    }
+    ASSERT_TRUE(killed && uncovered) << plain.at("totals").dump();
+    const std::string routine = uncovered->at("routine"), text = uncovered->at("instruction");
+    std::size_t same_text = 0;
+    for (const auto& m : plain.at("mutants"))
+        same_text +=
+            m.at("routine") == routine && m.at("operator") == "negate_jcc" && m.at("instruction") == text;
+    const auto entry = [](const ojson& m, const std::string& argument) {
+        return ojson{{"routine", m.at("routine")},
+                     {"operator", m.at("operator")},
+                     {"instruction", m.at("instruction")},
+                     {"argument", argument}};
+    };
+    ojson scoped = entry(*uncovered, "argued for this site only");
+    char offset[16];
+    std::snprintf(offset, sizeof offset, "0x%x", uncovered->at("offset").get<unsigned>());
+    scoped["offset"] = offset;
+    ojson wrong_site = entry(*uncovered, "argued for a site that has no such instruction");
+    wrong_site["offset"] = "0xfffff";
+    const ojson registry = {
+        {"image", kImage.filename().string()},
+        {"sha256", sha256_of(kImage)},
+        {"mutants", {scoped, wrong_site, entry(*killed, "wrongly argued: a case kills it")}}};
+    std::ofstream(path("equivalent.json")) << registry.dump(2) << "\n";
+    const ojson j = mutate(file, args + " --equivalents " + quote(path("equivalent.json")));
+    EXPECT_TRUE(j.at("equivalents").at("applied").get<bool>());
+    std::size_t equivalent = 0;
+    for (const auto& m : j.at("mutants")) {
+        if (m.at("id") == killed->at("id")) {
+            EXPECT_EQ(m.at("status"), "killed") << m.dump();
+        }
+        if (m.at("status") != "equivalent") continue;
+        ++equivalent;
+        EXPECT_EQ(m.at("id"), uncovered->at("id")) << "only the scoped site is argued";
+        EXPECT_EQ(m.at("argument"), "argued for this site only");
+        EXPECT_FALSE(m.contains("reason"));
+    }
+    EXPECT_EQ(equivalent, 1u) << "the text occurs at " << same_text << " sites";
+    EXPECT_EQ(j.at("totals").at("equivalent"), 1);
+    EXPECT_EQ(j.at("totals").at("not_covered"), plain.at("totals").at("not_covered").get<int>() - 1);
+    const ojson& stale = j.at("equivalents").at("stale");
+    ASSERT_EQ(stale.size(), 2u) << stale.dump(1);
+    EXPECT_EQ(stale.at(0).at("reason"), "gone");
+    EXPECT_EQ(stale.at(0).at("offset"), "0xfffff");
+    EXPECT_EQ(stale.at(1).at("reason"), "killed");
+    EXPECT_EQ(stale.at(1).at("instruction"), killed->at("instruction"));
+    EXPECT_FALSE(stale.at(1).contains("offset"));
 }
 
 // transform_grid's outer loop keeps its counter in a stack slot: loaded, incremented, stored back,

@@ -105,6 +105,13 @@ TEST_F(SoundVerdictTest, ASelectionThatSelectsNothingIsAnError) {
     EXPECT_EQ(report.at("status"), "error");
     EXPECT_NE(report.at("error").get<std::string>().find("selects no input"), std::string::npos)
         << report.at("error");
+    // The run's table says so too (it said "equivalent" for such a case: its status was set before
+    // the check that found nothing compared).
+    const std::size_t row = run.out.find("\n  empty ");
+    ASSERT_NE(row, std::string::npos) << run.out;
+    const std::string line = run.out.substr(row + 1, run.out.find('\n', row + 1) - row - 1);
+    EXPECT_NE(line.find(" error "), std::string::npos) << line;
+    EXPECT_EQ(line.find("equivalent"), std::string::npos) << line;
 }
 
 // The frames case against a data root whose programs draw nothing (every program returns at its

@@ -117,6 +117,13 @@ std::vector<View> parse_views(const json& j, const std::filesystem::path& file) 
         view.roll = get<std::int32_t>(v, "roll", 0, file);
         view.distance = get<std::int32_t>(v, "distance", 4, file);
         if (view.distance < 1 || view.distance > 1000) fail(file, "view distance must be 1..1000 radii");
+        if (v.contains("probe")) {
+            const auto probe = get<std::vector<std::int32_t>>(v, "probe", {}, file);
+            if (probe.size() != 3) fail(file, "a view's \"probe\" must be a camera-space point [x, y, z]");
+            if (v.contains("distance"))
+                fail(file, "a probing view places its camera itself: no \"distance\"");
+            view.probe = std::array<std::int32_t, 3>{probe[0], probe[1], probe[2]};
+        }
         out.push_back(view);
     }
     return out;

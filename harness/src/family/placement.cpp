@@ -1,7 +1,12 @@
 #include "family/placement.hpp"
 
+#include "refcheck/reimpl/geometry.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <string>
 
 namespace refcheck::harness {
 
@@ -59,7 +64,44 @@ reimpl::Camera camera_for(const reimpl::ModelRecord& record, const View& view) {
         const double forward = cam.rotation[6 + static_cast<std::size_t>(i)] / 16384.0;
         cam.position[static_cast<std::size_t>(i)] = fixed(centre[i] - forward * distance, 1.0);
     }
+    if (view.probe && !record.vertices.empty()) place_nearest_vertex(record, *view.probe, cam);
     return cam;
+}
+
+void place_nearest_vertex(const reimpl::ModelRecord& record, const reimpl::Vec3& target,
+                          reimpl::Camera& cam) {
+    // The instance every family draws at the origin, unturned (construct_placements()[0]).
+    const reimpl::Transform instance{};
+    auto camera_space = [&](std::size_t k) {
+        const reimpl::CameraTransform ct = reimpl::camera_transform(cam, instance);
+        std::optional<reimpl::GridTables> grid;
+        if (record.encoding == reimpl::Encoding::Grid) grid.emplace(ct);
+        return reimpl::transform_vertex(record.encoding, ct, grid ? &*grid : nullptr, record.vertices[k]);
+    };
+    std::size_t nearest = 0;
+    std::int32_t depth = 0;
+    for (std::size_t k = 0; k < record.vertices.size(); ++k) {
+        const std::int32_t z = camera_space(k)[2];
+        if (k == 0 || z < depth) nearest = k, depth = z;
+    }
+    // Moving the camera by d moves every camera-space point by about -R d (R the Q14 rotation);
+    // a few corrections by the rounded inverse (R's transpose) land the vertex exactly.
+    for (int round = 0; round < 32; ++round) {
+        const reimpl::Vec3 at = camera_space(nearest);
+        std::int64_t miss[3];
+        for (std::size_t i = 0; i < 3; ++i) miss[i] = std::int64_t{at[i]} - target[i];
+        if (miss[0] == 0 && miss[1] == 0 && miss[2] == 0) return;
+        for (std::size_t j = 0; j < 3; ++j) {
+            double step = 0;
+            for (std::size_t i = 0; i < 3; ++i) step += cam.rotation[i * 3 + j] / 16384.0 * double(miss[i]);
+            if (round >= 16 && step != 0) step = step > 0 ? std::max(step, 1.0) : std::min(step, -1.0);
+            cam.position[j] = fixed(double(cam.position[j]) + step, 1.0);
+        }
+    }
+    throw std::runtime_error("a probing view cannot place vertex " + std::to_string(nearest) +
+                             " of the record exactly at (" + std::to_string(target[0]) + ", " +
+                             std::to_string(target[1]) + ", " + std::to_string(target[2]) +
+                             ") in camera space with this rotation");
 }
 
 std::vector<std::uint8_t> pack_words(std::span<const std::int32_t> words) {

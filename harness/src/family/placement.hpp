@@ -19,8 +19,17 @@ std::array<std::int32_t, 9> rotation(double yaw, double pitch, double roll, doub
 // The two placements every record is constructed with: identity at the origin, and a turned one.
 std::vector<reimpl::Transform> construct_placements();
 
-// A camera looking at the record's bounding-box centre from `view`.
+// A camera looking at the record's bounding-box centre from `view`. A probing view ("probe") then
+// moves it so that the record's nearest vertex lands at the probe (place_nearest_vertex).
 reimpl::Camera camera_for(const reimpl::ModelRecord& record, const View& view);
+
+// Moves `cam` (its rotation kept) until the vertex of `record` nearest to it (the least camera-space
+// depth, the first of equals), drawn at the origin unturned, lies exactly at `target` in camera
+// space by the reimplementation's transform for the record's encoding (geo.camera,
+// geo.s16.transform, geo.grid.table): the inputs that sit on the near plane's boundary (z 63, 64),
+// on the 16-bit screen clamps (a screen coordinate of exactly 32768 or -32769) or past 2^30.
+// Throws std::runtime_error when no camera position lands it exactly.
+void place_nearest_vertex(const reimpl::ModelRecord& record, const reimpl::Vec3& target, reimpl::Camera& cam);
 
 std::vector<std::uint8_t> pack(const reimpl::Camera& c);
 std::vector<std::uint8_t> pack(const reimpl::Light& l);

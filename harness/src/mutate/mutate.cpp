@@ -43,9 +43,26 @@ EquivalentRegistry load_equivalent_registry(const fs::path& file) {
         r.image = j.at("image").get<std::string>();
         r.sha256 = j.at("sha256").get<std::string>();
         for (const auto& e : j.at("mutants")) {
-            EquivalentEntry x{e.at("routine").get<std::string>(), e.at("operator").get<std::string>(),
-                              e.at("instruction").get<std::string>(), e.at("argument").get<std::string>()};
+            EquivalentEntry x;
+            x.routine = e.at("routine").get<std::string>();
+            x.op = e.at("operator").get<std::string>();
+            x.instruction = e.at("instruction").get<std::string>();
+            x.argument = e.at("argument").get<std::string>();
             if (x.argument.empty()) throw std::runtime_error("an entry without its argument");
+            if (e.contains("offset")) {
+                const std::string o = e.at("offset").get<std::string>();
+                std::size_t used = 0;
+                unsigned long v = 0;
+                try {
+                    v = std::stoul(o, &used, 16);
+                } catch (const std::exception&) {
+                    used = 0;
+                }
+                if (o.rfind("0x", 0) != 0 || used != o.size() || v > 0xffffffffUL)
+                    throw std::runtime_error("entry " + x.routine + " " + x.op + " '" + x.instruction +
+                                             "': offset '" + o + "' is not a hex offset like 0x1a");
+                x.offset = static_cast<std::uint32_t>(v);
+            }
             r.entries.push_back(std::move(x));
         }
     } catch (const std::exception& e) {
@@ -62,6 +79,11 @@ constexpr std::uint64_t kBudgetFactor = 10;
 constexpr std::uint64_t kBudgetFloor = 200000;
 constexpr std::uint64_t kInstructionsPerRun = 400'000'000; // a served mutant's share of a case
 constexpr std::uint64_t kMinInputs = 4;
+// A mutant reached while the cases boot (loading the archives, building the tables) runs from a
+// fresh boot on the first input of at most this many cases per data root (the cheapest), plus the
+// first case of each family there: cases on one root load the same bytes, so a loader mutant shows
+// in the first few or not at all, and each further boot costs a whole load.
+constexpr std::size_t kBootCasesPerRoot = 4;
 
 // Baseline: which inputs reach which mutant. The blocks executed between two named inputs belong
 // to both (the work after one input's call, the preparation of the next: a record's construction);
@@ -181,6 +203,7 @@ struct BaselineCase {
     std::uint64_t instructions = 0; // the original's, from the first input on (baseline)
     bool skippable = true;          // a mutant's run can skip the inputs that do not reach it
     std::size_t cap = 0;            // inputs per served mutant (0: all)
+    bool boots = false;             // runs the mutants reached before its first input (fresh boots)
     std::uint64_t per_input() const { return inputs.empty() ? instructions : instructions / inputs.size(); }
 };
 
@@ -473,9 +496,14 @@ std::string survivor_reason(std::size_t i, const ojson& row, const std::vector<B
                " inputs of " + names(served) +
                " that reach it (--inputs-per-mutant) with every compared event matching; the others "
                "did not run";
-    if (served.empty())
+    if (served.empty()) {
+        std::size_t boots = 0;
+        for (const auto& b : cases) boots += b.usable && b.boots && b.whole.count(i);
         return "before inputs: reached only before the first input of " + names(booted) +
-               ": run from a fresh boot on each one's first input, every compared event matching";
+               ": run from a fresh boot on the first input of " + std::to_string(boots) + " of these " +
+               std::to_string(booted.size()) + " cases (on each data root its first " +
+               std::to_string(kBootCasesPerRoot) + " and each family's first), every compared event matching";
+    }
     return "no compared event differs: run on all " + std::to_string(reaching) + " inputs of " +
            names(served) + " that reach it" +
            (booted.empty() ? std::string() : " (and from a fresh boot on " + names(booted) + ")") +
@@ -492,7 +520,7 @@ ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<Ba
     std::uint64_t inputs_run = 0, cases_run = 0;
     for (const std::size_t ci : order) {
         const BaselineCase& b = cases[ci];
-        if (!b.usable || !b.whole.count(index)) continue;
+        if (!b.usable || !b.boots || !b.whole.count(index)) continue;
         // The effect of such a mutant shows from the first input on, and running every input of
         // every case for each survivor would cost a whole run per mutant. The first input stands
         // for the case (a kill found later would be missed: the score stays a lower bound); a case
@@ -841,6 +869,19 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         return std::pair(boot_bytes[x], cases[x].per_input()) <
                std::pair(boot_bytes[y], cases[y].per_input());
     });
+    {
+        std::map<std::string, std::size_t> per_root;
+        std::set<std::pair<std::string, int>> families;
+        for (const std::size_t k : boot_order) {
+            if (!cases[k].usable) continue;
+            const std::string root = cases[k].env.data.lexically_normal().string();
+            const bool first_of_family = families.insert({root, static_cast<int>(cases[k].c.family)}).second;
+            if (per_root[root] < kBootCasesPerRoot || first_of_family) {
+                cases[k].boots = true;
+                ++per_root[root];
+            }
+        }
+    }
     WorkerCallbacks mut;
     mut.name = [&](std::size_t k) { return mutants[booted[k]].id(); };
     mut.run = [&](std::size_t k) {
@@ -928,7 +969,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         if (registry)
             for (std::size_t e = 0; e < registry->entries.size(); ++e) {
                 const auto& x = registry->entries[e];
-                if (x.routine != m.routine || x.op != m.op || x.instruction != m.instruction) continue;
+                if (!x.covers(m)) continue;
                 entry_used[e] = true;
                 if (status == "killed") {
                     entry_killed[e] = true;
@@ -965,6 +1006,11 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
                              {"operator", x.op},
                              {"instruction", x.instruction},
                              {"reason", entry_killed[e] ? "killed" : "gone"}});
+            if (x.offset) {
+                char buf[16];
+                std::snprintf(buf, sizeof buf, "0x%x", *x.offset);
+                stale.back()["offset"] = buf;
+            }
         }
     std::vector<std::size_t> order(covered);
     std::stable_sort(order.begin(), order.end(),
@@ -983,7 +1029,8 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
                    {"seconds", b.seconds},
                    {"instructions_per_input", b.per_input()},
                    {"inputs_per_mutant", b.cap},
-                   {"skippable", b.skippable}};
+                   {"skippable", b.skippable},
+                   {"boots", b.boots}};
         if (!b.note.empty()) c["note"] = b.note;
         case_rows.push_back(c);
     }

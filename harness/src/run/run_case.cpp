@@ -86,8 +86,10 @@ ojson selection_json(const Case& c) {
     r["stride"] = c.records.stride;
     s["records"] = r;
     ojson views = ojson::array();
-    for (const auto& v : c.views)
+    for (const auto& v : c.views) {
         views.push_back({{"yaw", v.yaw}, {"pitch", v.pitch}, {"roll", v.roll}, {"distance", v.distance}});
+        if (v.probe) views.back()["probe"] = *v.probe;
+    }
     s["views"] = views;
     s["lights"] = c.lights;
     s["states"] = c.states;
@@ -409,8 +411,10 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
             throw std::runtime_error("--only: the case has no input named \"" + c.only + "\"");
         result.events = ctx.events;
         const Counts& counts = comparator.counts();
+        // A case that compared nothing is an error, not an equivalent one: checked before the
+        // status is set, so that the result (the CLI's table, the workers) never says equivalent.
+        if (!counts.unexplained) require_compared(c, counts);
         result.status = counts.unexplained ? Status::Divergent : Status::Equivalent;
-        if (result.status == Status::Equivalent) require_compared(c, counts);
         r["status"] = std::string(status_name(result.status));
     } catch (const PreconditionError& e) {
         r["error"] = std::string("precondition: ") + e.what() +

@@ -28,6 +28,10 @@ std::string_view family_name(Family f);
 struct View {
     std::int32_t yaw = 0, pitch = 0, roll = 0; // degrees
     std::int32_t distance = 4;                 // in units of the model's bounding radius
+    // A probing view ("probe": [x, y, z]): the camera, turned by yaw/pitch/roll, is placed so that
+    // the record's nearest vertex lands exactly at this camera-space point (placement.hpp); for the
+    // boundaries of the near plane, the 16-bit screen clamps and 64-bit projection operands.
+    std::optional<std::array<std::int32_t, 3>> probe;
 };
 
 struct RecordSelection {

@@ -52,9 +52,16 @@ std::vector<Mutant> enumerate_mutants(const emu::Machine& machine,
                                       const std::vector<RoutineBlocks>& routines);
 
 // Argued-equivalent mutants (cases/mutants/equivalent.json): for one image (file and SHA-256),
-// entries keyed by routine + operator + instruction text, each with its argument.
+// entries keyed by routine + operator + instruction text, each with its argument. An entry with an
+// "offset" (from the routine's start, "0x1a") covers only the mutant there: for an instruction text
+// that occurs at several sites of which only some are equivalent.
 struct EquivalentEntry {
     std::string routine, op, instruction, argument;
+    std::optional<std::uint32_t> offset;
+    bool covers(const Mutant& m) const {
+        return routine == m.routine && op == m.op && instruction == m.instruction &&
+               (!offset || *offset == m.offset());
+    }
 };
 struct EquivalentRegistry {
     std::string image, sha256;
