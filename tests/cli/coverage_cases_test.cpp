@@ -65,5 +65,54 @@ TEST_F(CoverageCasesTest, TheWarzoneBoundMovedByOneIsKilledAtTheRejectionEvent) 
     EXPECT_GE(at_rejection, 1u) << j.at("totals").dump();
 }
 
+// The probing views put a vertex exactly where a bound of the projection decides: the screen
+// clamp's bound moved by one lets sx = 32768 through, and the probe at (8152, 0, 64) (view 2) is
+// where the original clamps it to 32767; the near plane's first test moved by one marks the vertex
+// at depth 64 (view 0) behind, or the one at 63 (view 1) in front. The default views, angles at whole
+// radii, never land on these values: the clamp's mutant survives the same records seen from two
+// such views, on the same small archives.
+TEST_F(CoverageCasesTest, ProbingViewsKillTheProjectionBoundsAtTheViewThatSitsOnThem) {
+    const std::string args = " --data " + quote(kSmallData) +
+                             " --routines 'transform.c:transform_s16' --operators imm_plus_one,imm_minus_one"
+                             " --jobs 2 --equivalents " +
+                             quote(kCasesDir / "mutants" / "equivalent.json");
+    const Result r =
+        refcheck("mutate " + quote(kCasesDir / "coverage-probe-boundaries.json") + args + " --out p");
+    ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
+    const ojson j = read_json(path("p/mutate.json"));
+    auto find = [&](const std::string& op, const std::string& text) -> const ojson* {
+        for (const auto& m : j.at("mutants"))
+            if (m.at("operator") == op && m.at("instruction") == text && m.at("status") == "killed")
+                return &m;
+        return nullptr;
+    };
+    auto view_of = [](const ojson& m) {
+        const std::string input = m.at("killed_by").at("input");
+        const std::size_t at = input.find(" view ");
+        return at == std::string::npos ? -1 : std::stoi(input.substr(at + 6));
+    };
+    const ojson* clamp = find("imm_plus_one", "cmp esi, 0x7fff");
+    ASSERT_NE(clamp, nullptr) << "the sx clamp's bound + 1 survived the probes";
+    EXPECT_EQ(clamp->at("killed_by").at("how"), "divergence");
+    EXPECT_EQ(clamp->at("killed_by").at("event").at("original"), "face_draw") << clamp->dump();
+    EXPECT_EQ(view_of(*clamp), 2) << clamp->dump();
+    const ojson* near_plus = find("imm_plus_one", "cmp eax, 0x3f");
+    ASSERT_NE(near_plus, nullptr);
+    EXPECT_EQ(view_of(*near_plus), 0) << near_plus->dump();
+    const ojson* near_minus = find("imm_minus_one", "cmp eax, 0x3f");
+    ASSERT_NE(near_minus, nullptr);
+    EXPECT_EQ(view_of(*near_minus), 1) << near_minus->dump();
+
+    // The same records at the default kind of views: these bounds are not where any vertex lands.
+    ojson plain = read_json(kCasesDir / "coverage-probe-boundaries.json");
+    plain["selection"]["views"] = {{{"yaw", 30}, {"pitch", 20}, {"distance", 1}},
+                                   {{"yaw", 200}, {"pitch", -10}, {"distance", 2}}};
+    const Result d = refcheck("mutate " + quote(write_case("plain-views", plain)) + args + " --out d");
+    ASSERT_TRUE(d.code == 0 || d.code == 1) << d.out << d.err;
+    for (const auto& m : read_json(path("d/mutate.json")).at("mutants"))
+        if (m.at("instruction") == "cmp esi, 0x7fff" && m.at("operator") == "imm_plus_one")
+            EXPECT_NE(m.at("status"), "killed") << m.dump();
+}
+
 } // namespace
 } // namespace refcheck::cli_test
