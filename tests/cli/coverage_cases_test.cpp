@@ -65,6 +65,20 @@ TEST_F(CoverageCasesTest, TheWarzoneBoundMovedByOneIsKilledAtTheRejectionEvent) 
     EXPECT_GE(at_rejection, 1u) << j.at("totals").dump();
 }
 
+// Each bound of scene.params.valid moved up by one accepts the parameter set one past it, which
+// the case passes after its frame: the original then samples the terrain and draws where both sides
+// must refuse, a divergence at that refused input. The scenes' own valid parameters cannot show it.
+TEST_F(CoverageCasesTest, SceneParameterBoundsMovedByOneAreKilledAtTheRefusedSet) {
+    const Result r = refcheck("mutate " + quote(kCasesDir / "coverage-scene-refused.json") +
+                              " --routines 'draw_scene_body' --operators imm_plus_one --jobs 2 --out m");
+    ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
+    const ojson j = read_json(path("m/mutate.json"));
+    const std::size_t at_refused = killed_by_divergence(j, [](const ojson& k) {
+        return k.at("input").get<std::string>().rfind("refused parameters ", 0) == 0;
+    });
+    EXPECT_GE(at_refused, 3u) << j.at("totals").dump();
+}
+
 // The probing views put a vertex exactly where a bound of the projection decides: the screen
 // clamp's bound moved by one lets sx = 32768 through, and the probe at (8152, 0, 64) (view 2) is
 // where the original clamps it to 32767; the near plane's first test moved by one marks the vertex

@@ -148,6 +148,17 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
             fail(file, "an island has a radius of 1..2^20 and a height of 0..2^20");
         s.islands.push_back(island);
     }
+    for (const auto& r : j.value("refused", json::array())) {
+        const auto v = r.get<std::vector<std::uint32_t>>();
+        if (v.size() != 4)
+            fail(file,
+                 "selection.scene.refused: each entry is [cell_shift, cell_reach, sea_colour, band_shift]");
+        if (v[0] >= 8 && v[0] <= 24 && v[1] <= 15 && v[2] <= 255 && v[3] <= 31)
+            fail(file,
+                 "selection.scene.refused: an entry inside scene.params.valid (cell_shift 8..24, cell_reach "
+                 "0..15, sea_colour 0..255, band_shift 0..31) is no refusal");
+        s.refused.push_back({v[0], v[1], v[2], v[3]});
+    }
     for (const auto& sc : j.value("scripts", json::array())) {
         s.scripts.push_back(
             {get<std::string>(sc, "name", "", file), get<std::uint32_t>(sc, "frames", 0, file)});

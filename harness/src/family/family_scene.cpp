@@ -384,6 +384,47 @@ public:
         all_.add(shows);
     }
 
+    // A parameter set outside scene.params.valid: both sides refuse it (draw_scene_ returns 1), and
+    // the original makes no call at all before refusing (an event of its would be one the
+    // reimplementation, which draws nothing, lacks). The case's own parameters are put back after.
+    void refused(const std::array<std::uint32_t, 4>& p, std::size_t k) {
+        const std::string name = "refused parameters " + std::to_string(k);
+        if (!ctx_.selected(name)) return;
+        SceneWorld world(ctx_, models_);
+        reimpl::SceneParams params = input_.params;
+        params.cell_shift = p[0], params.cell_reach = p[1], params.sea_colour = p[2],
+        params.band_shift = p[3];
+        const std::int64_t reimpl_result = in_phase(Phase::reimpl, [&] { return params.valid() ? 0 : 1; });
+        const SceneSelection& s = c_.scene;
+        auto write_params = [&](const std::array<std::uint32_t, 4>& q) {
+            o_.machine().write(params_at_,
+                               pack_words(std::vector<std::int32_t>{
+                                   s.cloud_altitude, 64, 0x00300000, static_cast<std::int32_t>(q[0]),
+                                   static_cast<std::int32_t>(q[1]), static_cast<std::int32_t>(q[2]),
+                                   static_cast<std::int32_t>(q[3])}));
+        };
+        write_params(p);
+        o_.machine().write(camera_at_, pack(input_.camera));
+        recorder_.begin(world);
+        const auto r = o_.call("draw_scene_", {camera_at_, params_at_, light_at_, input_.state});
+        write_params({s.cell_shift, s.cell_reach, s.sea_colour, s.band_shift});
+        if (!r.ok()) throw OriginalFailed("draw_scene_ faulted on refused parameters: " + r.fault->message);
+        auto result = [&](std::int64_t value) {
+            EventRecord e;
+            e.kind = "rejection";
+            e.fields = {{"routine", "draw_scene_(cell_shift " + std::to_string(p[0]) + ", cell_reach " +
+                                        std::to_string(p[1]) + ", sea_colour " + std::to_string(p[2]) +
+                                        ", band_shift " + std::to_string(p[3]) + ")"},
+                        {"result", value}};
+            e.key_fields = 1;
+            return e;
+        };
+        std::vector<EventRecord> original = recorder_.take();
+        original.push_back(result(r.eax));
+        ctx_.comparator.compare(name, original, {result(reimpl_result)});
+        ctx_.events += original.size() + 1;
+    }
+
     void finish() {
         for (const char* routine :
              {"draw_scene_", "build_mobile_queue_", "shadow_plane_height_", "draw_3d_object_",
@@ -472,6 +513,7 @@ private:
 void run_scene(CaseContext& ctx) {
     SceneRun run(ctx);
     for (const SceneScript& script : ctx.c.scene.scripts) run.script(script);
+    for (std::size_t k = 0; k < ctx.c.scene.refused.size(); ++k) run.refused(ctx.c.scene.refused[k], k);
     run.finish();
 }
 

@@ -772,6 +772,14 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         say(buf);
     };
 
+    // Argued-equivalent mutants run only to test their arguments (a kill makes the entry stale): on
+    // at most kMinInputs of the inputs that reach them in each case, not up to the cost cap.
+    std::vector<bool> argued(mutants.size(), false);
+    if (registry)
+        for (std::size_t i = 0; i < mutants.size(); ++i)
+            for (const auto& x : registry->entries)
+                if (x.covers(mutants[i])) argued[i] = true;
+
     // 1. Each case serves the mutants it reaches after its first input from one boot (ServeObserver),
     //    the cases in order, a mutant killed by one not served by the next.
     //    Cheapest inputs first (the original's instructions per input in the baseline: deterministic),
@@ -792,9 +800,11 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
             // Inputs a run can skip: a spread over the case; otherwise the first ones (the run
             // goes through every input up to its last).
             std::vector<int> picked = it->second;
-            if (b.cap && picked.size() > b.cap)
-                picked = b.skippable ? spread(picked, b.cap)
-                                     : std::vector<int>(picked.begin(), picked.begin() + b.cap);
+            std::size_t cap = b.cap;
+            if (argued[i]) cap = cap ? std::min<std::size_t>(cap, kMinInputs) : kMinInputs;
+            if (cap && picked.size() > cap)
+                picked = b.skippable ? spread(picked, cap)
+                                     : std::vector<int>(picked.begin(), picked.begin() + cap);
             add(rows[i], "reaching_inputs", it->second.size());
             if (picked.size() < it->second.size()) rows[i]["inputs_capped"] = true;
             ServeTask t{i, {}};
@@ -1055,6 +1065,10 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
          {{"file", options.equivalents ? options.equivalents->filename().string() : ""},
           {"applied", registry.has_value()},
           {"note", registry_note},
+          {"check",
+           "an argued mutant runs on at most " + std::to_string(kMinInputs) +
+               " of the inputs that reach it in each case (the others' cap: --inputs-per-mutant and the cost "
+               "cap); a kill makes its entry stale"},
           {"stale", stale}}},
         {"slowest", slowest},
         {"timing",

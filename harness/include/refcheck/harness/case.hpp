@@ -58,6 +58,10 @@ struct SceneSelection {
     std::int32_t cloud_altitude = 0x00100000;
     std::vector<Island> islands;
     std::vector<SceneScript> scripts;
+    // "refused": parameter sets [cell_shift, cell_reach, sea_colour, band_shift] outside
+    // scene.params.valid, each passed to draw_scene_ after the scripts: both sides must refuse it
+    // (result 1) and the original must make no call (no terrain sample, queue, shadow or draw).
+    std::vector<std::array<std::uint32_t, 4>> refused;
 };
 
 // What a loader case on a hostile data root expects both sides to refuse ("rejects"): the archive
