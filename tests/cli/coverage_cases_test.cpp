@@ -79,6 +79,24 @@ TEST_F(CoverageCasesTest, SceneParameterBoundsMovedByOneAreKilledAtTheRefusedSet
     EXPECT_GE(at_refused, 3u) << j.at("totals").dump();
 }
 
+// The generator writes mask 0 only, so the face routine's mask handling (the mask byte shifted into
+// the material, the test of the masked types) could be lost without a pixel changing; the edge root
+// program-edge-masks draws masked faces whose masks are texels of their texture, over other faces:
+// those mutants now change pixels of its frames.
+TEST_F(CoverageCasesTest, MaskedFacesWithNonzeroMasksKillTheFaceRoutinesMaskHandling) {
+    const Result r =
+        refcheck("mutate " + quote(kCasesDir / "frames-edge-masks.json") +
+                 " --routines 'faces.c:draw_face_packet' --operators negate_jcc,or_to_and,store_nop"
+                 " --jobs 2 --out m");
+    ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
+    const ojson j = read_json(path("m/mutate.json"));
+    const std::size_t at_record_47 = killed_by_divergence(j, [](const ojson& k) {
+        return k.at("case") == "frames-edge-masks" &&
+               k.at("input").get<std::string>().rfind("record 47 ", 0) == 0;
+    });
+    EXPECT_GE(at_record_47, 3u) << j.at("totals").dump();
+}
+
 // The probing views put a vertex exactly where a bound of the projection decides: the screen
 // clamp's bound moved by one lets sx = 32768 through, and the probe at (8152, 0, 64) (view 2) is
 // where the original clamps it to 32767; the near plane's first test moved by one marks the vertex

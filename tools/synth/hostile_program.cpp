@@ -291,6 +291,70 @@ std::vector<ProgramBreak> program_breaks() {
     return out;
 }
 
+// The first populated 64-wide texture of OBJTEXT.BIN (type 2: a 12-byte header, then 64 texels a
+// row, tex.stride) and its two most frequent nonzero texel values, the masks of the masked program.
+struct MaskTexture {
+    std::uint32_t slot = 0;
+    uint8_t masks[2] = {0, 0};
+};
+MaskTexture mask_texture(const std::vector<uint8_t>& textures) {
+    const std::uint32_t count = get32(textures, 0);
+    for (std::uint32_t slot = 0; slot < count; ++slot) {
+        const std::uint32_t at = get32(textures, 4 + 4 * slot);
+        if (at == 0 || get32(textures, at) != 2) continue;
+        const std::uint32_t height = get32(textures, at + 4);
+        if (height == 0 || at + 12 + 64ull * height > textures.size()) continue;
+        std::uint32_t seen[256] = {};
+        for (std::uint32_t k = 0; k < 64 * height; ++k) ++seen[textures[at + 12 + k]];
+        MaskTexture t{slot, {0, 0}};
+        for (int v = 1; v < 256; ++v) {
+            if (seen[v] > seen[t.masks[0]] || t.masks[0] == 0) {
+                t.masks[1] = t.masks[0];
+                t.masks[0] = static_cast<uint8_t>(v);
+            } else if (seen[v] > seen[t.masks[1]] || t.masks[1] == 0) {
+                t.masks[1] = static_cast<uint8_t>(v);
+            }
+        }
+        if (seen[t.masks[0]] && seen[t.masks[1]]) return t;
+    }
+    throw std::logic_error("hostile: OBJTEXT.BIN has no 64-wide texture of two nonzero texel values");
+}
+
+// A valid program the generator never writes (its masks are all 0): masked textured faces (types
+// 8, 16, 20) whose mask is a texel value their texture holds, each after a face of another kind or
+// another mask, over faces drawn before them (rast.mask: a texel equal to the mask is not drawn).
+std::vector<uint8_t> masked_program(const MaskTexture& t) {
+    Assembler a;
+    const uint8_t lo = static_cast<uint8_t>(t.slot), hi = static_cast<uint8_t>(t.slot >> 8);
+    // Texture corners for the three vertices of a face.
+    const uint8_t uv[3][2] = {{0, 0}, {63, 0}, {63, 62}};
+    auto masked = [&](uint8_t type, uint8_t mask, std::initializer_list<uint8_t> face) {
+        a.bytes({kPrimary, type, 3, lo, hi});
+        if (type == 8) a.bytes({mask});
+        if (type == 16) a.bytes({mask, 0}); // m, then the face normal
+        if (type == 20) a.bytes({0, mask}); // the face normal, then m
+        int k = 0;
+        for (const uint8_t v : face) {
+            a.bytes({v, uv[k][0], uv[k][1]});
+            if (type == 20) a.bytes({0}); // the vertex normal
+            ++k;
+        }
+    };
+    for (const bool reversed : {false, true}) { // one winding of each face is the front one
+        const uint8_t p = reversed ? 2 : 0, q = 1, r = reversed ? 0 : 2;
+        a.face(p, q, r);
+        masked(8, t.masks[0], {p, q, r});
+        masked(16, t.masks[1], {p, q, r});
+        masked(20, t.masks[0],
+               {static_cast<uint8_t>(p + 3), static_cast<uint8_t>(q + 3), static_cast<uint8_t>(r + 3)});
+        a.face(static_cast<uint8_t>(p + 6), static_cast<uint8_t>(q + 6), static_cast<uint8_t>(r + 6));
+        masked(8, t.masks[1],
+               {static_cast<uint8_t>(p + 6), static_cast<uint8_t>(q + 6), static_cast<uint8_t>(r + 6)});
+    }
+    a.ret();
+    return a.finish();
+}
+
 } // namespace
 
 void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base) {
@@ -304,7 +368,16 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
     const std::uint32_t vertices = get32(base.objects, at + hdr::vertices);
     if (base.objects.at(at + vertices) + (base.objects.at(at + vertices + 1) << 8) < 15)
         throw std::logic_error("hostile: the last record has fewer than 15 vertices");
-    for (ProgramBreak& b : program_breaks()) {
+    std::vector<ProgramBreak> programs = program_breaks();
+    const MaskTexture masks = mask_texture(base.textures);
+    programs.push_back(
+        {"edge-masks", "rast.mask",
+         "masked textured faces (types 8, 16, 20) whose masks are texture " + std::to_string(masks.slot) +
+             "'s two most frequent nonzero texels (" + std::to_string(masks.masks[0]) + ", " +
+             std::to_string(masks.masks[1]) +
+             "), each after a face of another kind or mask (valid: the generator writes mask 0 only)",
+         "program-edge", masked_program(masks)});
+    for (ProgramBreak& b : programs) {
         HostileRoot r{"program-" + b.name,
                       "3DOBJS.BIN",
                       record,

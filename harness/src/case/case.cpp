@@ -222,6 +222,7 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
         if (l.size() != 3) fail(file, "a light is [x, y, z] (Q14)");
     c.states = get<std::vector<std::uint32_t>>(sel, "states", {}, file);
     c.warzones = get<std::vector<std::int32_t>>(sel, "warzones", {}, file);
+    c.reinitialise = get<bool>(sel, "reinitialise", false, file);
     c.suns = get<std::vector<std::vector<std::int32_t>>>(sel, "suns", {}, file);
     for (const auto& d : c.suns)
         if (d.size() != 3 || d[1] >= 0)

@@ -83,7 +83,9 @@ private:
 };
 } // namespace
 
-void run_loader(CaseContext& ctx) {
+namespace {
+// Everything the loaded archives must be, compared; `again` names the second load's inputs.
+void compare_loaded(CaseContext& ctx, const std::string& again) {
     Original& o = ctx.original;
     AllocationMatcher heap(o);
 
@@ -95,12 +97,13 @@ void run_loader(CaseContext& ctx) {
     });
     const std::uint32_t expected_size = static_cast<std::uint32_t>(ctx.models.size());
     const auto relocated = in_phase(Phase::reimpl, [&] { return reimpl::relocate_models(models, base); });
-    compare_buffers(ctx, "archive", "3DDATA/3DOBJS.BIN",
+    compare_buffers(ctx, "archive", "3DDATA/3DOBJS.BIN" + again,
                     base ? o.bytes(base, expected_size) : std::vector<std::uint8_t>{}, relocated.bytes);
-    compare_buffers(ctx, "table", "object_archive", words(std::vector<std::uint32_t>{named_base, named_size}),
+    compare_buffers(ctx, "table", "object_archive" + again,
+                    words(std::vector<std::uint32_t>{named_base, named_size}),
                     words(std::vector<std::uint32_t>{base, expected_size}));
     const std::uint32_t object_count = o.u32("object_count");
-    compare_buffers(ctx, "table", "object_table",
+    compare_buffers(ctx, "table", "object_table" + again,
                     words(guest_words(o, "object_table", object_count, models.count() + 1)),
                     words(relocated.object_table));
 
@@ -117,7 +120,7 @@ void run_loader(CaseContext& ctx) {
                     return std::equal(t->pixels.begin(), t->pixels.end(),
                                       bytes.begin() + reimpl::kTextureHeaderSize);
                 });
-    compare_buffers(ctx, "table", "texture_table", words(table), words(expected_table));
+    compare_buffers(ctx, "table", "texture_table" + again, words(table), words(expected_table));
     std::uint64_t texture_bytes = 0, textures_populated = 0;
     for (std::uint32_t slot = 0; slot < textures.count(); ++slot) {
         const reimpl::Texture* t = textures.find(slot);
@@ -126,11 +129,12 @@ void run_loader(CaseContext& ctx) {
         // The original's bytes: the whole allocation that should hold this texture (none: nothing).
         const std::uint32_t at = expected_table[slot];
         const auto expected = reimpl::relocated_texture_bytes(*t, at);
-        compare_buffers(ctx, "texture", "slot " + std::to_string(slot),
+        compare_buffers(ctx, "texture", "slot " + std::to_string(slot) + again,
                         at ? o.bytes(at, expected.size()) : std::vector<std::uint8_t>{}, expected);
         texture_bytes += expected.size();
     }
 
+    if (!again.empty()) return;
     std::uint32_t populated = 0;
     for (std::uint32_t i = 0; i < models.count(); ++i) populated += models.populated(i) ? 1 : 0;
     ctx.report["metrics"] = {{"model_records", populated},
@@ -138,6 +142,20 @@ void run_loader(CaseContext& ctx) {
                              {"texture_slots", textures.count()},
                              {"textures_populated", textures_populated},
                              {"texture_bytes", texture_bytes}};
+}
+} // namespace
+
+void run_loader(CaseContext& ctx) {
+    compare_loaded(ctx, "");
+    if (!ctx.c.reinitialise) return;
+    // A second initialise_3d_objects_ (abi.init_objects: it releases the archive and textures it
+    // loaded before, then loads again): the archives, tables and textures it leaves are compared as
+    // the first load's were, the released allocations out of the matcher's reach.
+    ctx.begins("re-initialised");
+    const auto again = ctx.original.call("initialise_3d_objects_", {});
+    require_success(ctx, again, "initialise_3d_objects_ (a second time)", Expect::Zero);
+    compare_loaded(ctx, " (re-initialised)");
+    ctx.report["metrics"]["reinitialised"] = true;
 }
 
 } // namespace refcheck::harness

@@ -83,10 +83,13 @@ struct Case {
     std::vector<std::vector<std::int32_t>> lights; // Q14 directions
     std::vector<std::uint32_t> states;             // animation states
     std::vector<std::int32_t> warzones;            // palette family
-    std::vector<std::vector<std::int32_t>> suns;   // shadow family: sun directions (Q14, y < 0)
-    std::uint32_t steps = 0;                       // mobile family: steps of the scripted sequence
-    std::uint32_t queries = 0;                     // receiver family: queries
-    std::uint64_t seed = 1;                        // mobile and receiver scripts
+    // Loader family ("selection.reinitialise"): after the comparisons, initialise_3d_objects_ runs
+    // again (it releases what it loaded, abi.init_objects) and everything is compared again.
+    bool reinitialise = false;
+    std::vector<std::vector<std::int32_t>> suns; // shadow family: sun directions (Q14, y < 0)
+    std::uint32_t steps = 0;                     // mobile family: steps of the scripted sequence
+    std::uint32_t queries = 0;                   // receiver family: queries
+    std::uint64_t seed = 1;                      // mobile and receiver scripts
     // Mobile and receiver scripts: the world (x, z) their mobiles, cameras and casters are placed
     // around ("selection.centre"; none: the middle of the sector map, 32.5 sectors on each axis).
     // Far centres (|x|, |z| >= 2^30, negative) reach the 64-bit arithmetic of the depth filter,
