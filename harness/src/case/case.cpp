@@ -129,6 +129,12 @@ std::vector<View> parse_views(const json& j, const std::filesystem::path& file) 
     return out;
 }
 
+// scene.params.valid, as the case format checks it.
+bool valid_scene_params(std::uint32_t cell_shift, std::uint32_t cell_reach, std::uint32_t sea_colour,
+                        std::uint32_t band_shift) {
+    return cell_shift >= 8 && cell_shift <= 24 && cell_reach <= 15 && sea_colour <= 255 && band_shift <= 31;
+}
+
 // selection.scene (scene family; scene.params.valid bounds the parameters).
 SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
     if (!j.is_object()) fail(file, "\"selection.scene\" must be an object");
@@ -138,7 +144,7 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
     s.sea_colour = get<std::uint32_t>(j, "sea_colour", s.sea_colour, file);
     s.band_shift = get<std::uint32_t>(j, "band_shift", s.band_shift, file);
     s.cloud_altitude = get<std::int32_t>(j, "cloud_altitude", s.cloud_altitude, file);
-    if (s.cell_shift < 8 || s.cell_shift > 24 || s.cell_reach > 15 || s.sea_colour > 255 || s.band_shift > 31)
+    if (!valid_scene_params(s.cell_shift, s.cell_reach, s.sea_colour, s.band_shift))
         fail(file,
              "selection.scene: cell_shift 8..24, cell_reach 0..15, sea_colour 0..255, band_shift 0..31");
     for (const auto& i : j.value("islands", json::array())) {
@@ -153,7 +159,7 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
         if (v.size() != 4)
             fail(file,
                  "selection.scene.refused: each entry is [cell_shift, cell_reach, sea_colour, band_shift]");
-        if (v[0] >= 8 && v[0] <= 24 && v[1] <= 15 && v[2] <= 255 && v[3] <= 31)
+        if (valid_scene_params(v[0], v[1], v[2], v[3]))
             fail(file,
                  "selection.scene.refused: an entry inside scene.params.valid (cell_shift 8..24, cell_reach "
                  "0..15, sea_colour 0..255, band_shift 0..31) is no refusal");

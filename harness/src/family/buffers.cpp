@@ -31,6 +31,14 @@ ojson differing_ranges(std::span<const std::uint8_t> a, std::span<const std::uin
     return out;
 }
 
+EventRecord rejection_event(const std::string& routine, std::int64_t result) {
+    EventRecord e;
+    e.kind = "rejection";
+    e.fields = {{"routine", routine}, {"result", result}};
+    e.key_fields = 1;
+    return e;
+}
+
 void compare_buffers(CaseContext& ctx, const std::string& kind, const std::string& name,
                      std::span<const std::uint8_t> original, std::span<const std::uint8_t> reimpl) {
     std::vector<EventRecord> a{buffer_event(kind, name, original)};

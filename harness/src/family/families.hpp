@@ -166,6 +166,10 @@ void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t
                          std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
                          const FrameComparison& fc, std::span<const std::uint8_t> palette);
 
+// A routine's result compared as one event: what both sides must refuse (or accept) with the
+// result each gives (abi.init_objects, abi.init_palette, scene.params.valid), keyed by the routine.
+EventRecord rejection_event(const std::string& routine, std::int64_t result);
+
 // A large buffer as one event: its name, size and SHA-256 (apitrace's blob comparison).
 EventRecord buffer_event(const std::string& kind, const std::string& name,
                          std::span<const std::uint8_t> bytes);

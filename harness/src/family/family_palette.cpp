@@ -26,11 +26,7 @@ std::int64_t reimpl_result(std::int32_t warzone) {
 }
 
 EventRecord palette_result(std::int32_t warzone, std::int64_t result) {
-    EventRecord e;
-    e.kind = "rejection";
-    e.fields = {{"routine", "initialise_3d_palette_(" + std::to_string(warzone) + ")"}, {"result", result}};
-    e.key_fields = 1;
-    return e;
+    return rejection_event("initialise_3d_palette_(" + std::to_string(warzone) + ")", result);
 }
 
 } // namespace

@@ -349,11 +349,7 @@ public:
         input_.params = {reimpl::Scene{s.cloud_altitude, 64, 0x00300000}, s.cell_shift, s.cell_reach,
                          s.sea_colour, s.band_shift};
         camera_at_ = o_.scratch(48), params_at_ = o_.scratch(28), light_at_ = o_.scratch(12);
-        o_.machine().write(
-            params_at_, pack_words(std::vector<std::int32_t>{
-                            s.cloud_altitude, 64, 0x00300000, static_cast<std::int32_t>(s.cell_shift),
-                            static_cast<std::int32_t>(s.cell_reach), static_cast<std::int32_t>(s.sea_colour),
-                            static_cast<std::int32_t>(s.band_shift)}));
+        write_params({s.cell_shift, s.cell_reach, s.sea_colour, s.band_shift});
         o_.machine().write(light_at_, pack(input_.light));
     }
 
@@ -396,32 +392,18 @@ public:
         params.band_shift = p[3];
         const std::int64_t reimpl_result = in_phase(Phase::reimpl, [&] { return params.valid() ? 0 : 1; });
         const SceneSelection& s = c_.scene;
-        auto write_params = [&](const std::array<std::uint32_t, 4>& q) {
-            o_.machine().write(params_at_,
-                               pack_words(std::vector<std::int32_t>{
-                                   s.cloud_altitude, 64, 0x00300000, static_cast<std::int32_t>(q[0]),
-                                   static_cast<std::int32_t>(q[1]), static_cast<std::int32_t>(q[2]),
-                                   static_cast<std::int32_t>(q[3])}));
-        };
         write_params(p);
         o_.machine().write(camera_at_, pack(input_.camera));
         recorder_.begin(world);
         const auto r = o_.call("draw_scene_", {camera_at_, params_at_, light_at_, input_.state});
         write_params({s.cell_shift, s.cell_reach, s.sea_colour, s.band_shift});
         if (!r.ok()) throw OriginalFailed("draw_scene_ faulted on refused parameters: " + r.fault->message);
-        auto result = [&](std::int64_t value) {
-            EventRecord e;
-            e.kind = "rejection";
-            e.fields = {{"routine", "draw_scene_(cell_shift " + std::to_string(p[0]) + ", cell_reach " +
-                                        std::to_string(p[1]) + ", sea_colour " + std::to_string(p[2]) +
-                                        ", band_shift " + std::to_string(p[3]) + ")"},
-                        {"result", value}};
-            e.key_fields = 1;
-            return e;
-        };
+        const std::string routine = "draw_scene_(cell_shift " + std::to_string(p[0]) + ", cell_reach " +
+                                    std::to_string(p[1]) + ", sea_colour " + std::to_string(p[2]) +
+                                    ", band_shift " + std::to_string(p[3]) + ")";
         std::vector<EventRecord> original = recorder_.take();
-        original.push_back(result(r.eax));
-        ctx_.comparator.compare(name, original, {result(reimpl_result)});
+        original.push_back(rejection_event(routine, r.eax));
+        ctx_.comparator.compare(name, original, {rejection_event(routine, reimpl_result)});
         ctx_.events += original.size() + 1;
     }
 
@@ -441,6 +423,15 @@ public:
     }
 
 private:
+    // The scene parameters draw_scene_ reads (scene.abi: the case's limits, then these four).
+    void write_params(const std::array<std::uint32_t, 4>& q) {
+        o_.machine().write(params_at_,
+                           pack_words(std::vector<std::int32_t>{
+                               c_.scene.cloud_altitude, 64, 0x00300000, static_cast<std::int32_t>(q[0]),
+                               static_cast<std::int32_t>(q[1]), static_cast<std::int32_t>(q[2]),
+                               static_cast<std::int32_t>(q[3])}));
+    }
+
     reimpl::PaletteTables boot_palette() {
         const auto init = o_.call("initialise_3d_palette_", {static_cast<std::uint32_t>(warzone_)});
         require_success(ctx_, init, "initialise_3d_palette_(" + std::to_string(warzone_) + ")", Expect::Zero);

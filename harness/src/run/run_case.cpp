@@ -159,14 +159,6 @@ std::string describe_rejection(const std::string& archive, std::optional<std::ui
     return archive + (record ? " record " + std::to_string(*record) : std::string(" (its table)"));
 }
 
-EventRecord rejection_event(const std::string& routine, std::int64_t result) {
-    EventRecord e;
-    e.kind = "rejection";
-    e.fields = {{"routine", routine}, {"result", result}};
-    e.key_fields = 1;
-    return e;
-}
-
 // A case on a hostile data root ("rejects"): the original's initialiser of the broken archive must
 // return its failure, 1 (abi.init_objects for 3DOBJS.BIN and OBJTEXT.BIN, abi.init_palette for
 // 3DPAL.RGB, whose case first needs the objects accepted), and the reimplementation's validator
