@@ -70,6 +70,14 @@ Instance construct(const ModelArchive& archive, std::uint32_t model, const Trans
     return std::move(*build(archive, model, placement, 0));
 }
 
+Instance construct(const ModelArchive& archive, std::uint32_t model, const Vec3* position,
+                   const Mat3* rotation) {
+    Transform placement; // the origin and the identity
+    if (position) placement.position = *position;
+    if (rotation) placement.rotation = *rotation;
+    return construct(archive, model, placement);
+}
+
 void for_each_instance(const Instance& root,
                        const std::function<void(const Instance&, std::span<const std::int32_t>)>& visitor) {
     std::vector<std::int32_t> path;

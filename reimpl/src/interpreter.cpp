@@ -129,6 +129,12 @@ void Interpreter::draw(const Instance& root, const DrawInput& input, events::Eve
     draw_instance(root, input, path, sink);
 }
 
+void Interpreter::draw(const Instance* root, const Camera* camera, const Light* light, std::uint32_t state,
+                       events::EventSink& sink) {
+    if (!root || !camera || !light) return; // abi.null
+    draw(*root, DrawInput{*camera, *light, state}, sink);
+}
+
 void Interpreter::draw_instance(const Instance& instance, const DrawInput& input,
                                 std::vector<std::int32_t>& path, events::EventSink& sink) {
     ModelDraw(*this, instance, input, path, sink).run();

@@ -115,11 +115,8 @@ std::vector<std::uint32_t> MobileMap::queue(const ModelArchive& archive, const C
         if (kept.size() == kQueueCapacity) break; // mobile.capacity: later ones are dropped
         const Mobile& m = mobiles_.at(id).mobile;
         if (!same_side_of_clouds(camera.position[1], m.position[1], scene.cloud_altitude)) continue;
-        if (!archive.populated(m.model)) {
-            throw std::invalid_argument(
-                fmt::format("mobile {} names model {}, not a populated record", id, m.model));
-        }
-        const std::int64_t radius = archive.record(m.model).header.radius;
+        // mobile.no_record: a model that names no populated record has radius 0.
+        const std::int64_t radius = archive.populated(m.model) ? archive.record(m.model).header.radius : 0;
         const std::int64_t z = camera_depth(camera, m.position);
         if (z + radius < scene.near_limit || z - radius > scene.far_limit) continue;
         kept.push_back({distance_key(camera, m.position), id});

@@ -20,6 +20,14 @@ bool SceneParams::valid() const {
            band_shift <= 31;
 }
 
+std::int32_t SectorTerrain::operator()(std::int32_t x, std::int32_t z) const {
+    return heights[static_cast<std::size_t>(((z >> 16) & 63) * 64 + ((x >> 16) & 63))];
+}
+
+std::uint32_t scene_result(const Camera* camera, const SceneParams* params, const Light* light) {
+    return camera && params && light && params->valid() ? 0 : 1;
+}
+
 namespace {
 
 // (a / b) on int64 with b != 0, the one overflowing quotient (INT64_MIN / -1) wrapped.

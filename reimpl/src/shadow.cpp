@@ -189,6 +189,12 @@ const Program& ShadowRenderer::program(std::uint32_t record) {
     return it->second;
 }
 
+std::vector<ShadowFace> ShadowRenderer::draw(const Instance* root, const Camera* camera,
+                                             const ShadowParams* params, std::uint32_t state, Frame& frame) {
+    if (!root || !camera || !params) return {}; // abi.null
+    return draw(*root, *camera, *params, state, frame);
+}
+
 std::vector<ShadowFace> ShadowRenderer::draw(const Instance& root, const Camera& camera,
                                              const ShadowParams& params, std::uint32_t state, Frame& frame) {
     std::vector<ShadowFace> faces;

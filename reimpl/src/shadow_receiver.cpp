@@ -36,6 +36,12 @@ bool receiver_holds(const ModelRecord& receiver, const Mobile& placement, const 
     return b[0] <= x && x <= b[1] && b[4] <= z && z <= b[5];
 }
 
+ReceiverQuery shadow_plane_height(const ModelArchive& archive, const MobileMap& mobiles, const Mobile* caster,
+                                  const ShadowParams* params) {
+    if (!caster || !params) return {caster ? caster->id : 0, 0, 0}; // abi.null
+    return shadow_plane_height(archive, mobiles, caster->id, *params);
+}
+
 ReceiverQuery shadow_plane_height(const ModelArchive& archive, const MobileMap& mobiles,
                                   std::uint32_t caster_id, const ShadowParams& params) {
     const Mobile& caster = mobiles.mobile(caster_id);

@@ -43,6 +43,20 @@ TEST(Construction, BuildsThePreorderTreeWithVariableSlotsEmpty) {
     EXPECT_EQ(root.slot(0)->slot(0)->depth, 2u);
 }
 
+// abi.construct, abi.null: a null position is the origin, a null rotation the identity; given ones
+// are used as they are.
+TEST(Construction, NullPositionAndRotationAreTheOriginAndTheIdentity) {
+    const ModelArchive archive = tree_archive();
+    const Vec3 at{10, -20, 30};
+    const Mat3 turned{0, 0, kQ31One, 0, kQ31One, 0, -kQ31One, 0, 0};
+    EXPECT_EQ(construct(archive, 1, nullptr, nullptr).transform, Transform{});
+    EXPECT_EQ(construct(archive, 1, &at, nullptr).transform, (Transform{at, kIdentityQ31}));
+    EXPECT_EQ(construct(archive, 1, nullptr, &turned).transform, (Transform{{}, turned}));
+    const Instance both = construct(archive, 1, &at, &turned);
+    EXPECT_EQ(both.transform, (Transform{at, turned}));
+    EXPECT_EQ(both.slot(0)->transform, construct(archive, 1, Transform{at, turned}).slot(0)->transform);
+}
+
 TEST(Construction, ComposesTransformsInQ31) {
     const ModelArchive archive = tree_archive();
     Transform placement;

@@ -93,6 +93,25 @@ TEST_F(InterpreterTest, PrimaryEmitsWindingThenFaceAndANegativeWindingSkipsTheSe
     EXPECT_TRUE(f.flags.empty());
 }
 
+// abi.draw, abi.null: draw_3d_object_ as called with pointers: a null instance, camera or light draws
+// nothing; with all three it draws what the reference form draws.
+TEST_F(InterpreterTest, ANullInstanceCameraOrLightDrawsNothing) {
+    Interpreter interpreter(archive, textures);
+    const Instance root = construct(archive, kTriangleModel, Transform{});
+    const Camera camera = front_camera(1000);
+    const Light light{{0, 0, -kQ14One}};
+    auto events_of = [&](const Instance* i, const Camera* c, const Light* l) {
+        events::VectorSink sink;
+        interpreter.draw(i, c, l, 0, sink);
+        return summaries(sink.take());
+    };
+    EXPECT_TRUE(events_of(nullptr, &camera, &light).empty());
+    EXPECT_TRUE(events_of(&root, nullptr, &light).empty());
+    EXPECT_TRUE(events_of(&root, &camera, nullptr).empty());
+    EXPECT_EQ(events_of(&root, &camera, &light), summaries(draw(kTriangleModel, camera)));
+    EXPECT_FALSE(events_of(&root, &camera, &light).empty());
+}
+
 TEST_F(InterpreterTest, SecondaryIsDrawnAfterANonNegativeWindingWithItsShadedLevel) {
     const auto events = draw(kTriangleModel, back_camera(1000));
     ASSERT_EQ(summaries(events),

@@ -145,6 +145,19 @@ TEST_F(QueueTest, DepthLimitsWidenedByTheModelRadius) {
     EXPECT_EQ(map.queue(archive, camera, scene), (Ids{3, 5, 1}));
 }
 
+// mobile.no_record: a model id naming an empty slot or past the table has radius 0: such a mobile
+// is kept by its depth alone, where a radius would have widened the limits.
+TEST_F(QueueTest, AMobileWithoutARecordHasRadiusZero) {
+    scene.near_limit = 64;
+    scene.far_limit = 20000;
+    map.add(mobile(1, {0, 0, 64}, 7));    // past the table (3 records): depth 64, kept
+    map.add(mobile(2, {0, 0, 63}, 7));    // depth 63: a radius of 100 would keep it
+    map.add(mobile(3, {0, 0, 20000}, 0)); // slot 0 is empty: depth = far, kept
+    map.add(mobile(4, {0, 0, 20001}, 0)); // dropped
+    map.add(mobile(5, {0, 0, 20050}));    // radius 100 keeps it
+    EXPECT_EQ(map.queue(archive, camera, scene), (Ids{5, 3, 1}));
+}
+
 TEST_F(QueueTest, DepthFollowsTheCameraForwardRow) {
     camera.rotation = {0, 0, -kQ14One, 0, kQ14One, 0, kQ14One, 0, 0}; // forward = +x
     camera.position = {1000, 0, 0};

@@ -56,6 +56,15 @@ protected:
     ShadowParams params = straight_down();
 };
 
+// abi.null: a null caster or parameters finds nothing and returns 0.
+TEST_F(ReceiverTest, ANullCasterOrParametersFindsNoReceiver) {
+    const Mobile& caster = map.mobile(1);
+    EXPECT_EQ(shadow_plane_height(archive, map, nullptr, &params), (ReceiverQuery{0, 0, 0}));
+    EXPECT_EQ(shadow_plane_height(archive, map, &caster, nullptr), (ReceiverQuery{1, 0, 0}));
+    EXPECT_EQ(shadow_plane_height(archive, map, &caster, &params),
+              shadow_plane_height(archive, map, 1, params));
+}
+
 TEST_F(ReceiverTest, AHitRaisesThePlaneToTheReceiversHeight) {
     EXPECT_EQ(shadow_plane_height(archive, map, 1, params), (ReceiverQuery{1, 2, -30 + 120}));
 }

@@ -55,6 +55,31 @@ std::vector<TerrainSample> samples_of(const std::vector<SceneStep>& steps) {
     return out;
 }
 
+// scene.sampler.standin: one height per sector, index ((z >> 16) & 63) * 64 + ((x >> 16) & 63).
+TEST(SceneTerrain, TheStandInsSectorTerrainReadsOneHeightPerSector) {
+    SectorTerrain t;
+    for (std::size_t i = 0; i < t.heights.size(); ++i) t.heights[i] = static_cast<std::int32_t>(i);
+    EXPECT_EQ(t(0, 0), 0);
+    EXPECT_EQ(t(0xffff, 0xffff), 0);
+    EXPECT_EQ(t(0x10000, 0), 1);
+    EXPECT_EQ(t(0, 0x10000), 64);
+    EXPECT_EQ(t(-1, -1), 63 * 64 + 63);   // -1 lies in sector 63
+    EXPECT_EQ(t(64 << 16, 65 << 16), 64); // wraps at 64
+}
+
+// scene.abi, abi.null: 1 for a null camera, parameters or light, or invalid parameters; else 0.
+TEST(SceneTerrain, TheResultIsOneForANullArgumentOrInvalidParameters) {
+    const Camera camera;
+    const Light light;
+    SceneParams params;
+    EXPECT_EQ(scene_result(&camera, &params, &light), 0u);
+    EXPECT_EQ(scene_result(nullptr, &params, &light), 1u);
+    EXPECT_EQ(scene_result(&camera, nullptr, &light), 1u);
+    EXPECT_EQ(scene_result(&camera, &params, nullptr), 1u);
+    params.cell_shift = 25;
+    EXPECT_EQ(scene_result(&camera, &params, &light), 1u);
+}
+
 TEST(SceneTerrain, EveryCornerIsSampledOnceRowByRowFromTheCameraCellOutwards) {
     Samples s;
     std::vector<SceneStep> steps;

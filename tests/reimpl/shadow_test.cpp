@@ -111,6 +111,27 @@ TEST(ShadowProjection, StraightDownSunDrawsTheFootprintOnThePlane) {
     EXPECT_EQ(d.frame.pixels, rectangle(96, 37, 223, 164, 1).pixels);
 }
 
+// abi.shadow_draw, abi.null: a null instance, camera or parameters draws no face and no pixel.
+TEST(ShadowProjection, ANullInstanceCameraOrParametersDrawsNothing) {
+    const ModelArchive archive = archive_of({null_model(), model(square_program())});
+    const Instance root = construct(archive, 1, kAt1000);
+    const Camera camera = top_down();
+    const ShadowParams params = sun(0, -kQ14One, 0);
+    ShadowRenderer renderer(archive);
+    Frame blank;
+    for (int missing = 0; missing < 3; ++missing) {
+        Frame frame;
+        EXPECT_TRUE(renderer
+                        .draw(missing == 0 ? nullptr : &root, missing == 1 ? nullptr : &camera,
+                              missing == 2 ? nullptr : &params, 0, frame)
+                        .empty())
+            << missing;
+        EXPECT_EQ(frame.pixels, blank.pixels) << missing;
+    }
+    Frame frame;
+    EXPECT_EQ(renderer.draw(&root, &camera, &params, 0, frame).size(), 1u);
+}
+
 TEST(ShadowProjection, SlantedSunShiftsAlongItsDirectionByHeightAboveThePlane) {
     const ModelArchive archive = archive_of({null_model(), model(square_program())});
     // d = (1, -1, 0): x moves by +800 (the height 1000 - 200).

@@ -34,6 +34,10 @@ Transform compose(const Transform& parent, const Attachment& attachment);
 // instance whose model id is nonzero, down to depth 8. Variable slots stay empty.
 // std::invalid_argument when `model` is not a populated record.
 Instance construct(const ModelArchive& archive, std::uint32_t model, const Transform& placement);
+// construct_3d_object_ as called (abi.construct, abi.null): a null position is the origin, a null
+// rotation the identity.
+Instance construct(const ModelArchive& archive, std::uint32_t model, const Vec3* position,
+                   const Mat3* rotation);
 
 // Preorder walk (att.order): visitor(instance, path of slots from the root).
 void for_each_instance(const Instance& root,

@@ -43,6 +43,10 @@ public:
     // Draws the instance tree rooted at `root` (events for the root's path {}).
     // FormatError (archive, record, byte offset) for invalid data; events emitted before stay emitted.
     void draw(const Instance& root, const DrawInput& input, events::EventSink& sink);
+    // draw_3d_object_ as called, with its pointer arguments (abi.draw, abi.null): a null instance,
+    // camera or light draws nothing; otherwise as draw().
+    void draw(const Instance* root, const Camera* camera, const Light* light, std::uint32_t state,
+              events::EventSink& sink);
 
     // The decoded program of a record (decoded and checked on first use, then kept).
     const Program& program(std::uint32_t record);

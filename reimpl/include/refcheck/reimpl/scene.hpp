@@ -6,6 +6,7 @@
 // Built on the interpreter, the shadow renderer, the receiver query, the queue and the rasteriser.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <variant>
@@ -44,6 +45,17 @@ struct SceneInput {
     Light light;
     std::uint32_t state = 0;
     SceneParams params;
+};
+
+// draw_scene_'s result for its arguments as called (scene.abi, abi.null): 1, nothing drawn, for a
+// null camera, parameters or light or for parameters outside scene.params.valid; else 0.
+std::uint32_t scene_result(const Camera* camera, const SceneParams* params, const Light* light);
+
+// scene.sampler.standin: the stand-in's own terrain, one ground height per mobile sector (64 x 64,
+// row-major by z), no interpolation: heights[((z >> 16) & 63) * 64 + ((x >> 16) & 63)].
+struct SectorTerrain {
+    std::array<std::int32_t, 64 * 64> heights{};
+    std::int32_t operator()(std::int32_t x, std::int32_t z) const;
 };
 
 // scene.sampler: the ground height at world (x, z), 0 at sea level.

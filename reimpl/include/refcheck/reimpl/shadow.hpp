@@ -55,6 +55,10 @@ struct ReceiverQuery {
 // populated record.
 ReceiverQuery shadow_plane_height(const ModelArchive& archive, const MobileMap& mobiles,
                                   std::uint32_t caster_id, const ShadowParams& params);
+// shadow_plane_height_ as called (abi.shadow_plane, abi.null): a null caster or parameters finds
+// no receiver and returns 0 (receiver 0, height 0); otherwise as above.
+ReceiverQuery shadow_plane_height(const ModelArchive& archive, const MobileMap& mobiles, const Mobile* caster,
+                                  const ShadowParams* params);
 
 // shadow.receiver.test: the receiver's local x and z of a world point, tested against its bounds.
 bool receiver_holds(const ModelRecord& receiver, const Mobile& placement, const Vec3& point);
@@ -101,6 +105,10 @@ public:
     // else every instance of the tree, onto the plane at params.plane_height. Returns the faces
     // drawn, in order. FormatError for invalid data (faces drawn before stay drawn).
     std::vector<ShadowFace> draw(const Instance& root, const Camera& camera, const ShadowParams& params,
+                                 std::uint32_t state, Frame& frame);
+    // draw_3d_object_shadow_ as called (abi.shadow_draw, abi.null): a null instance, camera or
+    // parameters draws nothing; otherwise as draw().
+    std::vector<ShadowFace> draw(const Instance* root, const Camera* camera, const ShadowParams* params,
                                  std::uint32_t state, Frame& frame);
 
     // The decoded program of a record (decoded on first use, then kept).
