@@ -3,7 +3,9 @@
 // and the out-of-range warzones kill the palette routine's bound at its rejection event.
 #include "cli_support.hpp"
 
+#include <map>
 #include <set>
+#include <vector>
 
 namespace refcheck::cli_test {
 namespace {
@@ -149,6 +151,133 @@ TEST_F(CoverageCasesTest, ProbingViewsKillTheProjectionBoundsAtTheViewThatSitsOn
         EXPECT_NE(m.at("status"), "killed") << m.dump();
     }
     EXPECT_EQ(seen, 1u);
+}
+
+// The mutants of `report` that were killed, with their instruction text.
+std::vector<const ojson*> killed_with(const ojson& report, const std::string& op, const std::string& text) {
+    std::vector<const ojson*> out;
+    for (const auto& m : report.at("mutants"))
+        if (m.at("operator") == op && m.at("instruction") == text && m.at("status") == "killed")
+            out.push_back(&m);
+    return out;
+}
+
+// abi.null: each public routine called with a null pointer argument. The same cases without
+// "null_arguments" pass only valid pointers: the guards' null branches never run, and a mutant that
+// lets a null through (a test negated, an "or" of two null tests made an "and") survives them; with
+// the null calls the original then reads through the null pointer, or draws where both sides must
+// not, and the mutant is killed.
+TEST_F(CoverageCasesTest, NullArgumentsKillTheGuardsThatOnlyANullPointerReaches) {
+    const std::vector<std::string> names = {
+        "coverage-null-arguments-program", "coverage-null-arguments-shadow",
+        "coverage-null-arguments-receiver", "coverage-null-arguments-scene"};
+    std::string with, without;
+    std::vector<fs::path> valid; // the cases without "null_arguments"
+    for (const auto& n : names) {
+        with += " " + quote(kCasesDir / (n + ".json"));
+        ojson c = read_json(kCasesDir / (n + ".json"));
+        c["selection"].erase("null_arguments");
+        ojson compares = ojson::array(); // without the null calls nothing is refused
+        for (const auto& k : c.at("compares"))
+            if (k != "rejection") compares.push_back(k);
+        c["compares"] = compares;
+        valid.push_back(write_case(n + "-valid", c));
+        without += " " + quote(valid.back());
+    }
+    const std::string args = " --routines '^(draw_3d_object_body|draw_3d_object_shadow_body|"
+                             "shadow_plane_height_body|draw_scene_body|construct_3d_object_body)$'"
+                             " --operators negate_jcc,or_to_and --jobs 2";
+    const Result r = refcheck("mutate" + with + args + " --out with");
+    ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
+    const Result v = refcheck("mutate" + without + args + " --out without");
+    ASSERT_TRUE(v.code == 0 || v.code == 1) << v.out << v.err;
+    const ojson j = read_json(path("with/mutate.json"));
+    const auto by_with = killed(j);
+    const auto by_without = killed(read_json(path("without/mutate.json")));
+    std::map<std::string, std::size_t> only_with; // per routine
+    for (const auto& m : j.at("mutants"))
+        if (by_with.count(m.at("id")) && !by_without.count(m.at("id"))) ++only_with[m.at("routine")];
+    // draw_scene_'s "or" of its null tests made an "and"; construct_3d_object_'s null position and
+    // rotation (with valid ones the defaults are never taken).
+    EXPECT_GE(only_with["draw_scene_body"], 1u) << j.at("totals").dump();
+    EXPECT_GE(only_with["construct_3d_object_body"], 1u) << j.at("totals").dump();
+
+    // A guard that is a single test and jump: negating it stops valid calls too (killed either way),
+    // so the fault only the null calls show is the guard removed. Each patch turns one "je" to the
+    // null branch into two nops (the bytes it replaces named, so a moved stand-in fails with exit 2):
+    // draw_3d_object_'s camera test, draw_3d_object_shadow_'s camera test, shadow_plane_height_'s
+    // caster test. With the null calls each case is no longer equivalent; without them it still is.
+    const std::string guards = " --patch '0x403213:7413->9090' --patch '0x405417:7437->9090'"
+                               " --patch '0x40611b:741c->9090'";
+    for (std::size_t k = 0; k < 3; ++k) {
+        const Result n = refcheck("run " + quote(kCasesDir / (names[k] + ".json")) + guards + " --out n" +
+                                  std::to_string(k));
+        EXPECT_NE(n.code, 0) << names[k] << "\n" << n.out << n.err;
+        EXPECT_NE(n.code, 2) << names[k] << "\n" << n.out << n.err;
+        const Result p = refcheck("run " + quote(valid[k]) + guards + " --out p" + std::to_string(k));
+        EXPECT_EQ(p.code, 0) << names[k] << "\n" << p.out << p.err;
+    }
+}
+
+// The default queue limits (64 .. 0x300000) keep every mobile of the 3 x 3 scan and every mobile has
+// a record, so passes_filters' far drop and its no-record radius never ran; queue limits of one
+// sector and unmodelled arrivals run both, and kill mutants the default mobiles let live.
+TEST_F(CoverageCasesTest, QueueLimitsAndUnmodelledMobilesKillWhatTheDefaultQueueLetsLive) {
+    const std::string args = " --routines 'mobile.c:passes_filters' --jobs 2";
+    const Result plain = refcheck("mutate " + quote(kCasesDir / "mobiles.json") + args + " --out plain");
+    ASSERT_TRUE(plain.code == 0 || plain.code == 1) << plain.out << plain.err;
+    const Result limits =
+        refcheck("mutate " + quote(kCasesDir / "coverage-mobiles-limits.json") + args + " --out limits");
+    ASSERT_TRUE(limits.code == 0 || limits.code == 1) << limits.out << limits.err;
+    const auto by_plain = killed(read_json(path("plain/mutate.json")));
+    const auto by_limits = killed(read_json(path("limits/mutate.json")));
+    std::size_t only_limits = 0;
+    for (const auto& id : by_limits) only_limits += by_plain.count(id) ? 0 : 1;
+    EXPECT_GE(only_limits, 2u) << "plain killed " << by_plain.size() << ", limits killed "
+                               << by_limits.size();
+}
+
+// light.gouraud: the flat normal count is stored by setup_normals and read only when
+// gouraud_enabled is 0; the case that clears the global kills the mutants that drop that store.
+TEST_F(CoverageCasesTest, GouraudOffKillsTheFlatCountsStore) {
+    const Result r = refcheck("mutate " + quote(kCasesDir / "program-gouraud-off.json") +
+                              " --routines 'program.c:setup_normals' --operators store_nop --jobs 2 --out m");
+    ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
+    const ojson j = read_json(path("m/mutate.json"));
+    const auto zero = killed_with(j, "store_nop", "mov dword ptr [ecx + 0x5c], 0");
+    const auto count = killed_with(j, "store_nop", "mov dword ptr [ecx + 0x5c], eax");
+    EXPECT_GE(zero.size() + count.size(), 1u) << j.at("totals").dump();
+}
+
+// scene.sampler.standin: with the stand-in's own sampler running on a filled terrain_map, its
+// sector index's mask and shifts moved by one read another sector: a terrain_sample event differs.
+TEST_F(CoverageCasesTest, TheStandInsOwnSamplerIsComparedAndItsIndexMutantsKilled) {
+    const Result r = refcheck("mutate " + quote(kCasesDir / "coverage-scene-terrain-map.json") +
+                              " --routines '^sample_terrain_height_body$'"
+                              " --operators imm_plus_one,imm_minus_one,and_to_or --jobs 2 --out m");
+    ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
+    const ojson j = read_json(path("m/mutate.json"));
+    const std::size_t at_sample = killed_by_divergence(
+        j, [](const ojson& k) { return k.at("event").value("original", ojson()) == "terrain_sample"; });
+    EXPECT_GE(at_sample, 4u) << j.at("totals").dump();
+}
+
+// scene.terrain.colour: the land bands clamp to the eighth, colour 247 (the immediate of the two
+// "mov eax, 0xf7" of draw_terrain's inlined clamp, no operator of refcheck mutate's). The shipped
+// scenes' bands stop at 6, so a seeded fault there changed nothing they compare; band_shift 8 over
+// the island makes bands past 7, where it shows. The patch names the bytes it replaces, so a
+// rebuilt stand-in that moved them fails here (exit 2) rather than passing vacuously.
+TEST_F(CoverageCasesTest, TheTopLandBandShowsAFaultInTheBandClampTheOtherScenesMiss) {
+    const std::string patch = " --patch '0x406e19:f7->f6' --patch '0x406e29:f7->f6'";
+    const Result top =
+        refcheck("run " + quote(kCasesDir / "coverage-scene-top-band.json") + patch + " --out top");
+    EXPECT_EQ(top.code, 1) << top.out << top.err;
+    const ojson report = read_json(path("top/coverage-scene-top-band.json"));
+    EXPECT_GT(report.at("counts").at("unexplained").get<std::uint64_t>(), 0u) << report.at("counts").dump();
+    const Result others =
+        refcheck("run " + quote(kCasesDir / "coverage-scene-limits-low.json") + " " +
+                 quote(kCasesDir / "coverage-scene-limits-high.json") + patch + " --out others");
+    EXPECT_EQ(others.code, 0) << others.out << others.err;
 }
 
 } // namespace

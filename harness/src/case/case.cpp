@@ -154,6 +154,7 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
             fail(file, "an island has a radius of 1..2^20 and a height of 0..2^20");
         s.islands.push_back(island);
     }
+    s.terrain_map = get<bool>(j, "terrain_map", false, file);
     for (const auto& r : j.value("refused", json::array())) {
         const auto v = r.get<std::vector<std::uint32_t>>();
         if (v.size() != 4)
@@ -229,6 +230,23 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
     c.states = get<std::vector<std::uint32_t>>(sel, "states", {}, file);
     c.warzones = get<std::vector<std::int32_t>>(sel, "warzones", {}, file);
     c.reinitialise = get<bool>(sel, "reinitialise", false, file);
+    c.gouraud = get<bool>(sel, "gouraud", true, file);
+    if (!c.gouraud && c.family != Family::Program)
+        fail(file, "\"selection.gouraud\" applies to the program family only");
+    c.null_arguments = get<bool>(sel, "null_arguments", false, file);
+    if (c.null_arguments && c.family != Family::Program && c.family != Family::Shadow &&
+        c.family != Family::Receiver && c.family != Family::Scene)
+        fail(file,
+             "\"selection.null_arguments\" applies to the program, shadow, receiver and scene families");
+    if (sel.contains("queue_limits")) {
+        const auto v = get<std::vector<std::int32_t>>(sel, "queue_limits", {}, file);
+        if (v.size() != 2 || v[0] > v[1])
+            fail(file, "\"selection.queue_limits\" is [near, far] with near <= far");
+        c.queue_limits = std::array<std::int32_t, 2>{v[0], v[1]};
+    }
+    c.unmodelled = get<bool>(sel, "unmodelled", false, file);
+    if ((c.queue_limits || c.unmodelled) && c.family != Family::Mobile)
+        fail(file, "\"selection.queue_limits\" and \"selection.unmodelled\" apply to the mobile family only");
     c.suns = get<std::vector<std::vector<std::int32_t>>>(sel, "suns", {}, file);
     for (const auto& d : c.suns)
         if (d.size() != 3 || d[1] >= 0)

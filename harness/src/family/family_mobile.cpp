@@ -12,6 +12,9 @@
 
 #include "refcheck/reimpl/shadow.hpp"
 
+#include <tuple>
+#include <utility>
+
 namespace refcheck::harness {
 
 namespace {
@@ -29,11 +32,15 @@ EventRecord entry_event(std::int64_t step, std::int64_t index, std::int64_t id) 
 void run_mobile(CaseContext& ctx) {
     Original& o = ctx.original;
     const auto models = reimpl::ModelArchive::parse(ctx.models);
-    const auto script = mobile_script(models, ctx.c.seed, ctx.c.steps, ctx.c.centre.value_or(kMapCentre));
+    const auto script =
+        mobile_script(models, ctx.c.seed, ctx.c.steps, ctx.c.centre.value_or(kMapCentre), ctx.c.unmodelled);
     o.call("reset_mobiles_", {});
     MobileWorld world(o, models);
     const std::uint32_t camera_at = o.scratch(48), scene_at = o.scratch(12), ids_at = o.scratch(256 * 4);
-    const reimpl::Scene scene;
+    reimpl::Scene scene;
+    if (ctx.c.queue_limits)
+        std::tie(scene.near_limit, scene.far_limit) =
+            std::pair{(*ctx.c.queue_limits)[0], (*ctx.c.queue_limits)[1]};
     o.machine().write(scene_at, pack_words(std::array<std::int32_t, 3>{scene.cloud_altitude, scene.near_limit,
                                                                        scene.far_limit}));
     // Metrics count what ran, each named for the side it counts (docs/architecture.md, "Metrics").
@@ -127,6 +134,41 @@ void run_receiver(CaseContext& ctx) {
         original_hits += original_receiver ? 1 : 0;
         reimpl_hits += expected.receiver ? 1 : 0;
         above_clouds += position[1] >= params.cloud_altitude ? 1 : 0;
+    }
+    if (ctx.c.null_arguments && !script.queries.empty()) {
+        // abi.null: shadow_plane_height_ with a null caster, then null parameters: no receiver
+        // (last_receiver 0) and the result abi.null gives, on both sides.
+        const auto& params = script.queries.front().params;
+        std::vector<std::int32_t> words(params.sun.begin(), params.sun.end());
+        words.insert(words.end(), {params.terrain_height, params.cloud_altitude, params.plane_height});
+        o.machine().write(params_at, pack_words(words));
+        const reimpl::Mobile& caster_mobile = world.map().mobile(caster);
+        const struct {
+            const char* argument;
+            std::uint32_t caster_at, params;
+            const reimpl::Mobile* caster;
+            const reimpl::ShadowParams* params_p;
+        } calls[] = {{"caster", 0, params_at, nullptr, &params},
+                     {"params", world.address(caster), 0, &caster_mobile, nullptr}};
+        for (const auto& call : calls) {
+            const std::string input = std::string("null ") + call.argument;
+            if (!ctx.selected(input)) continue;
+            const auto r = o.call("shadow_plane_height_", {call.caster_at, call.params});
+            if (!r.ok())
+                throw OriginalFailed("shadow_plane_height_ faulted with a null " +
+                                     std::string(call.argument) + ": " + r.fault->message);
+            const auto expected = in_phase(Phase::reimpl, [&] {
+                return reimpl::shadow_plane_height(models, world.map(), call.caster, call.params_p);
+            });
+            const std::string routine = std::string("shadow_plane_height_(null ") + call.argument + ")";
+            const std::vector<EventRecord> a{
+                rejection_event(routine, static_cast<std::int32_t>(r.eax)),
+                rejection_event(routine + " last_receiver", o.u32("last_receiver"))};
+            const std::vector<EventRecord> b{rejection_event(routine, expected.height),
+                                             rejection_event(routine + " last_receiver", expected.receiver)};
+            ctx.events += a.size() + b.size();
+            ctx.comparator.compare(input, a, b);
+        }
     }
     o.note_ran("shadow_plane_height_");
     ctx.report["metrics"] = {{"compared_queries", compared},

@@ -135,6 +135,9 @@ void run_program(CaseContext& ctx) {
     InvalidProgramCheck invalid(c);
     reimpl::DrawOptions options;
     options.invalid_data = invalid.mode();
+    options.gouraud = c.gouraud;
+    // light.gouraud: the original reads the global at every draw (run_program's entry).
+    if (!c.gouraud) o.machine().write_u32(o.address("gouraud_enabled"), 0);
     reimpl::Interpreter interpreter(models, textures, options);
     for (const auto& name : c.run)
         if (std::find(c.replace.begin(), c.replace.end(), name) != c.replace.end())
@@ -158,7 +161,11 @@ void run_program(CaseContext& ctx) {
     for (const std::uint32_t record : select_records(c, models)) {
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
         ++m.records;
-        const auto built = o.call("construct_3d_object_", {record, origin_at, identity_at});
+        // abi.null: with "null_arguments", construct_3d_object_'s null position and rotation (the
+        // origin and the identity) build every instance.
+        const auto built = c.null_arguments
+                               ? o.call("construct_3d_object_", {record, 0, 0})
+                               : o.call("construct_3d_object_", {record, origin_at, identity_at});
         if (!built.ok() || !built.eax) {
             // The original could not build the instance: a divergence (a fault is one already), and
             // nothing of this record can be compared.
@@ -171,8 +178,49 @@ void run_program(CaseContext& ctx) {
             }
             continue;
         }
-        const reimpl::Instance root =
-            in_phase(Phase::reimpl, [&] { return reimpl::construct(models, record, reimpl::Transform{}); });
+        const reimpl::Instance root = in_phase(Phase::reimpl, [&] {
+            return c.null_arguments ? reimpl::construct(models, record, nullptr, nullptr)
+                                    : reimpl::construct(models, record, reimpl::Transform{});
+        });
+        if (c.null_arguments && m.records == 1) {
+            // abi.null: draw_3d_object_ with each pointer argument null, after a draw of the first
+            // record's instance: nothing is drawn on either side.
+            const reimpl::Camera camera = camera_for(models.record(record), c.views.at(0));
+            o.machine().write(camera_at, pack(camera));
+            o.machine().write(light_at, pack(lights.at(0)));
+            const reimpl::Instance* root_p = &root;
+            const reimpl::Camera* camera_p = &camera;
+            const reimpl::Light* light_p = &lights[0];
+            const struct {
+                const char* argument;
+                std::array<std::uint32_t, 3> guest;
+                bool instance, camera, light;
+            } calls[] = {{"instance", {0, camera_at, light_at}, false, true, true},
+                         {"camera", {built.eax, 0, light_at}, true, false, true},
+                         {"light", {built.eax, camera_at, 0}, true, true, false}};
+            for (const auto& call : calls) {
+                const std::string input = "record " + std::to_string(record) + " null " + call.argument;
+                if (!ctx.selected(input)) continue;
+                events::VectorSink sink;
+                in_phase(Phase::reimpl, [&] {
+                    interpreter.draw(call.instance ? root_p : nullptr, call.camera ? camera_p : nullptr,
+                                     call.light ? light_p : nullptr, 0, sink);
+                });
+                recorder.begin(record, call.guest[0]);
+                const auto r = o.call("draw_3d_object_", {call.guest[0], call.guest[1], call.guest[2], 0});
+                if (!r.ok())
+                    throw OriginalFailed("draw_3d_object_ faulted with a null " + std::string(call.argument) +
+                                         ": " + r.fault->message);
+                const std::string routine = std::string("draw_3d_object_(null ") + call.argument + ")";
+                std::vector<EventRecord> original = recorder.take(), reimpl_events;
+                std::vector<const events::Event*> control_flow;
+                convert_reimpl(sink.events(), reimpl_events, control_flow);
+                original.push_back(rejection_event(routine, 0));
+                reimpl_events.push_back(rejection_event(routine, 0));
+                ctx.events += original.size() + reimpl_events.size();
+                ctx.comparator.compare(input, original, reimpl_events);
+            }
+        }
         for (std::size_t vi = 0; vi < c.views.size(); ++vi) {
             const reimpl::Camera camera = camera_for(models.record(record), c.views[vi]);
             o.machine().write(camera_at, pack(camera));

@@ -159,21 +159,36 @@ private:
 
 class SceneRecorder {
 public:
-    SceneRecorder(Original& o, const std::vector<Island>& islands) : o_(o), face_vertices_(o.profile()) {
+    SceneRecorder(Original& o, const SceneSelection& scene) : o_(o), face_vertices_(o.profile()) {
         const Profile& p = o.profile();
         off_id_ = p.offset_of("mobile", "id");
         off_terrain_ = p.offset_of("shadow_params", "terrain_height");
         off_plane_ = p.offset_of("shadow_params", "plane_height");
         // Arguments where the profile's "args" put them, by name.
-        const auto sampler_args = static_cast<unsigned>(p.routine("sample_terrain_height_").args.size());
-        o.replace("sample_terrain_height_", sampler_args,
-                  [this, islands, ax = o.arg("sample_terrain_height_", "x"),
-                   az = o.arg("sample_terrain_height_", "z")](emu::Machine& m, const emu::Args&) {
-                      const std::int32_t x = ax.i32(m), z = az.i32(m);
-                      const std::int32_t h = island_terrain(islands, x, z);
-                      keep(sample_event(x, z, h));
-                      return static_cast<std::uint32_t>(h);
-                  });
+        if (scene.terrain_map) {
+            // scene.sampler.standin: the original's own sampler reads the map written here; each
+            // sample is recorded as it returns.
+            o.machine().write(o.address("terrain_map"),
+                              pack_words(sector_terrain_map(scene.islands).heights));
+            o.tap("sample_terrain_height_", [this, ax = o.arg("sample_terrain_height_", "x"),
+                                             az = o.arg("sample_terrain_height_", "z")](emu::Machine& m) {
+                sample_at_ = {ax.i32(m), az.i32(m)};
+            });
+            o.on_return("sample_terrain_height_", [this](emu::Machine& m) {
+                keep(sample_event(sample_at_[0], sample_at_[1],
+                                  static_cast<std::int32_t>(m.reg(emu::Reg::eax))));
+            });
+        } else {
+            const auto sampler_args = static_cast<unsigned>(p.routine("sample_terrain_height_").args.size());
+            o.replace("sample_terrain_height_", sampler_args,
+                      [this, islands = scene.islands, ax = o.arg("sample_terrain_height_", "x"),
+                       az = o.arg("sample_terrain_height_", "z")](emu::Machine& m, const emu::Args&) {
+                          const std::int32_t x = ax.i32(m), z = az.i32(m);
+                          const std::int32_t h = island_terrain(islands, x, z);
+                          keep(sample_event(x, z, h));
+                          return static_cast<std::uint32_t>(h);
+                      });
+        }
         o.tap("build_mobile_queue_",
               [this, ids = o.arg("build_mobile_queue_", "ids")](emu::Machine& m) { ids_at_ = ids.u32(m); });
         o.on_return("build_mobile_queue_", [this](emu::Machine& m) {
@@ -250,6 +265,7 @@ private:
     std::uint32_t depth_ = 0;
     FaceVertexLayout face_vertices_;
     std::uint32_t off_id_ = 0, off_terrain_ = 0, off_plane_ = 0, ids_at_ = 0, caster_ = 0;
+    std::array<std::int32_t, 2> sample_at_{}; // the sample in progress (terrain_map)
     std::int32_t terrain_ = 0;
     std::vector<EventRecord> events_;
 };
@@ -336,8 +352,8 @@ public:
         : ctx_(ctx), o_(ctx.original), c_(ctx.c), models_(reimpl::ModelArchive::parse(ctx.models)),
           textures_(reimpl::TextureArchive::parse(ctx.textures)),
           warzone_(c_.warzones.empty() ? 0 : c_.warzones.front()), palette_(boot_palette()),
-          renderer_(models_, textures_, palette_), recorder_(o_, c_.scene.islands),
-          witness_(o_, all_face_routines()), pixel_flags_(flags_explaining(c_.allow, "pixels")) {
+          renderer_(models_, textures_, palette_), recorder_(o_, c_.scene), witness_(o_, all_face_routines()),
+          pixel_flags_(flags_explaining(c_.allow, "pixels")) {
         recorder_.decode_with(witness_);
         guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
         framebuffer_ = o_.address("framebuffer");
@@ -390,7 +406,8 @@ public:
         reimpl::SceneParams params = input_.params;
         params.cell_shift = p[0], params.cell_reach = p[1], params.sea_colour = p[2],
         params.band_shift = p[3];
-        const std::int64_t reimpl_result = in_phase(Phase::reimpl, [&] { return params.valid() ? 0 : 1; });
+        const std::int64_t reimpl_result = in_phase(
+            Phase::reimpl, [&] { return reimpl::scene_result(&input_.camera, &params, &reimpl_light_); });
         const SceneSelection& s = c_.scene;
         write_params(p);
         o_.machine().write(camera_at_, pack(input_.camera));
@@ -401,6 +418,33 @@ public:
         const std::string routine = "draw_scene_(cell_shift " + std::to_string(p[0]) + ", cell_reach " +
                                     std::to_string(p[1]) + ", sea_colour " + std::to_string(p[2]) +
                                     ", band_shift " + std::to_string(p[3]) + ")";
+        std::vector<EventRecord> original = recorder_.take();
+        original.push_back(rejection_event(routine, r.eax));
+        ctx_.comparator.compare(name, original, {rejection_event(routine, reimpl_result)});
+        ctx_.events += original.size() + 1;
+    }
+
+    // abi.null: draw_scene_ with its camera, parameters or light null (`argument`): both sides refuse
+    // it (result 1) and the original makes no call, as for refused parameters.
+    void null_argument(const char* argument) {
+        const std::string name = std::string("null ") + argument;
+        if (!ctx_.selected(name)) return;
+        SceneWorld world(ctx_, models_);
+        const bool camera = std::string_view(argument) != "camera",
+                   params = std::string_view(argument) != "params",
+                   light = std::string_view(argument) != "light";
+        const std::int64_t reimpl_result = in_phase(Phase::reimpl, [&] {
+            return reimpl::scene_result(camera ? &input_.camera : nullptr, params ? &input_.params : nullptr,
+                                        light ? &reimpl_light_ : nullptr);
+        });
+        o_.machine().write(camera_at_, pack(input_.camera));
+        recorder_.begin(world);
+        const auto r = o_.call("draw_scene_", {camera ? camera_at_ : 0, params ? params_at_ : 0,
+                                               light ? light_at_ : 0, input_.state});
+        if (!r.ok())
+            throw OriginalFailed("draw_scene_ faulted with a null " + std::string(argument) + ": " +
+                                 r.fault->message);
+        const std::string routine = std::string("draw_scene_(null ") + argument + ")";
         std::vector<EventRecord> original = recorder_.take();
         original.push_back(rejection_event(routine, r.eax));
         ctx_.comparator.compare(name, original, {rejection_event(routine, reimpl_result)});
@@ -447,7 +491,7 @@ private:
         reimpl::SceneInput in = input_;
         in.light = reimpl_light_;
         const reimpl::TerrainSampler terrain = [this](std::int32_t x, std::int32_t z) {
-            return island_terrain(c_.scene.islands, x, z);
+            return c_.scene.terrain_map ? sector_terrain_(x, z) : island_terrain(c_.scene.islands, x, z);
         };
         const auto steps = in_phase(Phase::reimpl, [&] {
             return renderer_.render(
@@ -494,6 +538,7 @@ private:
     FramePictures pictures_{"per script the first frame that shows its surface",
                             std::numeric_limits<std::size_t>::max()};
     reimpl::SceneInput input_;
+    const reimpl::SectorTerrain sector_terrain_ = sector_terrain_map(c_.scene.islands);
     reimpl::Light reimpl_light_;
     Shows all_;
     ojson per_script_ = ojson::object();
@@ -505,6 +550,8 @@ void run_scene(CaseContext& ctx) {
     SceneRun run(ctx);
     for (const SceneScript& script : ctx.c.scene.scripts) run.script(script);
     for (std::size_t k = 0; k < ctx.c.scene.refused.size(); ++k) run.refused(ctx.c.scene.refused[k], k);
+    if (ctx.c.null_arguments)
+        for (const char* argument : {"camera", "params", "light"}) run.null_argument(argument);
     run.finish();
 }
 

@@ -118,6 +118,47 @@ void run_shadow(CaseContext& ctx) {
         const reimpl::Instance root =
             in_phase(Phase::reimpl, [&] { return reimpl::construct(models, record, reimpl::Transform{}); });
         const auto& h = models.record(record).header;
+        if (c.null_arguments && records == 1) {
+            // abi.null: draw_3d_object_shadow_ with each pointer argument null: no face on either
+            // side.
+            const reimpl::Camera camera = camera_for(models.record(record), c.views.at(0));
+            o.machine().write(camera_at, pack(camera));
+            reimpl::ShadowParams params;
+            params.sun = {c.suns.at(0)[0], c.suns.at(0)[1], c.suns.at(0)[2]};
+            params.terrain_height = params.plane_height = h.bounds[2];
+            o.machine().write(params_at, pack_shadow_params(params));
+            const struct {
+                const char* argument;
+                std::array<std::uint32_t, 3> guest;
+                bool instance, camera, params;
+            } calls[] = {{"instance", {0, camera_at, params_at}, false, true, true},
+                         {"camera", {built.eax, 0, params_at}, true, false, true},
+                         {"params", {built.eax, camera_at, 0}, true, true, false}};
+            for (const auto& call : calls) {
+                const std::string input = "record " + std::to_string(record) + " null " + call.argument;
+                if (!ctx.selected(input)) continue;
+                o.machine().write(framebuffer,
+                                  std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
+                faces.clear();
+                const auto r =
+                    o.call("draw_3d_object_shadow_", {call.guest[0], call.guest[1], call.guest[2], 0});
+                if (!r.ok())
+                    throw OriginalFailed("draw_3d_object_shadow_ faulted with a null " +
+                                         std::string(call.argument) + ": " + r.fault->message);
+                reimpl::Frame frame;
+                const auto drawn_faces = in_phase(Phase::reimpl, [&] {
+                    return renderer.draw(call.instance ? &root : nullptr, call.camera ? &camera : nullptr,
+                                         call.params ? &params : nullptr, 0, frame);
+                });
+                const std::string routine = std::string("draw_3d_object_shadow_(null ") + call.argument + ")";
+                std::vector<EventRecord> original = faces, reimpl_faces;
+                for (const auto& f : drawn_faces) reimpl_faces.push_back(shadow_face_event(f));
+                original.push_back(rejection_event(routine, 0));
+                reimpl_faces.push_back(rejection_event(routine, 0));
+                ctx.comparator.compare(input, original, reimpl_faces);
+                ctx.events += original.size() + reimpl_faces.size();
+            }
+        }
         for (std::size_t vi = 0; vi < c.views.size(); ++vi) {
             const reimpl::Camera camera = camera_for(models.record(record), c.views[vi]);
             o.machine().write(camera_at, pack(camera));

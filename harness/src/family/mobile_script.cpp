@@ -44,9 +44,16 @@ std::vector<std::uint32_t> populated_records(const reimpl::ModelArchive& models,
 }
 
 std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed,
-                                      std::uint32_t steps, WorldCentre centre) {
+                                      std::uint32_t steps, WorldCentre centre, bool unmodelled) {
     const auto candidates = populated_records(models);
     if (candidates.empty()) throw std::runtime_error("the archive has no populated record for mobiles");
+    std::vector<std::uint32_t> no_record{models.count()}; // past the table
+    for (std::uint32_t i = 1; i < models.count(); ++i)
+        if (!models.populated(i)) {
+            no_record.insert(no_record.begin(), i);
+            break;
+        }
+    std::uint32_t arrivals = 0;
     Script script(seed);
     reimpl::MobileMap map; // the script's own view of who is where
     std::vector<MobileStep> out;
@@ -58,6 +65,8 @@ std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::u
             s.op = MobileStep::Op::Add;
             s.mobile.id = next_id++;
             s.mobile.model = candidates[script.next() % candidates.size()];
+            if (unmodelled && ++arrivals % 5 == 0)
+                s.mobile.model = no_record[(arrivals / 5) % no_record.size()];
             s.mobile.position = random_position(script, centre, 5 * kSector / 2);
             if (!live.empty() && script.chance(15)) { // mirrored: the same distance as another object
                 const auto& other = map.mobile(live[script.next() % live.size()]).position;

@@ -33,8 +33,11 @@ struct MobileStep {
 // The mobile family's sequence: at least six mobiles live, then arrivals (some at the mirrored
 // position of another, so that distances tie), moves inside a sector and across boundaries, and
 // departures, around the centre of the map.
+// `unmodelled`: every fifth arrival names a model with no record (mobile.no_record), alternately
+// the first empty slot of the archive (if it has one) and the index just past its table.
 std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed,
-                                      std::uint32_t steps, WorldCentre centre = kMapCentre);
+                                      std::uint32_t steps, WorldCentre centre = kMapCentre,
+                                      bool unmodelled = false);
 
 struct ReceiverScript {
     std::vector<reimpl::Mobile> receivers; // added first, each receiver record twice, turned differently

@@ -145,6 +145,17 @@ std::int32_t island_terrain(const std::vector<Island>& islands, std::int32_t x, 
     return h;
 }
 
+reimpl::SectorTerrain sector_terrain_map(const std::vector<Island>& islands) {
+    reimpl::SectorTerrain t;
+    for (std::int32_t z = 0; z < 64; ++z)
+        for (std::int32_t x = 0; x < 64; ++x) {
+            const auto i = static_cast<std::size_t>(z * 64 + x);
+            t.heights[i] = island_terrain(islands, x * 65536 + 32768, z * 65536 + 32768) + 1 +
+                           static_cast<std::int32_t>(i % 97);
+        }
+    return t;
+}
+
 reimpl::Vec3 Actor::at(std::uint32_t frame) const {
     const auto f = static_cast<std::int32_t>(frame);
     return {start[0] + f * step[0], start[1] + f * step[1], start[2] + f * step[2]};

@@ -5,6 +5,7 @@
 
 #include "refcheck/harness/case.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/scene.hpp"
 #include "refcheck/reimpl/types.hpp"
 
 #include <cstdint>
@@ -18,6 +19,10 @@ namespace refcheck::harness {
 // (int64, truncating; d the horizontal distance to its centre); where islands overlap the
 // greatest height wins.
 std::int32_t island_terrain(const std::vector<Island>& islands, std::int32_t x, std::int32_t z);
+// The terrain map a "terrain_map" case writes into the stand-in's terrain_map: per sector the
+// islands' height at its centre plus 1 + (index mod 97), so that no two neighbouring sectors (and
+// no row or column moved by one) read the same height and every sector is land.
+reimpl::SectorTerrain sector_terrain_map(const std::vector<Island>& islands);
 
 // One mobile object of a script: at frame f it is at start + f * step, turned by `rotation` (Q31).
 struct Actor {

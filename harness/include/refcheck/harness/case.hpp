@@ -62,6 +62,10 @@ struct SceneSelection {
     // scene.params.valid, each passed to draw_scene_ after the scripts: both sides must refuse it
     // (result 1) and the original must make no call (no terrain sample, queue, shadow or draw).
     std::vector<std::array<std::uint32_t, 4>> refused;
+    // "terrain_map": true: the original's own sampler runs (scene.sampler.standin) on its global
+    // terrain_map, which the harness fills with sector_terrain_map(islands); the reimplementation
+    // samples the same map through reimpl::SectorTerrain. Otherwise the sampler is replaced.
+    bool terrain_map = false;
 };
 
 // What a loader case on a hostile data root expects both sides to refuse ("rejects"): the archive
@@ -86,6 +90,16 @@ struct Case {
     // Loader family ("selection.reinitialise"): after the comparisons, initialise_3d_objects_ runs
     // again (it releases what it loaded, abi.init_objects) and everything is compared again.
     bool reinitialise = false;
+    // Program and shadow families ("selection.gouraud": false): the original's global
+    // gouraud_enabled is set to 0 before the draws and the reimplementation draws with
+    // DrawOptions::gouraud off (light.gouraud, light.levels).
+    bool gouraud = true;
+    // Program, shadow, receiver and scene families ("selection.null_arguments": true): after the
+    // inputs, the public routine is called once with each of its pointer arguments null (abi.null):
+    // both sides must draw, build or find nothing and return what abi.null says; the program family
+    // also builds every instance with construct_3d_object_'s null position and rotation (the origin
+    // and the identity, abi.construct).
+    bool null_arguments = false;
     std::vector<std::vector<std::int32_t>> suns; // shadow family: sun directions (Q14, y < 0)
     std::uint32_t steps = 0;                     // mobile family: steps of the scripted sequence
     std::uint32_t queries = 0;                   // receiver family: queries
@@ -95,6 +109,12 @@ struct Case {
     // Far centres (|x|, |z| >= 2^30, negative) reach the 64-bit arithmetic of the depth filter,
     // distance keys and receiver test with operands whose high words matter.
     std::optional<std::array<std::int32_t, 2>> centre;
+    // Mobile family: the drawing queue's [near_limit, far_limit] ("selection.queue_limits";
+    // default reimpl::Scene's, 64 and 0x300000, which no mobile of the 3 x 3 scan can pass), and
+    // "selection.unmodelled": true, every fifth arrival naming a model with no record
+    // (mobile.no_record: radius 0), alternately an empty slot and an index past the table.
+    std::optional<std::array<std::int32_t, 2>> queue_limits;
+    bool unmodelled = false;
     SceneSelection scene;             // scene family
     std::vector<std::string> replace; // face routines replaced by recorders
     std::vector<std::string> run;     // routines that run (frame capture)
