@@ -197,11 +197,6 @@ TEST_F(QueueTest, AtMost256AreCollectedInScanOrderBeforeSorting) {
     EXPECT_EQ(after.back(), 300u - kQueueCapacity);
 }
 
-TEST_F(QueueTest, AMobileNamingNoRecordIsRefused) {
-    map.add(mobile(1, {0, 0, 1000}, 7));
-    EXPECT_THROW(map.queue(archive, camera, scene), std::invalid_argument);
-}
-
 TEST(MobileKeys, DistanceKeyIsTheSquaredOffsetInUnsigned64Bits) {
     Camera c;
     c.position = {-(1 << 30), 0, 5};
