@@ -773,7 +773,9 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
     };
 
     // Argued-equivalent mutants run only to test their arguments (a kill makes the entry stale): on
-    // at most kMinInputs of the inputs that reach them in each case, not up to the cost cap.
+    // at most kMinInputs of the inputs that reach them, over the cases in serve order (once that many
+    // have run, later cases do not serve them), not up to the cost cap. Each further case that draws
+    // a scene or a frame would otherwise run every argued mutant of the draw code again.
     std::vector<bool> argued(mutants.size(), false);
     if (registry)
         for (std::size_t i = 0; i < mutants.size(); ++i)
@@ -795,6 +797,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         std::vector<ServeTask> tasks;
         for (const std::size_t i : covered) {
             if (rows[i]["status"] != "survived" || b.whole.count(i)) continue;
+            if (argued[i] && rows[i]["inputs_run"].get<std::uint64_t>() >= kMinInputs) continue;
             const auto it = b.reach.find(i);
             if (it == b.reach.end()) continue;
             // Inputs a run can skip: a spread over the case; otherwise the first ones (the run
@@ -1067,8 +1070,10 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
           {"note", registry_note},
           {"check",
            "an argued mutant runs on at most " + std::to_string(kMinInputs) +
-               " of the inputs that reach it in each case (the others' cap: --inputs-per-mutant and the cost "
-               "cap); a kill makes its entry stale"},
+               " of the inputs that reach it in each case, and no further case serves it once it has run "
+               "on " +
+               std::to_string(kMinInputs) +
+               " (the others' cap: --inputs-per-mutant and the cost cap); a kill makes its entry stale"},
           {"stale", stale}}},
         {"slowest", slowest},
         {"timing",
