@@ -10,7 +10,26 @@
 namespace refcheck::cli_test {
 namespace {
 
-class CoverageCasesTest : public CliTest {};
+std::set<std::string> killed(const ojson& mutate);
+
+class CoverageCasesTest : public CliTest {
+protected:
+    // The mutants `mutate ARGS` kills over `added` but not over `plain`, and how many each killed.
+    struct OnlyBy {
+        std::size_t only = 0, plain = 0, added = 0;
+    };
+    OnlyBy killed_only_by(const fs::path& plain, const fs::path& added, const std::string& args) {
+        const Result a = refcheck("mutate " + quote(plain) + args + " --out plain");
+        EXPECT_TRUE(a.code == 0 || a.code == 1) << a.out << a.err;
+        const Result b = refcheck("mutate " + quote(added) + args + " --out added");
+        EXPECT_TRUE(b.code == 0 || b.code == 1) << b.out << b.err;
+        const auto by_plain = killed(read_json(path("plain/mutate.json")));
+        const auto by_added = killed(read_json(path("added/mutate.json")));
+        OnlyBy r{0, by_plain.size(), by_added.size()};
+        for (const auto& id : by_added) r.only += by_plain.count(id) ? 0 : 1;
+        return r;
+    }
+};
 
 // Killed mutants of `routines` over `case_file`, by id.
 std::set<std::string> killed(const ojson& mutate) {
@@ -21,20 +40,12 @@ std::set<std::string> killed(const ojson& mutate) {
 }
 
 TEST_F(CoverageCasesTest, FarReceiverQueriesKillWhatTheDefaultCentreLetsSurvive) {
-    const std::string routines =
-        " --routines 'mobile.c:receives' --operators imm_plus_one,imm_minus_one --jobs 2";
-    const Result near = refcheck("mutate " + quote(kCasesDir / "receivers.json") + routines + " --out near");
-    ASSERT_TRUE(near.code == 0 || near.code == 1) << near.out << near.err;
-    const Result far =
-        refcheck("mutate " + quote(kCasesDir / "coverage-receivers-far.json") + routines + " --out far");
-    ASSERT_TRUE(far.code == 0 || far.code == 1) << far.out << far.err;
-    const auto by_near = killed(read_json(path("near/mutate.json")));
-    const auto by_far = killed(read_json(path("far/mutate.json")));
-    std::size_t only_far = 0;
-    for (const auto& id : by_far) only_far += by_near.count(id) ? 0 : 1;
+    const OnlyBy r = killed_only_by(kCasesDir / "receivers.json", kCasesDir / "coverage-receivers-far.json",
+                                    " --routines 'mobile.c:receives' --operators imm_plus_one,imm_minus_one"
+                                    " --jobs 2");
     // The sign extensions (sar 31) of the caster's and the receiver's coordinates: a shift by 30 or
     // 32 changes nothing while they stay below 2^30, as the default centre's do.
-    EXPECT_GE(only_far, 2u) << "near killed " << by_near.size() << ", far killed " << by_far.size();
+    EXPECT_GE(r.only, 2u) << "near killed " << r.plain << ", far killed " << r.added;
 }
 
 TEST_F(CoverageCasesTest, EachReceiverQueryIsAnInputOfItsOwnForMutate) {
@@ -223,18 +234,9 @@ TEST_F(CoverageCasesTest, NullArgumentsKillTheGuardsThatOnlyANullPointerReaches)
 // a record, so passes_filters' far drop and its no-record radius never ran; queue limits of one
 // sector and unmodelled arrivals run both, and kill mutants the default mobiles let live.
 TEST_F(CoverageCasesTest, QueueLimitsAndUnmodelledMobilesKillWhatTheDefaultQueueLetsLive) {
-    const std::string args = " --routines 'mobile.c:passes_filters' --jobs 2";
-    const Result plain = refcheck("mutate " + quote(kCasesDir / "mobiles.json") + args + " --out plain");
-    ASSERT_TRUE(plain.code == 0 || plain.code == 1) << plain.out << plain.err;
-    const Result limits =
-        refcheck("mutate " + quote(kCasesDir / "coverage-mobiles-limits.json") + args + " --out limits");
-    ASSERT_TRUE(limits.code == 0 || limits.code == 1) << limits.out << limits.err;
-    const auto by_plain = killed(read_json(path("plain/mutate.json")));
-    const auto by_limits = killed(read_json(path("limits/mutate.json")));
-    std::size_t only_limits = 0;
-    for (const auto& id : by_limits) only_limits += by_plain.count(id) ? 0 : 1;
-    EXPECT_GE(only_limits, 2u) << "plain killed " << by_plain.size() << ", limits killed "
-                               << by_limits.size();
+    const OnlyBy r = killed_only_by(kCasesDir / "mobiles.json", kCasesDir / "coverage-mobiles-limits.json",
+                                    " --routines 'mobile.c:passes_filters' --jobs 2");
+    EXPECT_GE(r.only, 2u) << "plain killed " << r.plain << ", limits killed " << r.added;
 }
 
 // light.gouraud: the flat normal count is stored by setup_normals and read only when
