@@ -130,7 +130,7 @@ TEST_F(ErrorTest, RealImageTemplateNamesEveryMissingAddress) {
     const Result r =
         run_fails(join({shipped_case("loader"), shipped_case("palette"), shipped_case("construct"),
                         shipped_case("shadows"), shipped_case("mobiles"), shipped_case("receivers"),
-                        shipped_case("scenes"), program}) +
+                        shipped_case("scenes"), shipped_case("coverage-scene-terrain-map"), program}) +
                   " --image " + quote(kImage) + " --profile " + quote(kTemplate));
     const auto named = lines(r.err);
     for (const auto& name : names) EXPECT_TRUE(named.count(name)) << name << " not named:\n" << r.err;

@@ -217,6 +217,7 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
         if (!fs::is_directory(env.data) && seen.insert(env.data).second)
             problems.push_back("data root not found: " + env.data.string());
         for (const auto& n : needed_symbols(c.family)) needed[env.profile].insert(n);
+        if (c.scene.terrain_map) needed[env.profile].insert("terrain_map"); // scene.sampler.standin
         pairs.insert({env.image, env.profile});
     }
     // A profile tied to an image (its "image_sha256") is used with that image only.

@@ -289,6 +289,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     try {
         const Profile profile = load_profile(env.profile);
         std::vector<std::string> needed = needed_symbols(c.family);
+        if (c.scene.terrain_map) needed.emplace_back("terrain_map"); // scene.sampler.standin
         for (auto& n : profile.needed_by_boot()) needed.push_back(std::move(n));
         const auto missing = profile.missing(needed);
         if (!missing.empty()) {
