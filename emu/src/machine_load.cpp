@@ -175,10 +175,6 @@ struct Loader {
 
     void map() {
         uc_engine* uc = impl.uc;
-        if (uc_mem_map(uc, image.base, static_cast<uint32_t>(memory.size()), UC_PROT_ALL) != UC_ERR_OK)
-            throw EmuError("cannot map image at " + hex(image.base) + " (" + with_commas(memory.size()) +
-                           " bytes): the range is taken or invalid");
-        uc_mem_write(uc, image.base, memory.data(), memory.size());
         // Per page: the union of the protections of the sections on it; headers read-only.
         std::vector<uint32_t> prot(memory.size() / page, UC_PROT_READ);
         for (const ImageSection& s : image.sections)
@@ -186,8 +182,20 @@ struct Loader {
         for (const ImageSection& s : image.sections)
             for (Address a = s.range.begin; a < s.range.end; a += page)
                 prot[(a - image.base) / page] |= unicorn_protection(s);
-        for (size_t i = 0; i < prot.size(); ++i)
-            uc_mem_protect(uc, image.base + static_cast<Address>(i * page), page, prot[i]);
+        // One region per run of pages with the same protection, mapped with it: protecting a single
+        // region page by page makes Unicorn split it at every page, copying the rest of it each time
+        // (a whole image copied over and over on every boot).
+        for (size_t i = 0; i < prot.size();) {
+            size_t j = i + 1;
+            while (j < prot.size() && prot[j] == prot[i]) ++j;
+            const Address at = image.base + static_cast<Address>(i * page);
+            const auto size = static_cast<uint32_t>((j - i) * page);
+            if (uc_mem_map(uc, at, size, prot[i]) != UC_ERR_OK)
+                throw EmuError("cannot map image at " + hex(at) + " (" + with_commas(size) +
+                               " bytes): the range is taken or invalid");
+            uc_mem_write(uc, at, memory.data() + i * page, size); // writes whatever the protection
+            i = j;
+        }
     }
 };
 
