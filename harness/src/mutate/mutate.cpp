@@ -85,6 +85,56 @@ constexpr std::uint64_t kMinInputs = 4;
 // in the first few or not at all, and each further boot costs a whole load.
 constexpr std::size_t kBootCasesPerRoot = 4;
 
+// A set of a case's input indices, as ascending runs [first, last]. The inputs that reach a mutant
+// in hot code are most of a case's (program-matrix has 42,048), so lists of indices held hundreds of
+// millions of them over a run: gigabytes in the baseline workers, and a parent so large that every
+// fork of it (one per served mutant) spent its time copying page tables.
+class InputRuns {
+public:
+    // Adds `x`, which is not below any index added before.
+    void add(int x) {
+        if (!runs_.empty() && x <= runs_.back().second + 1) {
+            if (x > runs_.back().second) {
+                runs_.back().second = x;
+                ++count_;
+            }
+            return;
+        }
+        runs_.push_back({x, x});
+        ++count_;
+    }
+    // Adds [a, b], where `a` is not below any index added before.
+    void add_run(int a, int b) {
+        add(a);
+        if (b > runs_.back().second) {
+            count_ += static_cast<std::size_t>(b - runs_.back().second);
+            runs_.back().second = b;
+        }
+    }
+    std::size_t size() const { return count_; }
+    bool empty() const { return count_ == 0; }
+    // The index of rank `k` (0: the first).
+    int at(std::size_t k) const {
+        for (const auto& [first, last] : runs_) {
+            const auto n = static_cast<std::size_t>(last - first) + 1;
+            if (k < n) return first + static_cast<int>(k);
+            k -= n;
+        }
+        throw std::out_of_range("InputRuns::at");
+    }
+    std::vector<int> first(std::size_t n) const {
+        std::vector<int> out;
+        for (const auto& [a, b] : runs_)
+            for (int x = a; x <= b && out.size() < n; ++x) out.push_back(x);
+        return out;
+    }
+    const std::vector<std::pair<int, int>>& runs() const { return runs_; }
+
+private:
+    std::vector<std::pair<int, int>> runs_;
+    std::size_t count_ = 0;
+};
+
 // Baseline: which inputs reach which mutant. The blocks executed between two named inputs belong
 // to both (the work after one input's call, the preparation of the next: a record's construction);
 // those before the first named input (boot, setup) to the whole case; those after the last to it.
@@ -113,10 +163,13 @@ public:
     }
     ojson json() const {
         ojson reach = ojson::array();
-        for (const auto& [m, inputs] : reach_) {
+        for (const auto& [m, inputs] : reach_) { // [m, first, last, first, last, ...]
             if (whole_.count(m)) continue;
             ojson row = ojson::array({m});
-            for (const int i : inputs) row.push_back(i);
+            for (const auto& [a, b] : inputs.runs()) {
+                row.push_back(a);
+                row.push_back(b);
+            }
             reach.push_back(row);
         }
         return {{"inputs", names_},
@@ -140,8 +193,8 @@ private:
                     continue;
                 }
                 auto& s = reach_[m];
-                s.insert(a);
-                if (b >= 0) s.insert(b);
+                s.add(a);
+                if (b >= 0) s.add(b);
             }
         }
         cov.clear();
@@ -151,7 +204,7 @@ private:
     std::vector<std::string> names_;
     int prev_ = -1;
     std::set<std::size_t> whole_;
-    std::map<std::size_t, std::set<int>> reach_;
+    std::map<std::size_t, InputRuns> reach_;
     std::map<std::string, std::uint64_t> needed_;
     std::uint64_t instructions_at_first_ = 0, instructions_ = 0; // the original's, from the first input on
     bool skippable_ = true;                                      // every input could be skipped
@@ -195,8 +248,8 @@ struct BaselineCase {
     std::string note;
     std::vector<std::string> inputs;
     std::map<std::uint64_t, bool> unused;
-    std::set<std::size_t> whole;                   // mutants reached before its first named input
-    std::map<std::size_t, std::vector<int>> reach; // mutant -> inputs
+    std::set<std::size_t> whole;            // mutants reached before its first named input
+    std::map<std::size_t, InputRuns> reach; // mutant -> inputs
     std::map<std::string, std::uint64_t> budgets;
     std::uint64_t fallback = kBudgetFloor;
     double seconds = 0;
@@ -265,11 +318,11 @@ ojson verdict_of(const Mutant& m, const std::string& case_name, const ojson& rep
 
 // At most `cap` of a mutant's reaching inputs (0: all), spread evenly over the case's order (the
 // first and the last always among them), so a survivor in hot code costs a bounded number of inputs.
-std::vector<int> spread(const std::vector<int>& inputs, std::size_t cap) {
-    if (cap == 0 || inputs.size() <= cap) return inputs;
+std::vector<int> spread(const InputRuns& inputs, std::size_t cap) {
+    if (cap == 0 || inputs.size() <= cap) return inputs.first(inputs.size());
     std::vector<int> out;
-    if (cap == 1) return {inputs.front()};
-    for (std::size_t k = 0; k < cap; ++k) out.push_back(inputs[k * (inputs.size() - 1) / (cap - 1)]);
+    if (cap == 1) return {inputs.at(0)};
+    for (std::size_t k = 0; k < cap; ++k) out.push_back(inputs.at(k * (inputs.size() - 1) / (cap - 1)));
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
 }
@@ -683,7 +736,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         r.report = {{"status", "error"}, {"error", "the worker " + d.what()}};
         return r;
     };
-    const std::vector<CaseResult> baseline = run_in_workers(cases.size(), jobs, base);
+    std::vector<CaseResult> baseline = run_in_workers(cases.size(), jobs, base);
     const double baseline_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     std::size_t usable = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -704,7 +757,8 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         for (const auto& w : j.at("whole")) b.whole.insert(w.get<std::size_t>());
         for (const auto& row : j.at("reach")) {
             auto& v = b.reach[row.at(0).get<std::size_t>()];
-            for (std::size_t k = 1; k < row.size(); ++k) v.push_back(row.at(k).get<int>());
+            for (std::size_t k = 1; k + 1 < row.size(); k += 2)
+                v.add_run(row.at(k).get<int>(), row.at(k + 1).get<int>());
         }
         std::uint64_t most = 0;
         for (const auto& [routine, n] : j.at("needed").items()) {
@@ -722,6 +776,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
                 std::clamp<std::uint64_t>(kInstructionsPerRun / std::max<std::uint64_t>(1, b.per_input()),
                                           kMinInputs, options.inputs_per_mutant));
     }
+    baseline = {}; // what the cases keep is parsed; every served mutant's fork copies what stays
     if (usable == 0)
         throw std::runtime_error("no case is equivalent on the unmutated image: nothing can kill a mutant");
     say("refcheck mutate: baseline done in " + std::to_string(static_cast<int>(baseline_seconds)) + " s, " +
@@ -802,12 +857,10 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
             if (it == b.reach.end()) continue;
             // Inputs a run can skip: a spread over the case; otherwise the first ones (the run
             // goes through every input up to its last).
-            std::vector<int> picked = it->second;
             std::size_t cap = b.cap;
             if (argued[i]) cap = cap ? std::min<std::size_t>(cap, kMinInputs) : kMinInputs;
-            if (cap && picked.size() > cap)
-                picked = b.skippable ? spread(picked, cap)
-                                     : std::vector<int>(picked.begin(), picked.begin() + cap);
+            const std::vector<int> picked =
+                b.skippable ? spread(it->second, cap) : it->second.first(cap ? cap : it->second.size());
             add(rows[i], "reaching_inputs", it->second.size());
             if (picked.size() < it->second.size()) rows[i]["inputs_capped"] = true;
             ServeTask t{i, {}};
