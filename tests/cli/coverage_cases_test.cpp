@@ -239,6 +239,26 @@ TEST_F(CoverageCasesTest, QueueLimitsAndUnmodelledMobilesKillWhatTheDefaultQueue
     EXPECT_GE(r.only, 2u) << "plain killed " << r.plain << ", limits killed " << r.added;
 }
 
+// The mobile script's cameras are Q14, so no rotation entry reaches 2^30 and the depth's sum never
+// needs its high word: a camera with 1.0 = 2^31 - 1 (and a far limit a scan can pass) makes the sign
+// words of the rotation and the 64-bit depth decide which mobiles are kept.
+TEST_F(CoverageCasesTest, AQ31CameraKillsTheDepthFiltersSignWordMutants) {
+    const OnlyBy r = killed_only_by(kCasesDir / "coverage-mobiles-limits.json",
+                                    kCasesDir / "coverage-mobiles-camera-one.json",
+                                    " --routines 'mobile.c:passes_filters' --jobs 2");
+    EXPECT_GE(r.only, 4u) << "limits killed " << r.plain << ", camera_one killed " << r.added;
+}
+
+// Pure yaws at y = 0 zero the receiver test's cross terms (Qr[1][0], P.y), and every receiver of
+// the default script receives: pitched and rolled receivers off the ground, and decoys that cast
+// but do not receive, kill mutants of mobile.c:receives the default queries let live.
+TEST_F(CoverageCasesTest, TiltedReceiversAndDecoysKillWhatPureYawsLetLive) {
+    const OnlyBy r =
+        killed_only_by(kCasesDir / "receivers.json", kCasesDir / "coverage-receivers-tilted.json",
+                       " --routines 'mobile.c:receives' --jobs 2");
+    EXPECT_GE(r.only, 7u) << "plain killed " << r.plain << ", tilted killed " << r.added;
+}
+
 // light.gouraud: the flat normal count is stored by setup_normals and read only when
 // gouraud_enabled is 0; the case that clears the global kills the mutants that drop that store.
 TEST_F(CoverageCasesTest, GouraudOffKillsTheFlatCountsStore) {

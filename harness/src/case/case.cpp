@@ -245,8 +245,15 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
         c.queue_limits = std::array<std::int32_t, 2>{v[0], v[1]};
     }
     c.unmodelled = get<bool>(sel, "unmodelled", false, file);
-    if ((c.queue_limits || c.unmodelled) && c.family != Family::Mobile)
-        fail(file, "\"selection.queue_limits\" and \"selection.unmodelled\" apply to the mobile family only");
+    c.camera_one = get<std::int32_t>(sel, "camera_one", 16384, file);
+    if (c.camera_one < 1)
+        fail(file, "\"selection.camera_one\" is 1.0 in the camera's rotation: 1 to 2^31 - 1");
+    if ((c.queue_limits || c.unmodelled || sel.contains("camera_one")) && c.family != Family::Mobile)
+        fail(file, "\"selection.queue_limits\", \"selection.unmodelled\" and \"selection.camera_one\" apply "
+                   "to the mobile family only");
+    c.tilted = get<bool>(sel, "tilted", false, file);
+    if (c.tilted && c.family != Family::Receiver)
+        fail(file, "\"selection.tilted\" applies to the receiver family only");
     c.suns = get<std::vector<std::vector<std::int32_t>>>(sel, "suns", {}, file);
     for (const auto& d : c.suns)
         if (d.size() != 3 || d[1] >= 0)

@@ -27,13 +27,21 @@ EventRecord entry_event(std::int64_t step, std::int64_t index, std::int64_t id) 
     return e;
 }
 
+ScriptOptions script_options(const Case& c) {
+    ScriptOptions o;
+    o.centre = c.centre.value_or(kMapCentre);
+    o.unmodelled = c.unmodelled;
+    o.camera_one = c.camera_one;
+    o.tilted = c.tilted;
+    return o;
+}
+
 } // namespace
 
 void run_mobile(CaseContext& ctx) {
     Original& o = ctx.original;
     const auto models = reimpl::ModelArchive::parse(ctx.models);
-    const auto script =
-        mobile_script(models, ctx.c.seed, ctx.c.steps, ctx.c.centre.value_or(kMapCentre), ctx.c.unmodelled);
+    const auto script = mobile_script(models, ctx.c.seed, ctx.c.steps, script_options(ctx.c));
     o.call("reset_mobiles_", {});
     MobileWorld world(o, models);
     const std::uint32_t camera_at = o.scratch(48), scene_at = o.scratch(12), ids_at = o.scratch(256 * 4);
@@ -92,12 +100,13 @@ void run_mobile(CaseContext& ctx) {
 void run_receiver(CaseContext& ctx) {
     Original& o = ctx.original;
     const auto models = reimpl::ModelArchive::parse(ctx.models);
-    const ReceiverScript script =
-        receiver_script(models, ctx.c.seed, ctx.c.queries, ctx.c.centre.value_or(kMapCentre));
+    const ReceiverScript script = receiver_script(models, ctx.c.seed, ctx.c.queries, script_options(ctx.c));
     o.call("reset_mobiles_", {});
     MobileWorld world(o, models);
     std::uint64_t played_receivers = 0; // placed on both sides (the original's add_mobile_ returned)
     for (const auto& m : script.receivers) played_receivers += world.add(m) ? 1 : 0;
+    std::uint64_t played_decoys = 0;
+    for (const auto& m : script.decoys) played_decoys += world.add(m) ? 1 : 0;
     const std::uint32_t caster = script.caster.id;
     world.add(script.caster);
     const std::uint32_t params_at = o.scratch(24);
@@ -176,7 +185,8 @@ void run_receiver(CaseContext& ctx) {
                              {"original_receiver_hits", original_hits},
                              {"reimpl_receiver_hits", reimpl_hits},
                              {"compared_above_clouds", above_clouds},
-                             {"played_receivers", played_receivers}};
+                             {"played_receivers", played_receivers},
+                             {"played_decoys", played_decoys}};
 }
 
 } // namespace refcheck::harness

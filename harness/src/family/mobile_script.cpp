@@ -44,7 +44,9 @@ std::vector<std::uint32_t> populated_records(const reimpl::ModelArchive& models,
 }
 
 std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed,
-                                      std::uint32_t steps, WorldCentre centre, bool unmodelled) {
+                                      std::uint32_t steps, const ScriptOptions& options) {
+    const WorldCentre centre = options.centre;
+    const bool unmodelled = options.unmodelled;
     const auto candidates = populated_records(models);
     if (candidates.empty()) throw std::runtime_error("the archive has no populated record for mobiles");
     std::vector<std::uint32_t> no_record{models.count()}; // past the table
@@ -90,14 +92,15 @@ std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::u
         }
         s.camera.position = {centre[0] + script.range(-4000, 4000), 3000,
                              centre[1] + script.range(-4000, 4000)};
-        s.camera.rotation = rotation((step * 37) % 360, script.range(-20, 20), 0, 16384.0);
+        s.camera.rotation = rotation((step * 37) % 360, script.range(-20, 20), 0, options.camera_one);
         out.push_back(s);
     }
     return out;
 }
 
 ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries,
-                               WorldCentre centre) {
+                               const ScriptOptions& options) {
+    const WorldCentre centre = options.centre;
     const auto receivers = populated_records(models, reimpl::kShadowReceiverBit);
     const auto casters = populated_records(models, reimpl::kShadowCasterBit);
     if (receivers.empty() || casters.empty())
@@ -115,13 +118,35 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
         m.position = {centre[0] + static_cast<std::int32_t>(i) * 3 * kSector / 4, 0,
                       centre[1] + script.range(-9000, 9000)};
         m.rotation = rotation(script.range(0, 359), 0, 0, 2147483647.0);
+        if (options.tilted) { // cross terms: pitch and roll, and a receiver off y = 0
+            m.rotation =
+                rotation(script.range(0, 359), script.range(-40, 40), script.range(-40, 40), 2147483647.0);
+            m.position[1] = script.range(-3000, 3000);
+        }
         out.receivers.push_back(m);
     }
+    if (options.tilted)
+        for (const std::uint32_t model : casters) {
+            if (models.record(model).header.properties & reimpl::kShadowReceiverBit) continue;
+            if (out.decoys.size() == 4) break;
+            reimpl::Mobile m;
+            m.id = next_id++;
+            m.model = model;
+            const auto i = static_cast<std::int32_t>(out.receivers.size() + out.decoys.size());
+            m.position = {centre[0] + i * 3 * kSector / 4, script.range(-3000, 3000),
+                          centre[1] + script.range(-9000, 9000)};
+            m.rotation =
+                rotation(script.range(0, 359), script.range(-40, 40), script.range(-40, 40), 2147483647.0);
+            out.decoys.push_back(m);
+        }
+    std::vector<const reimpl::Mobile*> targets;
+    for (const auto& m : out.receivers) targets.push_back(&m);
+    for (const auto& m : out.decoys) targets.push_back(&m);
     out.caster.id = next_id++;
     out.caster.model = casters[script.next() % casters.size()];
     out.caster.position = {centre[0], 1000, centre[1]};
     for (std::uint32_t q = 0; q < queries; ++q) {
-        const auto& target = out.receivers[script.next() % out.receivers.size()];
+        const auto& target = *targets[script.next() % targets.size()];
         const auto& h = models.record(target.model).header;
         const std::int32_t reach = std::max({std::abs(h.bounds[0]), std::abs(h.bounds[1]),
                                              std::abs(h.bounds[4]), std::abs(h.bounds[5]), 256}) *

@@ -19,6 +19,18 @@ namespace refcheck::harness {
 using WorldCentre = std::array<std::int32_t, 2>;
 inline constexpr WorldCentre kMapCentre{32 * 65536 + 32768, 32 * 65536 + 32768};
 
+// What a case varies in the scripts (Case's selection.centre, unmodelled, camera_one, tilted).
+struct ScriptOptions {
+    WorldCentre centre = kMapCentre;
+    // Mobile script: every fifth arrival names a model with no record (mobile.no_record),
+    // alternately the first empty slot of the archive (if it has one) and the index just past its
+    // table.
+    bool unmodelled = false;
+    double camera_one = 16384.0; // mobile script: 1.0 in the cameras' rotations
+    // Receiver script: receivers pitched and rolled, off y = 0, and decoys (ReceiverScript::decoys).
+    bool tilted = false;
+};
+
 // Populated records (index >= 1) whose header has every bit of `need_bits` set.
 std::vector<std::uint32_t> populated_records(const reimpl::ModelArchive& models, std::uint32_t need_bits = 0);
 
@@ -33,15 +45,15 @@ struct MobileStep {
 // The mobile family's sequence: at least six mobiles live, then arrivals (some at the mirrored
 // position of another, so that distances tie), moves inside a sector and across boundaries, and
 // departures, around the centre of the map.
-// `unmodelled`: every fifth arrival names a model with no record (mobile.no_record), alternately
-// the first empty slot of the archive (if it has one) and the index just past its table.
 std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed,
-                                      std::uint32_t steps, WorldCentre centre = kMapCentre,
-                                      bool unmodelled = false);
+                                      std::uint32_t steps, const ScriptOptions& options = {});
 
 struct ReceiverScript {
     std::vector<reimpl::Mobile> receivers; // added first, each receiver record twice, turned differently
-    reimpl::Mobile caster;                 // added after them, then moved for every query
+    // Tilted scripts: after the receivers, each model that casts but does not receive a shadow
+    // (at most four), placed like a receiver; the queries aim at them too.
+    std::vector<reimpl::Mobile> decoys;
+    reimpl::Mobile caster; // added after them, then moved for every query
     struct Query {
         reimpl::Vec3 position;       // where the caster is for this query
         reimpl::ShadowParams params; // sun, terrain height, cloud altitude
@@ -52,6 +64,6 @@ struct ReceiverScript {
 // The receiver family's queries: each aims the caster's shadow at a point on, near or beside a
 // receiver, under varied suns, altitudes (some above the cloud layer) and terrain heights.
 ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries,
-                               WorldCentre centre = kMapCentre);
+                               const ScriptOptions& options = {});
 
 } // namespace refcheck::harness

@@ -115,6 +115,15 @@ struct Case {
     // (mobile.no_record: radius 0), alternately an empty slot and an index past the table.
     std::optional<std::array<std::int32_t, 2>> queue_limits;
     bool unmodelled = false;
+    // Mobile family: the value 1.0 has in the camera's rotation ("selection.camera_one"; default
+    // 16384, Q14). Up to 2^31 - 1: rotation entries of 2^30 and more, whose sign words and 64-bit
+    // depth sums the Q14 camera never tests (mobile.depth).
+    std::int32_t camera_one = 16384;
+    // Receiver family ("selection.tilted": true): every receiver pitched and rolled as well as
+    // turned, and lifted or sunk off y = 0, so that the receiver test's cross terms are not zero;
+    // and decoys: mobiles whose model casts a shadow but does not receive one (hdr.properties bit 0
+    // without bit 1), which the queries aim at as well and no side may report.
+    bool tilted = false;
     SceneSelection scene;             // scene family
     std::vector<std::string> replace; // face routines replaced by recorders
     std::vector<std::string> run;     // routines that run (frame capture)
