@@ -78,6 +78,11 @@ constexpr std::uint64_t kCounting = std::uint64_t{1} << 50; // a budget never me
 constexpr std::uint64_t kBudgetFactor = 10;
 constexpr std::uint64_t kBudgetFloor = 200000;
 constexpr std::uint64_t kInstructionsPerRun = 400'000'000; // a served mutant's share of a case
+// ... of a later case of a family whose earlier cases ran it on kMinInputs inputs or more, all
+// surviving. The six scene cases each re-ran every survivor of the draw code on 20 to 28 frames
+// (about 3 s a mutant); the later ones exist for a parameter (limits, the top band, the terrain
+// map) that shows on any of their frames or none.
+constexpr std::uint64_t kInstructionsPerLaterRun = 100'000'000;
 constexpr std::uint64_t kMinInputs = 4;
 // A mutant reached while the cases boot (loading the archives, building the tables) runs from a
 // fresh boot on the first input of at most this many cases per data root (the cheapest), plus the
@@ -256,6 +261,7 @@ struct BaselineCase {
     std::uint64_t instructions = 0; // the original's, from the first input on (baseline)
     bool skippable = true;          // a mutant's run can skip the inputs that do not reach it
     std::size_t cap = 0;            // inputs per served mutant (0: all)
+    std::size_t later_cap = 0;      // ... once its family's earlier cases ran it on kMinInputs (0: all)
     bool boots = false;             // runs the mutants reached before its first input (fresh boots)
     std::uint64_t per_input() const { return inputs.empty() ? instructions : instructions / inputs.size(); }
 };
@@ -359,9 +365,7 @@ public:
             serve(); // returns in the children, and in the server when every child is done
             if (!child_) throw OriginalFailed("refcheck mutate: the case's mutants are served");
         }
-        if (comparator_->counts().unexplained)
-            throw OriginalFailed("refcheck mutate: stopped at the first divergence");
-        if (left_ == 0) throw OriginalFailed("refcheck mutate: every input that reaches the mutant ran");
+        if (comparator_->counts().unexplained || left_ == 0) stop_child(); // the first divergence, or done
         const bool wanted = task_->inputs.count(std::string(name)) != 0;
         if (wanted) --left_;
         return wanted || !skippable;
@@ -391,6 +395,28 @@ public:
         std::fflush(stdout);
         std::fflush(stderr);
         _exit(0);
+    }
+    // A child's run ends where run_case would stop the case (OriginalFailed) and report: divergent
+    // with its first unexplained divergence, or require_compared's error, or equivalent. The
+    // verdict is sent from here, without unwinding the case: its destructors would free memory the
+    // child shares with the server, copying page after page only to exit.
+    [[noreturn]] void stop_child() {
+        ojson report;
+        const Counts& counts = comparator_->counts();
+        if (counts.unexplained) {
+            report["status"] = std::string(status_name(Status::Divergent));
+            if (const auto& d = comparator_->first_unexplained()) report["first_unexplained"] = to_json(*d);
+        } else {
+            try {
+                require_compared(case_.c, counts);
+                report["status"] = std::string(status_name(Status::Equivalent));
+            } catch (const std::exception& e) {
+                report["status"] = "error";
+                report["error"] = e.what();
+            }
+        }
+        finished(*original_, report);
+        _exit(0); // finished() exits in a child
     }
     // The server's verdicts, by task.
     const std::map<std::size_t, ojson>& verdicts() const { return verdicts_; }
@@ -771,10 +797,13 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         b.skippable = j.value("skippable", true);
         // A served run costs about this many of the original's instructions at most (the
         // reimplementation's work scales with them), and never fewer than kMinInputs inputs.
-        if (options.inputs_per_mutant != 0)
-            b.cap = static_cast<std::size_t>(
-                std::clamp<std::uint64_t>(kInstructionsPerRun / std::max<std::uint64_t>(1, b.per_input()),
-                                          kMinInputs, options.inputs_per_mutant));
+        if (options.inputs_per_mutant != 0) {
+            const std::uint64_t per_input = std::max<std::uint64_t>(1, b.per_input());
+            b.cap = static_cast<std::size_t>(std::clamp<std::uint64_t>(
+                kInstructionsPerRun / per_input, kMinInputs, options.inputs_per_mutant));
+            b.later_cap = static_cast<std::size_t>(
+                std::clamp<std::uint64_t>(kInstructionsPerLaterRun / per_input, kMinInputs, b.cap));
+        }
     }
     baseline = {}; // what the cases keep is parsed; every served mutant's fork copies what stays
     if (usable == 0)
@@ -847,6 +876,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
     std::stable_sort(serve_order.begin(), serve_order.end(), [&](std::size_t x, std::size_t y) {
         return cases[x].per_input() < cases[y].per_input();
     });
+    std::map<std::pair<std::size_t, Family>, std::uint64_t> family_inputs; // mutant, family -> inputs run
     for (const std::size_t ci : serve_order) {
         BaselineCase& b = cases[ci];
         std::vector<ServeTask> tasks;
@@ -858,6 +888,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
             // Inputs a run can skip: a spread over the case; otherwise the first ones (the run
             // goes through every input up to its last).
             std::size_t cap = b.cap;
+            if (family_inputs[{i, b.c.family}] >= kMinInputs) cap = b.later_cap;
             if (argued[i]) cap = cap ? std::min<std::size_t>(cap, kMinInputs) : kMinInputs;
             const std::vector<int> picked =
                 b.skippable ? spread(it->second, cap) : it->second.first(cap ? cap : it->second.size());
@@ -898,6 +929,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
             const std::size_t t = tv.at(0).get<std::size_t>();
             if (t >= tasks.size()) continue;
             take_verdict(tasks[t].mutant, tv.at(1));
+            family_inputs[{tasks[t].mutant, b.c.family}] += tv.at(1).value("inputs_run", std::uint64_t{0});
             ++finished;
             ++served_runs;
         }
@@ -1095,6 +1127,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
                    {"seconds", b.seconds},
                    {"instructions_per_input", b.per_input()},
                    {"inputs_per_mutant", b.cap},
+                   {"inputs_per_mutant_later", b.later_cap},
                    {"skippable", b.skippable},
                    {"boots", b.boots}};
         if (!b.note.empty()) c["note"] = b.note;
