@@ -259,6 +259,34 @@ TEST_F(CoverageCasesTest, TiltedReceiversAndDecoysKillWhatPureYawsLetLive) {
     EXPECT_GE(r.only, 7u) << "plain killed " << r.plain << ", tilted killed " << r.added;
 }
 
+// A receiver query costs the original a few hundred instructions: a case of 400 of them runs every
+// reaching input of a mutant (whole_cheap_cases) unless --inputs-per-mutant is given. The receiver
+// test's survivors had run on 32 queries per case; on all of them more die.
+TEST_F(CoverageCasesTest, CheapCasesRunEveryReachingInputUnlessACapIsGiven) {
+    const std::string args = " --routines 'mobile.c:receives' --jobs 2";
+    const Result all = refcheck("mutate " + quote(kCasesDir / "receivers.json") + args + " --out all");
+    ASSERT_TRUE(all.code == 0 || all.code == 1) << all.out << all.err;
+    const Result capped = refcheck("mutate " + quote(kCasesDir / "receivers.json") + args +
+                                   " --inputs-per-mutant 32 --out capped");
+    ASSERT_TRUE(capped.code == 0 || capped.code == 1) << capped.out << capped.err;
+    const ojson a = read_json(path("all/mutate.json")), c = read_json(path("capped/mutate.json"));
+    EXPECT_EQ(a.at("options").at("whole_cheap_cases"), true);
+    EXPECT_EQ(c.at("options").at("whole_cheap_cases"), false);
+    std::size_t beyond_cap = 0, capped_survivors = 0;
+    for (const auto& m : a.at("mutants")) {
+        if (m.at("status") != "survived") continue;
+        EXPECT_FALSE(m.value("inputs_capped", false)) << m.dump();
+        EXPECT_EQ(m.value("inputs_run", 0), m.value("reaching_inputs", 0)) << m.dump();
+        beyond_cap += m.value("inputs_run", 0) > 32 ? 1 : 0;
+    }
+    for (const auto& m : c.at("mutants")) capped_survivors += m.value("inputs_capped", false) ? 1 : 0;
+    EXPECT_GE(beyond_cap, 1u) << a.at("totals").dump();
+    EXPECT_GE(capped_survivors, 1u) << c.at("totals").dump();
+    const auto by_all = killed(a), by_capped = killed(c);
+    for (const auto& id : by_capped) EXPECT_TRUE(by_all.count(id)) << id;
+    EXPECT_GT(by_all.size(), by_capped.size()) << a.at("totals").dump() << c.at("totals").dump();
+}
+
 // light.gouraud: the flat normal count is stored by setup_normals and read only when
 // gouraud_enabled is 0; the case that clears the global kills the mutants that drop that store.
 TEST_F(CoverageCasesTest, GouraudOffKillsTheFlatCountsStore) {

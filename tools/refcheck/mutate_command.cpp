@@ -53,15 +53,18 @@ const Command& mutate_command() {
                 "imm_minus_one, add_to_sub, sub_to_add, and_to_or, or_to_and, store_nop (default: all)");
             app.add_option("--sample", a->sample, "Run a deterministic sample of N mutants (with --seed)");
             app.add_option("--seed", a->seed, "Seed of --sample")->capture_default_str();
-            app.add_option("--inputs-per-mutant", a->inputs_per_mutant,
-                           "Per case, run a mutant on at most N of the inputs that reach it, spread evenly "
-                           "(0: all)")
-                ->capture_default_str();
+            CLI::Option* per_mutant =
+                app.add_option(
+                       "--inputs-per-mutant", a->inputs_per_mutant,
+                       "Per case, run a mutant on at most N of the inputs that reach it, spread evenly "
+                       "(0: all; default: 32, and all in cases whose inputs together cost at most 5e7 "
+                       "instructions)")
+                    ->capture_default_str();
             app.add_option("--min-score", a->min_score,
                            "Exit 1 when killed / (total - equivalent) is below this (0..1)");
             app.add_option("--equivalents", a->equivalents,
                            "Registry of argued-equivalent mutants (default: cases/mutants/equivalent.json)");
-            return [a] {
+            return [a, per_mutant] {
                 check_out_folder("--out", a->out); // before any work
                 harness::MutateOptions o;
                 set_stand_ins(o.run);
@@ -79,6 +82,7 @@ const Command& mutate_command() {
                 if (a->sample) o.sample = a->sample;
                 o.seed = a->seed;
                 o.inputs_per_mutant = a->inputs_per_mutant;
+                o.whole_cheap_cases = per_mutant->count() == 0;
                 if (a->min_score >= 0) o.min_score = a->min_score;
                 o.equivalents = a->equivalents.empty()
                                     ? fs::path(REFCHECK_SOURCE_DIR) / "cases" / "mutants" / "equivalent.json"

@@ -78,6 +78,10 @@ struct MutateOptions {
     // Per case, a mutant runs on at most this many of the inputs that reach it, spread evenly over
     // the case's order (0: all of them). A survivor is then a survivor of those inputs.
     std::size_t inputs_per_mutant = 32;
+    // A case whose inputs together cost the original at most kWholeCaseInstructions (receivers,
+    // mobiles, construct: a fraction of a second) runs every reaching input, inputs_per_mutant
+    // notwithstanding; false when --inputs-per-mutant is given.
+    bool whole_cheap_cases = true;
     std::optional<double> min_score;                  // exit 1 when the score is below
     std::optional<std::filesystem::path> equivalents; // the registry
     // Why blocks stay unreached (cases/coverage/reasons.json): a not-covered survivor's reason names
