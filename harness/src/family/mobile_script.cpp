@@ -109,6 +109,14 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
             "one with bit 0 (casts a shadow); the data root's 3DOBJS.BIN has " +
             std::to_string(receivers.size()) + " and " + std::to_string(casters.size()));
     Script script(seed);
+    // A turned, pitched and rolled receiver (tilted scripts). The draws are named in order: the
+    // order a compiler evaluates function arguments in is unspecified, and the script must not
+    // depend on it (roll, pitch, yaw: the order this was first built and measured with).
+    auto tilted_rotation = [&] {
+        const std::int32_t roll = script.range(-40, 40), pitch = script.range(-40, 40),
+                           yaw = script.range(0, 359);
+        return rotation(yaw, pitch, roll, 2147483647.0);
+    };
     ReceiverScript out;
     std::uint32_t next_id = 1;
     for (std::size_t i = 0; i < receivers.size() * 2; ++i) {
@@ -119,8 +127,7 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
                       centre[1] + script.range(-9000, 9000)};
         m.rotation = rotation(script.range(0, 359), 0, 0, 2147483647.0);
         if (options.tilted) { // cross terms: pitch and roll, and a receiver off y = 0
-            m.rotation =
-                rotation(script.range(0, 359), script.range(-40, 40), script.range(-40, 40), 2147483647.0);
+            m.rotation = tilted_rotation();
             m.position[1] = script.range(-3000, 3000);
         }
         out.receivers.push_back(m);
@@ -135,8 +142,7 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
             const auto i = static_cast<std::int32_t>(out.receivers.size() + out.decoys.size());
             m.position = {centre[0] + i * 3 * kSector / 4, script.range(-3000, 3000),
                           centre[1] + script.range(-9000, 9000)};
-            m.rotation =
-                rotation(script.range(0, 359), script.range(-40, 40), script.range(-40, 40), 2147483647.0);
+            m.rotation = tilted_rotation();
             out.decoys.push_back(m);
         }
     std::vector<const reimpl::Mobile*> targets;
