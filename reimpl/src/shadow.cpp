@@ -23,28 +23,6 @@ namespace {
 // (a / b) on int64 with b != 0, the one overflowing quotient (INT64_MIN / -1) wrapped.
 std::int64_t divide64(std::int64_t a, std::int64_t b) { return b == -1 ? fixed::sub64(0, a) : a / b; }
 
-// shadow.world: p[i] = pos[i] + (int32)((Σ_j (int64)Q[i][j] * v[j]) >> 31).
-Vec3 world_point(const Transform& t, const Vec3& v) {
-    Vec3 p{};
-    const Mat3& q = t.rotation;
-    for (int i = 0; i < 3; ++i) {
-        p[i] = fixed::add32(t.position[i],
-                            low32(dot3(q[3 * i], v[0], q[3 * i + 1], v[1], q[3 * i + 2], v[2]) >> 31));
-    }
-    return p;
-}
-
-// shadow.camera: cam[i] = (int32)((Σ_k (int64)R[i][k] * ((int64)p'[k] - C[k])) >> 14).
-Vec3 camera_point(const Camera& camera, const Vec3& p) {
-    const Mat3& r = camera.rotation;
-    std::array<std::int64_t, 3> d{};
-    for (int k = 0; k < 3; ++k) d[k] = fixed::sub64(p[k], camera.position[k]);
-    Vec3 cam{};
-    for (int i = 0; i < 3; ++i)
-        cam[i] = low32(dot3(r[3 * i], d[0], r[3 * i + 1], d[1], r[3 * i + 2], d[2]) >> 14);
-    return cam;
-}
-
 // Everything one shadow draw shares across the instance tree.
 struct Pass {
     const Camera& camera;
@@ -135,6 +113,28 @@ void ShadowDraw::attach(const Instruction& in, std::uint8_t slot) {
 }
 
 } // namespace
+
+// shadow.world: p[i] = pos[i] + (int32)((Σ_j (int64)Q[i][j] * v[j]) >> 31).
+Vec3 world_point(const Transform& t, const Vec3& v) {
+    Vec3 p{};
+    const Mat3& q = t.rotation;
+    for (int i = 0; i < 3; ++i) {
+        p[i] = fixed::add32(t.position[i],
+                            low32(dot3(q[3 * i], v[0], q[3 * i + 1], v[1], q[3 * i + 2], v[2]) >> 31));
+    }
+    return p;
+}
+
+// shadow.camera: cam[i] = (int32)((Σ_k (int64)R[i][k] * ((int64)p'[k] - C[k])) >> 14).
+Vec3 camera_point(const Camera& camera, const Vec3& p) {
+    const Mat3& r = camera.rotation;
+    std::array<std::int64_t, 3> d{};
+    for (int k = 0; k < 3; ++k) d[k] = fixed::sub64(p[k], camera.position[k]);
+    Vec3 cam{};
+    for (int i = 0; i < 3; ++i)
+        cam[i] = low32(dot3(r[3 * i], d[0], r[3 * i + 1], d[1], r[3 * i + 2], d[2]) >> 14);
+    return cam;
+}
 
 Vec3 project_to_plane(const Vec3& p, const Vec3& sun, std::int32_t h) {
     if (sun[1] >= 0) throw std::invalid_argument(fmt::format("shadow projection with sun y {} >= 0", sun[1]));

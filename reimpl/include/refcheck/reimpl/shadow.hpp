@@ -68,6 +68,10 @@ bool receiver_holds(const ModelRecord& receiver, const Mobile& placement, const 
 // shadow.project: p'.x = p.x - (int32)(((int64)d.x * ((int64)p.y - h)) / d.y), z likewise, p'.y = h.
 // std::invalid_argument unless sun[1] < 0.
 Vec3 project_to_plane(const Vec3& world, const Vec3& sun, std::int32_t plane_height);
+// shadow.world: p[i] = pos[i] + (int32)((Σ_j (int64)Q[i][j] * v[j]) >> 31).
+Vec3 world_point(const Transform& t, const Vec3& v);
+// shadow.camera: cam[i] = (int32)((Σ_k (int64)R[i][k] * ((int64)p'[k] - C[k])) >> 14).
+Vec3 camera_point(const Camera& camera, const Vec3& p);
 
 enum class ShadowMesh : std::uint8_t { Fine = 0, Medium = 1 }; // abi.shadow_face
 
