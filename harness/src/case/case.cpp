@@ -124,6 +124,22 @@ std::vector<View> parse_views(const json& j, const std::filesystem::path& file) 
                 fail(file, "a probing view places its camera itself: no \"distance\"");
             view.probe = std::array<std::int32_t, 3>{probe[0], probe[1], probe[2]};
         }
+        if (v.contains("position")) {
+            const auto at = get<std::vector<std::int32_t>>(v, "position", {}, file);
+            if (at.size() != 3) fail(file, "a view's \"position\" must be a world point [x, y, z]");
+            if (v.contains("distance") || v.contains("probe"))
+                fail(file, "a placed view (\"position\") takes neither \"distance\" nor \"probe\"");
+            view.position = std::array<std::int32_t, 3>{at[0], at[1], at[2]};
+        }
+        if (v.contains("rotation")) {
+            const auto r = get<std::vector<std::int32_t>>(v, "rotation", {}, file);
+            if (r.size() != 9)
+                fail(file, "a view's \"rotation\" must be nine Q14 words (rows right, up, forward)");
+            if (!view.position || v.contains("yaw") || v.contains("pitch") || v.contains("roll"))
+                fail(file, "a view's \"rotation\" goes with a \"position\" and without yaw, pitch or roll");
+            view.rotation.emplace();
+            std::copy(r.begin(), r.end(), view.rotation->begin());
+        }
         out.push_back(view);
     }
     return out;
@@ -165,6 +181,17 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
                  "selection.scene.refused: an entry inside scene.params.valid (cell_shift 8..24, cell_reach "
                  "0..15, sea_colour 0..255, band_shift 0..31) is no refusal");
         s.refused.push_back({v[0], v[1], v[2], v[3]});
+    }
+    for (const auto& cam : j.value("cameras", json::array())) {
+        const auto at = get<std::vector<std::int32_t>>(cam, "position", {}, file);
+        const auto r = get<std::vector<std::int32_t>>(cam, "rotation", {}, file);
+        if (at.size() != 3 || r.size() != 9)
+            fail(file, "selection.scene.cameras: each is {\"position\": [x, y, z], \"rotation\": [nine Q14 "
+                       "words]}");
+        SceneSelection::FixedCamera fixed;
+        std::copy(at.begin(), at.end(), fixed.position.begin());
+        std::copy(r.begin(), r.end(), fixed.rotation.begin());
+        s.cameras.push_back(fixed);
     }
     for (const auto& sc : j.value("scripts", json::array())) {
         s.scripts.push_back(
@@ -349,8 +376,10 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
     }
     if (c.centre && c.family != Family::Mobile && c.family != Family::Receiver)
         fail(file, "\"selection.centre\" is for the mobile and receiver families");
-    if (c.family == Family::Scene && (c.scene.scripts.empty() || c.lights.size() != 1))
-        fail(file, "a scene case needs selection.scene.scripts and one light in selection.lights");
+    if (c.family == Family::Scene &&
+        ((c.scene.scripts.empty() && c.scene.cameras.empty()) || c.lights.size() != 1))
+        fail(file, "a scene case needs selection.scene.scripts or selection.scene.cameras, and one light in "
+                   "selection.lights");
     return c;
 }
 

@@ -396,6 +396,23 @@ public:
         all_.add(shows);
     }
 
+    // A fixed camera (selection.scene.cameras): one frame of the terrain alone, numbered on from the
+    // scripts' frames, its state the frame number as in a script.
+    void fixed_camera(const SceneSelection::FixedCamera& fixed, std::size_t k) {
+        const std::string name = "camera " + std::to_string(k);
+        const std::uint32_t frame_no = frame_no_++;
+        if (!ctx_.selected(name)) return;
+        SceneWorld world(ctx_, models_);
+        input_.camera.position = fixed.position;
+        input_.camera.rotation = fixed.rotation;
+        input_.state = frame_no;
+        Shows shows;
+        const auto [fc, seen] = frame(name, world, shows);
+        if (pictures_.choose(fc.differing != 0, false))
+            save_frame_pictures(ctx_, name, frame_no, original_frame_, reimpl_frame_, fc, guest_palette_);
+        all_.add(shows);
+    }
+
     // A parameter set outside scene.params.valid: both sides refuse it (draw_scene_ returns 1), and
     // the original makes no call at all before refusing (an event of its would be one the
     // reimplementation, which draws nothing, lacks). The case's own parameters are put back after.
@@ -549,6 +566,7 @@ private:
 void run_scene(CaseContext& ctx) {
     SceneRun run(ctx);
     for (const SceneScript& script : ctx.c.scene.scripts) run.script(script);
+    for (std::size_t k = 0; k < ctx.c.scene.cameras.size(); ++k) run.fixed_camera(ctx.c.scene.cameras[k], k);
     for (std::size_t k = 0; k < ctx.c.scene.refused.size(); ++k) run.refused(ctx.c.scene.refused[k], k);
     if (ctx.c.null_arguments)
         for (const char* argument : {"camera", "params", "light"}) run.null_argument(argument);

@@ -160,14 +160,19 @@ void run_shadow(CaseContext& ctx) {
             }
         }
         for (std::size_t vi = 0; vi < c.views.size(); ++vi) {
-            const reimpl::Camera camera = camera_for(models.record(record), c.views[vi]);
-            o.machine().write(camera_at, pack(camera));
+            const View& view = c.views[vi];
             for (std::size_t si = 0; si < c.suns.size(); ++si) {
                 reimpl::ShadowParams params;
                 params.sun = {c.suns[si][0], c.suns[si][1], c.suns[si][2]};
                 params.terrain_height = h.bounds[2]; // the ground under the model: its lowest point
                 params.plane_height = h.bounds[2];
                 o.machine().write(params_at, pack_shadow_params(params));
+                // A probing view places a shadow point, which moves with the sun: one camera per sun.
+                const reimpl::Camera camera =
+                    view.probe ? shadow_camera_for(models.record(reimpl::shadow_geometry(models, record)),
+                                                   view, params.sun, params.plane_height)
+                               : camera_for(models.record(record), view);
+                o.machine().write(camera_at, pack(camera));
                 for (const std::uint32_t state : c.states) {
                     const std::string input = "record " + std::to_string(record) + " view " +
                                               std::to_string(vi) + " sun " + std::to_string(si) + " state " +

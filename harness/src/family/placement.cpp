@@ -1,6 +1,7 @@
 #include "family/placement.hpp"
 
 #include "refcheck/reimpl/geometry.hpp"
+#include "refcheck/reimpl/shadow.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -46,46 +47,47 @@ std::vector<reimpl::Transform> construct_placements() {
     return {reimpl::Transform{}, turned};
 }
 
-reimpl::Camera camera_for(const reimpl::ModelRecord& record, const View& view) {
+namespace {
+
+// The view's camera before any probe: placed ("position", turned by "rotation" or the angles) or
+// looking at the record's bounding-box centre from `distance` radii.
+reimpl::Camera aimed_camera(const reimpl::ModelRecord& record, const View& view) {
+    reimpl::Camera cam;
+    cam.rotation = view.rotation ? *view.rotation : rotation(view.yaw, view.pitch, view.roll, 16384.0);
+    if (view.position) {
+        cam.position = *view.position;
+        return cam;
+    }
     const auto& h = record.header;
     // Bounds are min x, max x, min y, max y, min z, max z in decoded local units (hdr.bounds.units).
-    const double scale = 1.0;
-    const double centre[3] = {(double(h.bounds[0]) + h.bounds[1]) / 2 * scale,
-                              (double(h.bounds[2]) + h.bounds[3]) / 2 * scale,
-                              (double(h.bounds[4]) + h.bounds[5]) / 2 * scale};
+    const double centre[3] = {(double(h.bounds[0]) + h.bounds[1]) / 2,
+                              (double(h.bounds[2]) + h.bounds[3]) / 2,
+                              (double(h.bounds[4]) + h.bounds[5]) / 2};
     double extent = 0;
     for (int i = 0; i < 3; ++i)
-        extent = std::max(extent, std::abs(double(h.bounds[2 * i + 1]) - h.bounds[2 * i]) * scale / 2);
+        extent = std::max(extent, std::abs(double(h.bounds[2 * i + 1]) - h.bounds[2 * i]) / 2);
     extent = std::max(extent, 256.0);
-    reimpl::Camera cam;
-    cam.rotation = rotation(view.yaw, view.pitch, view.roll, 16384.0);
     const double distance = extent * view.distance;
     for (int i = 0; i < 3; ++i) {
         const double forward = cam.rotation[6 + static_cast<std::size_t>(i)] / 16384.0;
         cam.position[static_cast<std::size_t>(i)] = fixed(centre[i] - forward * distance, 1.0);
     }
-    if (view.probe && !record.vertices.empty()) place_nearest_vertex(record, *view.probe, cam);
     return cam;
 }
 
-void place_nearest_vertex(const reimpl::ModelRecord& record, const reimpl::Vec3& target,
-                          reimpl::Camera& cam) {
-    // The instance every family draws at the origin, unturned (construct_placements()[0]).
-    const reimpl::Transform instance{};
-    auto camera_space = [&](std::size_t k) {
-        const reimpl::CameraTransform ct = reimpl::camera_transform(cam, instance);
-        std::optional<reimpl::GridTables> grid;
-        if (record.encoding == reimpl::Encoding::Grid) grid.emplace(ct);
-        return reimpl::transform_vertex(record.encoding, ct, grid ? &*grid : nullptr, record.vertices[k]);
-    };
+// Moves `cam` (its rotation kept) until the point of `count` nearest to it (the least camera-space
+// depth by `camera_space(k)`, the first of equals) lies exactly at `target`.
+template <typename CameraSpace>
+void place_nearest(std::size_t count, const reimpl::Vec3& target, reimpl::Camera& cam,
+                   const CameraSpace& camera_space, const char* what) {
     std::size_t nearest = 0;
     std::int32_t depth = 0;
-    for (std::size_t k = 0; k < record.vertices.size(); ++k) {
+    for (std::size_t k = 0; k < count; ++k) {
         const std::int32_t z = camera_space(k)[2];
         if (k == 0 || z < depth) nearest = k, depth = z;
     }
     // Moving the camera by d moves every camera-space point by about -R d (R the Q14 rotation);
-    // a few corrections by the rounded inverse (R's transpose) land the vertex exactly.
+    // a few corrections by the rounded inverse (R's transpose) land the point exactly.
     for (int round = 0; round < 32; ++round) {
         const reimpl::Vec3 at = camera_space(nearest);
         std::int64_t miss[3];
@@ -98,10 +100,48 @@ void place_nearest_vertex(const reimpl::ModelRecord& record, const reimpl::Vec3&
             cam.position[j] = fixed(double(cam.position[j]) + step, 1.0);
         }
     }
-    throw std::runtime_error("a probing view cannot place vertex " + std::to_string(nearest) +
-                             " of the record exactly at (" + std::to_string(target[0]) + ", " +
-                             std::to_string(target[1]) + ", " + std::to_string(target[2]) +
-                             ") in camera space with this rotation");
+    throw std::runtime_error(std::string("a probing view cannot place ") + what + " " +
+                             std::to_string(nearest) + " of the record exactly at (" +
+                             std::to_string(target[0]) + ", " + std::to_string(target[1]) + ", " +
+                             std::to_string(target[2]) + ") in camera space with this rotation");
+}
+
+} // namespace
+
+reimpl::Camera camera_for(const reimpl::ModelRecord& record, const View& view) {
+    reimpl::Camera cam = aimed_camera(record, view);
+    if (view.probe && !record.vertices.empty()) place_nearest_vertex(record, *view.probe, cam);
+    return cam;
+}
+
+reimpl::Camera shadow_camera_for(const reimpl::ModelRecord& geometry, const View& view,
+                                 const reimpl::Vec3& sun, std::int32_t plane_height) {
+    reimpl::Camera cam = aimed_camera(geometry, view);
+    if (!view.probe || geometry.vertices.empty()) return cam;
+    std::vector<reimpl::Vec3> on_plane;
+    for (const reimpl::RawVertex& raw : geometry.vertices)
+        on_plane.push_back(reimpl::project_to_plane(
+            reimpl::world_point(reimpl::Transform{}, reimpl::decode_vertex(geometry.encoding, raw)), sun,
+            plane_height));
+    place_nearest(
+        on_plane.size(), *view.probe, cam,
+        [&](std::size_t k) { return reimpl::camera_point(cam, on_plane[k]); }, "shadow point");
+    return cam;
+}
+
+void place_nearest_vertex(const reimpl::ModelRecord& record, const reimpl::Vec3& target,
+                          reimpl::Camera& cam) {
+    // The instance every family draws at the origin, unturned (construct_placements()[0]).
+    const reimpl::Transform instance{};
+    place_nearest(
+        record.vertices.size(), target, cam,
+        [&](std::size_t k) {
+            const reimpl::CameraTransform ct = reimpl::camera_transform(cam, instance);
+            std::optional<reimpl::GridTables> grid;
+            if (record.encoding == reimpl::Encoding::Grid) grid.emplace(ct);
+            return reimpl::transform_vertex(record.encoding, ct, grid ? &*grid : nullptr, record.vertices[k]);
+        },
+        "vertex");
 }
 
 std::vector<std::uint8_t> pack_words(std::span<const std::int32_t> words) {

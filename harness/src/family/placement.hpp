@@ -19,8 +19,9 @@ std::array<std::int32_t, 9> rotation(double yaw, double pitch, double roll, doub
 // The two placements every record is constructed with: identity at the origin, and a turned one.
 std::vector<reimpl::Transform> construct_placements();
 
-// A camera looking at the record's bounding-box centre from `view`. A probing view ("probe") then
-// moves it so that the record's nearest vertex lands at the probe (place_nearest_vertex).
+// A camera looking at the record's bounding-box centre from `view`, or standing at the view's
+// "position" (turned by its "rotation" when given). A probing view ("probe") then moves it so that
+// the record's nearest vertex lands at the probe (place_nearest_vertex).
 reimpl::Camera camera_for(const reimpl::ModelRecord& record, const View& view);
 
 // Moves `cam` (its rotation kept) until the vertex of `record` nearest to it (the least camera-space
@@ -30,6 +31,12 @@ reimpl::Camera camera_for(const reimpl::ModelRecord& record, const View& view);
 // on the 16-bit screen clamps (a screen coordinate of exactly 32768 or -32769) or past 2^30.
 // Throws std::runtime_error when no camera position lands it exactly.
 void place_nearest_vertex(const reimpl::ModelRecord& record, const reimpl::Vec3& target, reimpl::Camera& cam);
+
+// The shadow family's camera: as camera_for, but a probing view places the record's nearest shadow
+// point (shadow.world of the root drawn at the origin unturned, shadow.project onto plane_height
+// along `sun`) at the probe by the shadow's own camera transform (shadow.camera).
+reimpl::Camera shadow_camera_for(const reimpl::ModelRecord& geometry, const View& view,
+                                 const reimpl::Vec3& sun, std::int32_t plane_height);
 
 std::vector<std::uint8_t> pack(const reimpl::Camera& c);
 std::vector<std::uint8_t> pack(const reimpl::Light& l);

@@ -89,6 +89,8 @@ ojson selection_json(const Case& c) {
     for (const auto& v : c.views) {
         views.push_back({{"yaw", v.yaw}, {"pitch", v.pitch}, {"roll", v.roll}, {"distance", v.distance}});
         if (v.probe) views.back()["probe"] = *v.probe;
+        if (v.position) views.back()["position"] = *v.position;
+        if (v.rotation) views.back()["rotation"] = *v.rotation;
     }
     s["views"] = views;
     s["lights"] = c.lights;

@@ -55,3 +55,52 @@ TEST(Case, RejectsUnknownKeysFamiliesAndInventedExceptions) {
                   .find("needs selection.views"),
               std::string::npos);
 }
+
+// A placed view: "position" (and a raw "rotation" with it) replaces the aimed camera; mixing it
+// with "distance" or "probe", or giving a rotation with angles or without a position, is refused.
+TEST(Case, LoadsPlacedViewsAndRefusesMixedPlacements) {
+    const std::string head = R"({"schema":"refcheck-case/1","family":"program",
+      "selection":{"records":{"from":0,"to":1},"lights":[[0,-16384,0]],"states":[0],"views":[)";
+    const Case c = load_case(write("placed.json", head + R"({"position":[1,-2,1073741900]},
+      {"position":[0,0,-3000],"rotation":[1073741824,0,0,0,1073741824,0,0,0,-7]}]}})"));
+    ASSERT_EQ(c.views.size(), 2u);
+    EXPECT_EQ((*c.views[0].position)[2], 1073741900);
+    EXPECT_FALSE(c.views[0].rotation);
+    EXPECT_EQ((*c.views[1].rotation)[0], 1073741824);
+    EXPECT_EQ((*c.views[1].rotation)[8], -7);
+    const struct {
+        const char* view;
+        const char* says;
+    } bad[] = {
+        {R"({"position":[0,0,1],"distance":3})", "neither \"distance\" nor \"probe\""},
+        {R"({"position":[0,0,1],"probe":[0,0,64]})", "neither \"distance\" nor \"probe\""},
+        {R"({"position":[0,1]})", "world point [x, y, z]"},
+        {R"({"rotation":[1,0,0,0,1,0,0,0,1]})", "goes with a \"position\""},
+        {R"({"yaw":30,"position":[0,0,1],"rotation":[1,0,0,0,1,0,0,0,1]})", "without yaw, pitch or roll"},
+        {R"({"position":[0,0,1],"rotation":[1,0,0]})", "nine Q14 words"}};
+    for (const auto& b : bad)
+        EXPECT_NE(error_of(write("bad-view.json", head + b.view + "]}}")).find(b.says), std::string::npos)
+            << b.view << ": " << error_of(write("bad-view.json", head + b.view + "]}}"));
+}
+
+// Scene cameras: a case may have fixed cameras without scripts; each needs a position and nine
+// rotation words.
+TEST(Case, LoadsSceneCamerasAndRefusesMalformedOnes) {
+    const std::string head =
+        R"({"schema":"refcheck-case/1","family":"scene","selection":{"lights":[[0,-16384,0]],
+      "scene":{"cameras":[)";
+    const Case c = load_case(
+        write("cams.json",
+              head + R"({"position":[160,32668,-256],"rotation":[16384,0,0,0,16384,0,0,0,16384]}]}}})"));
+    ASSERT_EQ(c.scene.cameras.size(), 1u);
+    EXPECT_TRUE(c.scene.scripts.empty());
+    EXPECT_EQ(c.scene.cameras[0].position[1], 32668);
+    EXPECT_EQ(c.scene.cameras[0].rotation[4], 16384);
+    EXPECT_NE(error_of(write("cams-bad.json", head + R"({"position":[0,0,0],"rotation":[1,2]}]}}})"))
+                  .find("selection.scene.cameras"),
+              std::string::npos);
+    EXPECT_NE(error_of(write("cams-none.json", R"({"schema":"refcheck-case/1","family":"scene",
+      "selection":{"lights":[[0,-16384,0]],"scene":{}}})"))
+                  .find("scripts or selection.scene.cameras"),
+              std::string::npos);
+}

@@ -32,6 +32,11 @@ struct View {
     // the record's nearest vertex lands exactly at this camera-space point (placement.hpp); for the
     // boundaries of the near plane, the 16-bit screen clamps and 64-bit projection operands.
     std::optional<std::array<std::int32_t, 3>> probe;
+    // A placed view ("position": [x, y, z], world units): the camera stands there, turned by
+    // yaw/pitch/roll or by "rotation" (nine raw Q14 words, any int32: a rotation no angles give,
+    // for the 64-bit operands of the camera transform). Neither "distance" nor "probe" with it.
+    std::optional<std::array<std::int32_t, 3>> position;
+    std::optional<std::array<std::int32_t, 9>> rotation;
 };
 
 struct RecordSelection {
@@ -66,6 +71,14 @@ struct SceneSelection {
     // terrain_map, which the harness fills with sector_terrain_map(islands); the reimplementation
     // samples the same map through reimpl::SectorTerrain. Otherwise the sampler is replaced.
     bool terrain_map = false;
+    // "cameras": fixed cameras ({"position": [x, y, z], "rotation": [nine Q14 words]}), each one
+    // frame of the terrain alone (no mobile in the world) after the scripts, named "camera K":
+    // corners at exact depths, far-out and scaled cameras for the terrain's 64-bit operands.
+    struct FixedCamera {
+        std::array<std::int32_t, 3> position{};
+        std::array<std::int32_t, 9> rotation{};
+    };
+    std::vector<FixedCamera> cameras;
 };
 
 // What a loader case on a hostile data root expects both sides to refuse ("rejects"): the archive
