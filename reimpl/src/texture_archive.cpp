@@ -30,6 +30,8 @@ Texture read_texture(const ByteReader& r, std::uint32_t slot) {
     if (!stride) r.fail(r.begin(), fmt::format("unknown texture type {}", t.type));
     t.stride = *stride;
     if (t.height == 0) r.fail(r.begin() + 4, "texture height 0");
+    if (t.height > kMaxTextureHeight)
+        r.fail(r.begin() + 4, fmt::format("texture height {} above {}", t.height, kMaxTextureHeight));
     const std::uint64_t size = std::uint64_t{t.stride} * t.height;
     if (!r.contains(c.at(), size)) {
         r.fail(r.begin() + 4,

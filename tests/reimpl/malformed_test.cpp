@@ -274,6 +274,9 @@ std::vector<Case> texture_cases() {
                      "OBJTEXT.BIN: record 0: offset 0x8: unknown texture type 3"});
     cases.push_back({"texture height 0", [=] { TextureArchive::parse(texture(2, 0, 64)); },
                      "OBJTEXT.BIN: record 0: offset 0xc: texture height 0"});
+    // valid.texture: 4097 rows are refused even when their pixels all fit (the stand-in's bound).
+    cases.push_back({"texture height above 4096", [=] { TextureArchive::parse(texture(0, 4097, 1100)); },
+                     "OBJTEXT.BIN: record 0: offset 0xc: texture height 4097 above 4096"});
     cases.push_back(
         {"texture height overflows the record", [=] { TextureArchive::parse(texture(2, 100, 64)); },
          "OBJTEXT.BIN: record 0: offset 0xc: texture height 100 overflows the record (6400 pixel bytes "

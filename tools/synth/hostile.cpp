@@ -1,5 +1,6 @@
 #include "hostile.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <tuple>
@@ -112,6 +113,28 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
     add("texture-height-huge", "OBJTEXT.BIN", texture, "valid.extent",
         "the last populated slot's height is 4097: its pixels would run past the file end",
         [&](std::vector<uint8_t>& b) { set32(b, slot_offset(b, texture) + 4, 4097); });
+    // The last populated slot rewritten as a texture whose pixels all fit (the file grown to hold
+    // them), so that only the type or the height is out of bounds: type 3 (valid.texture: 0..2) and
+    // height 4097 (1..4096) are refused by their bound alone; height 4096 is the edge, accepted.
+    const auto fitting = [&](std::uint32_t type, std::uint32_t height) {
+        return [&, type, height](std::vector<uint8_t>& b) {
+            const std::uint32_t at = slot_offset(b, texture);
+            set32(b, at, type);
+            set32(b, at + 4, height);
+            const std::size_t end = at + 12 + (std::size_t{16} << type) * height;
+            const std::size_t old = b.size();
+            b.resize(std::max(old, end));
+            for (std::size_t i = old; i < b.size(); ++i) b[i] = static_cast<uint8_t>(1 + i % 251);
+        };
+    };
+    add("texture-type-fits", "OBJTEXT.BIN", texture, "valid.texture",
+        "the last populated slot's type is 3, with the 128 bytes a row of that type would take for each of "
+        "its rows (the file grown): refused by the type's bound alone",
+        fitting(3, 4));
+    add("texture-height-over-max", "OBJTEXT.BIN", texture, "valid.texture",
+        "the last populated slot's height is 4097 (type 0), with its pixels all in the file (grown to hold "
+        "them): refused by the height's bound alone",
+        fitting(0, 4097));
     add("texture-pixels-short", "OBJTEXT.BIN", texture, "valid.extent",
         "the last populated slot's height is one row more than its pixels hold",
         [&](std::vector<uint8_t>& b) {
@@ -177,6 +200,11 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
             set32(b, 4 + 4 * count, static_cast<std::uint32_t>(b.size()));
             b.insert(b.end(), header.begin(), header.end());
         });
+    out.back().valid = true;
+    add("edge-texture-height-max", "OBJTEXT.BIN", texture, "valid.texture",
+        "the last populated slot's height is 4096 (type 0), the greatest the loader accepts, with its pixels "
+        "all in the file (grown to hold them)",
+        fitting(0, 4096));
     out.back().valid = true;
     add("edge-textures-empty", "OBJTEXT.BIN", std::nullopt, "arc.table",
         "the texture archive is a count of 0 and nothing else",

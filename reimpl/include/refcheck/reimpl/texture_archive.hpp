@@ -19,6 +19,10 @@ inline constexpr std::uint32_t kTextureHeaderSize = 12;
 // Row stride selected by the texture type (tex.stride): 0 -> 16, 1 -> 32, 2 -> 64.
 std::optional<std::uint32_t> stride_of_type(std::uint32_t type);
 
+// valid.texture: the greatest height the loader accepts (the stand-in refuses 4097 rows whose
+// pixels all fit: cases/hostile-texture-height-over-max.json, edge-texture-height-max.json).
+inline constexpr std::uint32_t kMaxTextureHeight = 4096;
+
 struct Texture {
     std::uint32_t slot = 0;
     Extent extent; // absolute archive offsets of the record
