@@ -330,5 +330,65 @@ TEST_F(CoverageCasesTest, TheTopLandBandShowsAFaultInTheBandClampTheOtherScenesM
     EXPECT_EQ(others.code, 0) << others.out << others.err;
 }
 
+// Shadow probes place the caster's nearest shadow point on the projection's boundaries (depth 64
+// and 63, a screen coordinate one past each 16-bit clamp, 2^30 on every axis): shadow.c's near-plane,
+// clamp and sign-word mutants die there, which the close low-sun views let live.
+TEST_F(CoverageCasesTest, ShadowProbesKillTheShadowProjectionsBoundaryMutants) {
+    const OnlyBy r =
+        killed_only_by(kCasesDir / "coverage-shadow-close.json", kCasesDir / "coverage-shadow-probes.json",
+                       " --routines 'shadow.c:project' --jobs 2");
+    EXPECT_GE(r.only, 10u) << "close killed " << r.plain << ", probes killed " << r.added;
+}
+
+// Suns and cameras whose words reach 2^30 (a placed view with a raw rotation among them) kill the
+// sign-word mutants of shadow_vertex's 64-bit products.
+TEST_F(CoverageCasesTest, HostileSunsAndCamerasKillShadowVertexSignWordMutants) {
+    const OnlyBy r =
+        killed_only_by(kCasesDir / "coverage-shadow-close.json", kCasesDir / "coverage-shadow-hostile.json",
+                       " --routines 'shadow.c:shadow_vertex' --operators imm_minus_one --jobs 2");
+    EXPECT_GE(r.only, 3u) << "close killed " << r.plain << ", hostile killed " << r.added;
+}
+
+// Placed program views, 2^30 from the instance and turned by rotation words of 2^30 and more, kill
+// view_transform's and the grid tables' sign-word mutants that the probing views let live.
+TEST_F(CoverageCasesTest, PlacedCamerasKillTheCameraTransformsSignWordMutants) {
+    const OnlyBy r = killed_only_by(
+        kCasesDir / "coverage-probe-boundaries.json", kCasesDir / "coverage-program-hostile-camera.json",
+        " --routines 'view_transform|transform.c:build_grid_tables' --operators imm_minus_one --jobs 2");
+    EXPECT_GE(r.only, 3u) << "probes killed " << r.plain << ", placed killed " << r.added;
+}
+
+// Fixed scene cameras put terrain corners and near-plane crossings at depth 64 and 63 and one past
+// the 16-bit clamps (identity rotation), and far out or scaled (2^30 in camera space): the terrain
+// code's boundary and sign-word mutants die, which the scripts' orbiting cameras let live.
+TEST_F(CoverageCasesTest, FixedSceneCamerasKillTheTerrainsBoundaryMutants) {
+    const OnlyBy near =
+        killed_only_by(kCasesDir / "coverage-scene-top-band.json", kCasesDir / "coverage-scene-cameras.json",
+                       " --routines 'scene.c:draw_triangle' --jobs 2");
+    EXPECT_GE(near.only, 8u) << "scripts killed " << near.plain << ", cameras killed " << near.added;
+    const OnlyBy far = killed_only_by(kCasesDir / "coverage-scene-top-band.json",
+                                      kCasesDir / "coverage-scene-far-cameras.json",
+                                      " --routines 'scene.c:(sort_cells|corners_to_camera)' --operators "
+                                      "imm_minus_one --jobs 2");
+    EXPECT_GE(far.only, 4u) << "scripts killed " << far.plain << ", far cameras killed " << far.added;
+}
+
+// A texture refused by its type or height bound alone (its pixels all in the file), and one exactly
+// 4096 rows high (accepted): load_texture's bounds moved by one die, which the roots whose pixels
+// ran short (refused by the extent check as well) let live.
+TEST_F(CoverageCasesTest, TexturesOnTheTypeAndHeightBoundsKillTheLoadersBoundMutants) {
+    const std::string args =
+        " --routines 'objects.c:load_texture' --operators imm_plus_one,imm_minus_one --jobs 2";
+    const OnlyBy type = killed_only_by(kCasesDir / "hostile-texture-type.json",
+                                       kCasesDir / "hostile-texture-type-fits.json", args);
+    EXPECT_GE(type.only, 1u) << "short killed " << type.plain << ", fitting killed " << type.added;
+    const OnlyBy over = killed_only_by(kCasesDir / "hostile-texture-height-huge.json",
+                                       kCasesDir / "hostile-texture-height-over-max.json", args);
+    EXPECT_GE(over.only, 1u) << "short killed " << over.plain << ", fitting killed " << over.added;
+    const OnlyBy edge =
+        killed_only_by(kCasesDir / "loader.json", kCasesDir / "edge-texture-height-max.json", args);
+    EXPECT_GE(edge.only, 1u) << "loader killed " << edge.plain << ", edge killed " << edge.added;
+}
+
 } // namespace
 } // namespace refcheck::cli_test
