@@ -38,17 +38,6 @@ std::int32_t grid_to_world(std::int32_t g, std::uint32_t shift) {
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(g) << shift);
 }
 
-// scene.terrain.camera: cam[i] = (int32)((Σ_k (int64)R[i][k] * ((int64)p[k] - C[k])) >> 14).
-Vec3 to_camera(const Camera& camera, const Vec3& p) {
-    const Mat3& r = camera.rotation;
-    std::array<std::int64_t, 3> d{};
-    for (int k = 0; k < 3; ++k) d[k] = fixed::sub64(p[k], camera.position[k]);
-    Vec3 cam{};
-    for (int i = 0; i < 3; ++i)
-        cam[i] = low32(fixed::dot3(r[3 * i], d[0], r[3 * i + 1], d[1], r[3 * i + 2], d[2]) >> 14);
-    return cam;
-}
-
 // scene.terrain.near: the crossing of P -> Q with z = 64, measured from P.
 Vec3 near_crossing(const Vec3& p, const Vec3& q) {
     const std::int64_t num = fixed::sub64(kNearZ, p[2]), den = fixed::sub64(q[2], p[2]);
@@ -70,7 +59,8 @@ public:
                 const std::int32_t h = sampler(x, z);
                 steps.push_back(TerrainSample{x, z, h});
                 height_.push_back(h);
-                cam_.push_back(to_camera(input.camera, {x, h, z}));
+                // scene.terrain.camera: the formula of shadow.camera.
+                cam_.push_back(camera_point(input.camera, {x, h, z}));
             }
         }
     }
