@@ -29,6 +29,17 @@ protected:
         for (const auto& id : by_added) r.only += by_plain.count(id) ? 0 : 1;
         return r;
     }
+    // The case that killed each killed mutant of `mutate ARGS` over `cases`, by id.
+    std::map<std::string, std::string> killers(const std::string& cases, const std::string& args,
+                                               const std::string& out) {
+        const Result r = refcheck("mutate " + cases + args + " --out " + out);
+        EXPECT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
+        std::map<std::string, std::string> by;
+        const ojson report = read_json(path(out + "/mutate.json"));
+        for (const auto& m : report.at("mutants"))
+            if (m.at("status") == "killed") by[m.at("id").get<std::string>()] = m.at("killed_by").at("case");
+        return by;
+    }
 };
 
 // Killed mutants of `routines` over `case_file`, by id.
@@ -388,6 +399,84 @@ TEST_F(CoverageCasesTest, TexturesOnTheTypeAndHeightBoundsKillTheLoadersBoundMut
     const OnlyBy edge =
         killed_only_by(kCasesDir / "loader.json", kCasesDir / "edge-texture-height-max.json", args);
     EXPECT_GE(edge.only, 1u) << "loader killed " << edge.plain << ", edge killed " << edge.added;
+}
+
+// Session 13's loader roots, each breaking a check on its edge: a broken record after an empty
+// slot, a header one byte short with no offset to refuse, the broken texture in the table's last
+// slot and in its first. Each kills a mutant that its plain counterpart lets live.
+TEST_F(CoverageCasesTest, LoaderEdgesKillTheCheckLoopsAndTheReleaseAfterAFailure) {
+    struct Pair {
+        const char *plain, *added, *routines, *operators;
+    };
+    for (const Pair& p :
+         {Pair{"hostile-objects-offset-past-record", "hostile-objects-empty-then-broken",
+               "objects.c:load_objects", "negate_jcc"},
+          Pair{"hostile-objects-record-short", "hostile-objects-header-187", "objects.c:load_objects",
+               "imm_minus_one"},
+          Pair{"hostile-texture-type", "hostile-texture-last-slot", "objects.c:load_textures", "negate_jcc"},
+          Pair{"hostile-texture-type", "hostile-texture-first-slot", "initialise_3d_objects_body",
+               "negate_jcc"}}) {
+        const OnlyBy r = killed_only_by(
+            kCasesDir / (std::string(p.plain) + ".json"), kCasesDir / (std::string(p.added) + ".json"),
+            std::string(" --routines '") + p.routines + "' --operators " + p.operators + " --jobs 2");
+        EXPECT_GE(r.only, 1u) << p.added << ": " << p.plain << " killed " << r.plain << ", " << p.added
+                              << " killed " << r.added;
+    }
+}
+
+// A secondary face's own packet check (apart from the one op_primary inlines), on its bounds: a
+// count of 0 refused, type 21 and a count of 1 accepted; in the draw and in shadow mode.
+TEST_F(CoverageCasesTest, SecondaryPacketsOnTheirBoundsKillThePacketChecksBoundMutants) {
+    for (const char* mode : {"program", "shadow"}) {
+        const std::string m = mode;
+        const auto by = killers(
+            quote(kCasesDir / (m + "-invalid-secondary-count.json")) + " " +
+                quote(kCasesDir / (m + "-edge-secondary-bounds.json")),
+            " --routines '" + m + ".c:checked_packet' --operators imm_plus_one,imm_minus_one", "o-" + m);
+        const auto killed_by = [&](const std::string& suffix) {
+            for (const auto& [id, c] : by)
+                if (id.find(suffix) != std::string::npos) return c;
+            return std::string("(survived)");
+        };
+        EXPECT_EQ(killed_by("imm_minus_one: cmp byte ptr [ebx], 0x15"), m + "-edge-secondary-bounds") << m;
+        EXPECT_EQ(killed_by("imm_plus_one: cmp byte ptr [ebx + 1], 0"), m + "-invalid-secondary-count") << m;
+        EXPECT_EQ(killed_by("imm_minus_one: cmp byte ptr [ebx + 1], 0"), m + "-invalid-secondary-count") << m;
+    }
+}
+
+// A record attaching itself nests as deep as construction allows: both depth bounds of construct
+// moved by one are killed there (the generated records nest no deeper than 3), and so is the draw's
+// and the shadow walk's bound moved down by one.
+TEST_F(CoverageCasesTest, ASelfAttachingRecordKillsTheNestingBoundsOfConstructionDrawAndShadow) {
+    const auto by =
+        killers(quote(kCasesDir / "edge-self-attach-construct.json") + " " +
+                    quote(kCasesDir / "edge-self-attach-draw.json") + " " +
+                    quote(kCasesDir / "edge-self-attach-shadow.json"),
+                " --routines 'construct.c:construct|draw_attached_object_body|shadow.c:sop_attach' "
+                "--operators imm_plus_one,imm_minus_one",
+                "o");
+    const auto killed_by = [&](const std::string& prefix) {
+        const auto it = by.lower_bound(prefix);
+        return it != by.end() && it->first.rfind(prefix, 0) == 0 ? it->second : std::string("(survived)");
+    };
+    EXPECT_EQ(killed_by("construct.c:construct+0xa1 imm_plus_one"), "edge-self-attach-construct");
+    EXPECT_EQ(killed_by("construct.c:construct+0xa1 imm_minus_one"), "edge-self-attach-construct");
+    EXPECT_EQ(killed_by("draw_attached_object_body+0x22 imm_minus_one"), "edge-self-attach-draw");
+    EXPECT_EQ(killed_by("shadow.c:sop_attach+0x5e imm_minus_one"), "edge-self-attach-shadow");
+}
+
+// abi.face.select: the face event's `secondary` is the entry point the draw called. A draw that
+// calls the secondary routine for a primary face (or the other way round), with the right flags,
+// changes no pixel of the stand-in (the four routines share one body) but is killed at face_draw.
+TEST_F(CoverageCasesTest, ADrawCallingTheOtherFaceRoutineIsKilledAtTheFaceEvent) {
+    const auto by = killers(quote(kCasesDir / "edge-self-attach-draw.json") + " " +
+                                quote(kCasesDir / "program-invalid-secondary-count.json"),
+                            " --routines 'program.c:draw_face' --operators negate_jcc", "o");
+    std::size_t swaps = 0;
+    for (const char* id : {"program.c:draw_face+0xbb negate_jcc: je 0x402a22",
+                           "program.c:draw_face+0x15d negate_jcc: je 0x402a70"})
+        swaps += by.count(id);
+    EXPECT_GE(swaps, 1u);
 }
 
 } // namespace

@@ -47,6 +47,18 @@ std::vector<uint8_t> with_slot_count(const std::vector<uint8_t>& b, std::uint32_
     return out;
 }
 
+// The first record with an attachment list whose first entry names a record (52-byte entries
+// after a u32 count, the list's offset relative to the record).
+std::uint32_t first_attaching(const std::vector<uint8_t>& b) {
+    for (std::uint32_t i = 1; i < get32(b, 0); ++i) {
+        const std::uint32_t at = slot_offset(b, i);
+        if (at == 0) continue;
+        const std::uint32_t list = get32(b, at + hdr::attachments);
+        if (list != 0 && get32(b, at + list) != 0 && get32(b, at + list + 4) != 0) return i;
+    }
+    throw std::logic_error("hostile: no record attaches another");
+}
+
 // arc.capacity: the engine's tables (the stand-in's object_table and texture_table).
 constexpr std::uint32_t kObjectCapacity = 2048, kTextureCapacity = 1024;
 
@@ -94,6 +106,32 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
         "the record's face-program offset (+0x3c) is 187: inside its own header",
         [&](std::vector<uint8_t>& b) { set32(b, slot_offset(b, kRecord) + hdr::program, kHeaderSize - 1); });
 
+    // Two checks of the loader taken on their edges, for refcheck mutate: the check loop must go on
+    // past an empty slot to the broken record after it, and a header 187 bytes long is refused by
+    // its length alone (its seven internal offsets all 0, so no offset check refuses it).
+    add("objects-empty-then-broken", "3DOBJS.BIN", kRecord, "valid.extent",
+        "slot 4 is empty (offset 0) and slot 5's vertex-list offset (+0x34) is its extent: the broken record "
+        "comes after an empty slot",
+        [&](std::vector<uint8_t>& b) {
+            const std::uint32_t at = slot_offset(b, kRecord), next = slot_offset(b, kRecord + 1);
+            set32(b, at + hdr::vertices, next - at);
+            set32(b, 4 + 4 * (kRecord - 1), 0);
+        });
+    add("objects-header-187", "3DOBJS.BIN", std::nullopt, "valid.table",
+        "a slot appended whose record is record 1's header cut to 187 bytes, its internal offsets all 0, "
+        "ending at the file's end: one byte short of a header, with no offset to refuse",
+        [&](std::vector<uint8_t>& b) {
+            const std::uint32_t count = get32(b, 0);
+            b = with_slot_count(b, count + 1);
+            const std::uint32_t first = slot_offset(b, 1);
+            std::vector<uint8_t> header(b.begin() + first, b.begin() + first + kHeaderSize);
+            for (const std::uint32_t at : {hdr::attachments, hdr::bbox, hdr::vertices, hdr::normals,
+                                           hdr::program, hdr::shadow, hdr::grid_lighting})
+                set32(header, at, 0);
+            header.pop_back();
+            set32(b, 4 + 4 * count, static_cast<std::uint32_t>(b.size()));
+            b.insert(b.end(), header.begin(), header.end());
+        });
     add("textures-table-short", "OBJTEXT.BIN", std::nullopt, "valid.table",
         "the file is 3 bytes long: no room for the slot count", [](std::vector<uint8_t>& b) { b.resize(3); });
     add("textures-table-count", "OBJTEXT.BIN", std::nullopt, "valid.table",
@@ -107,6 +145,23 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
         [&](std::vector<uint8_t>& b) { set32(b, 4 + 4 * texture, textures_size - 11); });
     add("texture-type", "OBJTEXT.BIN", texture, "valid.texture", "the last populated slot's type is 3",
         [&](std::vector<uint8_t>& b) { set32(b, slot_offset(b, texture), 3); });
+    // The broken texture in the table's last slot (the loop ends on the count, not on the error)
+    // and in its first (the release after the failure frees one slot).
+    add("texture-last-slot", "OBJTEXT.BIN", texture, "valid.texture",
+        "the table ends at the last populated slot (its count cut to " + std::to_string(texture + 1) +
+            ") and that slot's type is 3",
+        [&](std::vector<uint8_t>& b) {
+            set32(b, 0, texture + 1);
+            set32(b, slot_offset(b, texture), 3);
+        });
+    add("texture-first-slot", "OBJTEXT.BIN", 0u, "valid.texture",
+        "the last populated slot's texture moved to slot 0 (its own slot emptied) with its type 3",
+        [&](std::vector<uint8_t>& b) {
+            const std::uint32_t at = slot_offset(b, texture);
+            set32(b, 4, at);
+            set32(b, 4 + 4 * texture, 0);
+            set32(b, at, 3);
+        });
     add("texture-height-zero", "OBJTEXT.BIN", texture, "valid.texture",
         "the last populated slot's height is 0",
         [&](std::vector<uint8_t>& b) { set32(b, slot_offset(b, texture) + 4, 0); });
@@ -205,6 +260,18 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
         "the last populated slot's height is 4096 (type 0), the greatest the loader accepts, with its pixels "
         "all in the file (grown to hold them)",
         fitting(0, 4096));
+    out.back().valid = true;
+    // att.depth from both sides: a record whose first attachment names the record itself, so that
+    // construction nests it as deep as the engine allows (depth 7, eight levels) and the draw and
+    // shadow walk eight levels of it. Valid: the id names a populated record.
+    const std::uint32_t attaching = first_attaching(base.objects);
+    add("edge-self-attach", "3DOBJS.BIN", attaching, "att.depth",
+        "record " + std::to_string(attaching) + "'s first attachment names record " +
+            std::to_string(attaching) + " itself: a chain as deep as construction nests",
+        [&](std::vector<uint8_t>& b) {
+            const std::uint32_t at = slot_offset(b, attaching);
+            set32(b, at + get32(b, at + hdr::attachments) + 4, attaching);
+        });
     out.back().valid = true;
     add("edge-textures-empty", "OBJTEXT.BIN", std::nullopt, "arc.table",
         "the texture archive is a count of 0 and nothing else",

@@ -25,6 +25,7 @@ enum Op : uint8_t {
 };
 constexpr uint8_t kReturn = 7;
 constexpr uint8_t kFlat = 2;                    // packet type 2: [type count colour v...]
+constexpr uint8_t kLastType = 21;               // packet type 21 (heat haze): [type count v...]
 constexpr uint8_t kPastTheList = 200;           // a vertex index no record of the small archive reaches
 constexpr std::uint32_t kPlanesToOverflow = 33; // op.nesting: 32 allowed
 
@@ -121,6 +122,15 @@ std::vector<ProgramBreak> program_breaks() {
     add("packet-count", "valid.packet", "the second face's packet has a vertex count of 0", false,
         [&](Assembler& a) {
             a.bytes({kPrimary, kFlat, 0, 16, 3, 4, 5});
+            tail(a);
+        });
+    // A secondary face's packet has its own check (checked_packet, apart from the one op_primary
+    // inlines): a count of 0 there, with the length byte the packet's type gives a count of 0.
+    add("secondary-count", "valid.packet",
+        "a secondary face's packet has a vertex count of 0 (its length byte 4, what a flat packet of no "
+        "vertices makes it)",
+        false, [&](Assembler& a) {
+            a.bytes({kSecondary, 4, kFlat, 0, 16});
             tail(a);
         });
     add("secondary-length", "valid.packet", "a secondary face's length byte is 8 where its packet makes it 7",
@@ -377,6 +387,24 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
              std::to_string(masks.masks[1]) +
              "), each after a face of another kind or mask (valid: the generator writes mask 0 only)",
          "program-edge", masked_program(masks)});
+    // Secondary faces on the bounds of their packet check, valid: the last type (21, heat haze:
+    // [21 count v...]) and the least count (1), each after a primary face and before more faces.
+    {
+        Assembler a;
+        a.face(0, 1, 2);
+        a.bytes({kSecondary, 6, kLastType, 3, 3, 4, 5});
+        a.face(6, 7, 8);
+        a.bytes({kSecondary, 5, kFlat, 1, 19, 9});
+        a.face(9, 10, 11);
+        a.bytes({kSecondary, 4, kLastType, 1, 12});
+        a.face(12, 13, 14);
+        a.ret();
+        programs.push_back({"edge-secondary-bounds", "valid.packet",
+                            "secondary faces of type 21 (the last type) with 3 and 1 vertices, and a flat "
+                            "secondary face of 1 vertex, each after a primary face (valid: types 0..21, "
+                            "counts from 1)",
+                            "program-edge", a.finish()});
+    }
     for (ProgramBreak& b : programs) {
         HostileRoot r{"program-" + b.name,
                       "3DOBJS.BIN",

@@ -90,8 +90,12 @@ Recorder::Recorder(Original& o, const std::vector<std::string>& run)
     // Every argument is read where the routine's profile entry ("args", by name) puts it, never
     // from fixed registers: a face routine taking them in another order needs a profile edit only.
     for (const FaceRoutine& f : kFaceRoutines) {
-        const FaceArgs args{o.arg(f.name, "packet"), o.arg(f.name, "vertices"), o.arg(f.name, "level"),
-                            o.arg(f.name, "flags"), f.clipped}; // abi.face
+        const FaceArgs args{o.arg(f.name, "packet"),
+                            o.arg(f.name, "vertices"),
+                            o.arg(f.name, "level"),
+                            o.arg(f.name, "flags"),
+                            f.clipped,
+                            f.secondary}; // abi.face
         if (std::find(run.begin(), run.end(), f.name) != run.end()) {
             o.tap(f.name, [this, args](emu::Machine& m) { face(m, args); });
             o.note_ran(f.name);
@@ -143,14 +147,21 @@ void Recorder::push(EventRecord e) {
 }
 
 void Recorder::face(emu::Machine& m, const FaceArgs& args) {
-    face(args.packet.u32(m), args.vertices.u32(m), args.level.i32(m), args.flags.u32(m), args.clipped);
+    face(args.packet.u32(m), args.vertices.u32(m), args.level.i32(m), args.flags.u32(m), args.clipped,
+         args.secondary);
 }
 
 void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_level, std::uint32_t flags,
-                    bool clipped) {
+                    bool clipped, bool entry_secondary) {
     emu::Machine& m = o_.machine();
     const Frame& top = frames_.back();
     const bool secondary = flags & 1;
+    // `secondary` is the entry point the image called (abi.face.select), which its flags argument
+    // must repeat (abi.face: bit 0 secondary, other bits 0). When they disagree the field holds the
+    // flags word itself, which no boolean of the reimplementation's matches: a draw calling the
+    // wrong routine with the right flags, or the right routine with wrong flags, both differ.
+    const Value secondary_field =
+        flags == (entry_secondary ? 1u : 0u) ? Value{entry_secondary} : Value{std::int64_t{flags}};
     const std::uint32_t model = m.read_u32(top.instance + off_inst_model_);
     const std::uint32_t program = m.read_u32(model + kHeaderProgram);
     const std::uint32_t op_at = packet - (secondary ? 2 : 1);
@@ -179,7 +190,7 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
                 {"path", path()},
                 {"offset", std::int64_t{op_at - program}},
                 {"opcode", std::int64_t{m.read_u8(op_at)}},
-                {"secondary", secondary},
+                {"secondary", secondary_field},
                 {"clipped", clipped},
                 {"type", std::int64_t{type}},
                 {"material", std::move(material)},

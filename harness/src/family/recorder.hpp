@@ -16,16 +16,18 @@
 
 namespace refcheck::harness {
 
-// The face routines of the profile, and whether each is the "partially visible" (clipped) one.
+// The face routines of the profile, whether each is the "partially visible" (clipped) one and
+// whether it is a secondary one (abi.face.select: the entry point the draw calls says both).
 struct FaceRoutine {
     const char* name;
     bool clipped;
+    bool secondary;
 };
 inline constexpr FaceRoutine kFaceRoutines[] = {
-    {"draw_completely_visible_primary_face_", false},
-    {"draw_partially_visible_primary_face_", true},
-    {"draw_completely_visible_secondary_face_", false},
-    {"draw_partially_visible_secondary_face_", true},
+    {"draw_completely_visible_primary_face_", false, false},
+    {"draw_partially_visible_primary_face_", true, false},
+    {"draw_completely_visible_secondary_face_", false, true},
+    {"draw_partially_visible_secondary_face_", true, true},
 };
 
 // The face_vertex array a face routine is handed, read by the profile's layout (abi.structs).
@@ -59,7 +61,7 @@ private:
     // Where a face routine finds what it draws (profile "args" packet, vertices, level, flags).
     struct FaceArgs {
         ArgSlot packet, vertices, level, flags;
-        bool clipped;
+        bool clipped, secondary;
     };
     void face(emu::Machine& m, const FaceArgs& args);
     struct Frame {
@@ -68,7 +70,7 @@ private:
         bool pushed_slot;
     };
     void face(std::uint32_t packet, std::uint32_t vertices, std::int32_t face_level, std::uint32_t flags,
-              bool clipped);
+              bool clipped, bool secondary);
     void winding(std::int32_t w);
     void control(std::uint32_t next);
     void attach_enter(std::uint32_t parent, std::uint32_t slot);
