@@ -46,6 +46,8 @@ private:
 };
 
 void ModelDraw::run() {
+    // A list cut by the record's end (CutLists::Clamp): the draw goes on with what fits.
+    for (const std::string& cut : record_.cut) interpreter_.stops_.push_back({record_.index, 0, cut, false});
     if (program_.empty()) return; // hdr.absent.empty: an absent program draws nothing
     prepare_vertices();
     prepare_levels();

@@ -49,10 +49,19 @@ std::vector<RawVertex> read_vertices(const ByteReader& r, const ModelRecord& m, 
     return out;
 }
 
-NormalList read_normals(const ByteReader& r, std::uint64_t at) {
+std::uint64_t fitting(const ByteReader& r, ModelRecord& m, std::uint64_t at, std::uint64_t header,
+                      std::uint64_t size, std::uint64_t count, std::string_view what);
+
+// `clamp` (CutLists::Clamp): both counts cut to the vectors that fit (the stand-in's setup_normals).
+NormalList read_normals(const ByteReader& r, std::uint64_t at, ModelRecord* clamp) {
     NormalList n;
     n.count_all = r.u16(at);
     n.count_flat = r.u16(at + 2);
+    if (clamp) {
+        n.count_all = static_cast<std::uint16_t>(fitting(r, *clamp, at, 4, 3, n.count_all, "normal list"));
+        n.count_flat = static_cast<std::uint16_t>(
+            fitting(r, *clamp, at, 4, 3, n.count_flat, "normal list's flat count"));
+    }
     if (n.count_all > kMaxNormals) {
         r.fail(at, fmt::format("normal count {} exceeds {}", n.count_all, kMaxNormals));
     }
@@ -68,8 +77,18 @@ NormalList read_normals(const ByteReader& r, std::uint64_t at) {
     return n;
 }
 
-std::vector<Attachment> read_attachments(const ByteReader& r, std::uint64_t at) {
-    const std::uint64_t count = r.u32(at);
+// `clamp` (CutLists::Clamp): the count cut to the records that fit, then to 256 (the stand-in's
+// attachment_list).
+std::vector<Attachment> read_attachments(const ByteReader& r, std::uint64_t at, ModelRecord* clamp) {
+    std::uint64_t count = r.u32(at);
+    if (clamp) {
+        count = fitting(r, *clamp, at, 4, sizeof(Attachment), count, "attachment list");
+        if (count > kMaxAttachments) {
+            clamp->cut.push_back(fmt::format("attachment list at +0x{:x}: {} entries, the first {} used",
+                                             at - clamp->extent.begin, count, kMaxAttachments));
+            count = kMaxAttachments;
+        }
+    }
     if (count > kMaxAttachments)
         r.fail(at, fmt::format("attachment count {} exceeds {}", count, kMaxAttachments));
     if (!r.contains(at + 4, count * sizeof(Attachment))) {
@@ -88,7 +107,29 @@ std::vector<Attachment> read_attachments(const ByteReader& r, std::uint64_t at) 
 
 } // namespace
 
-ModelRecord parse_model_record(const ByteReader& r, std::uint32_t index) {
+namespace {
+// CutLists::Clamp: how many `size`-byte entries after a `header`-byte list header at `at` fit
+// before the record's end (none when the header itself does not fit), the count cut to that and
+// the cut noted.
+std::uint64_t fitting(const ByteReader& r, ModelRecord& m, std::uint64_t at, std::uint64_t header,
+                      std::uint64_t size, std::uint64_t count, std::string_view what) {
+    const std::uint64_t room = (r.end() - (at + header)) / size;
+    if (count <= room) return count;
+    m.cut.push_back(fmt::format("{} at +0x{:x}: {} entries, {} fit before the record's end", what,
+                                at - m.extent.begin, count, room));
+    return room;
+}
+bool header_fits(const ByteReader& r, ModelRecord& m, std::uint64_t at, std::uint64_t header,
+                 std::string_view what) {
+    if (r.contains(at, header)) return true;
+    m.cut.push_back(fmt::format("{} at +0x{:x}: its {}-byte header runs past the record's end (absent)", what,
+                                at - m.extent.begin, header));
+    return false;
+}
+} // namespace
+
+ModelRecord parse_model_record(const ByteReader& r, std::uint32_t index, CutLists cut_lists) {
+    const bool clamp = cut_lists == CutLists::Clamp;
     ModelRecord m;
     m.index = index;
     m.extent = Extent{r.begin(), r.end()};
@@ -101,26 +142,33 @@ ModelRecord parse_model_record(const ByteReader& r, std::uint32_t index) {
     const ModelHeader& h = m.header;
     if (h.vertices != 0) {
         const std::uint64_t at = m.absolute(h.vertices);
-        m.vertices = read_vertices(r, m, at + 2, r.u16(at), "vertex list");
+        if (!clamp)
+            m.vertices = read_vertices(r, m, at + 2, r.u16(at), "vertex list");
+        else if (header_fits(r, m, at, 2, "vertex list"))
+            m.vertices = read_vertices(
+                r, m, at + 2, fitting(r, m, at, 2, kVertexSize, r.u16(at), "vertex list"), "vertex list");
     }
     if (h.bounding_box != 0) {
         m.bounding_box =
             read_vertices(r, m, m.absolute(h.bounding_box), kBoundingBoxVertices, "bounding box");
     }
-    if (h.normals != 0) m.normals = read_normals(r, m.absolute(h.normals));
-    if (h.attachments != 0) m.attachments = read_attachments(r, m.absolute(h.attachments));
+    if (h.normals != 0 && (!clamp || header_fits(r, m, m.absolute(h.normals), 4, "normal list")))
+        m.normals = read_normals(r, m.absolute(h.normals), clamp ? &m : nullptr);
+    if (h.attachments != 0 && (!clamp || header_fits(r, m, m.absolute(h.attachments), 4, "attachment list")))
+        m.attachments = read_attachments(r, m.absolute(h.attachments), clamp ? &m : nullptr);
     if (h.shadow != 0) m.shadow_record = r.s32(m.absolute(h.shadow));
     return m;
 }
 
-ModelArchive ModelArchive::parse(std::span<const std::uint8_t> bytes) {
+ModelArchive ModelArchive::parse(std::span<const std::uint8_t> bytes, CutLists cut_lists) {
     ModelArchive archive;
     archive.bytes_.assign(bytes.begin(), bytes.end());
     const ByteReader whole(archive.bytes_, std::string(kModelArchiveName));
     archive.table_ = OffsetTable::read(whole, kHeaderSize, kModelTableCapacity);
     archive.records_.resize(archive.table_.count());
     for (std::uint32_t i = 0; i < archive.table_.count(); ++i) {
-        if (archive.table_.populated(i)) archive.records_[i] = parse_model_record(archive.reader(i), i);
+        if (archive.table_.populated(i))
+            archive.records_[i] = parse_model_record(archive.reader(i), i, cut_lists);
     }
     for (const auto& record : archive.records_) {
         if (record) archive.check_attachment_ids(*record);

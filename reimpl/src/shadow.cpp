@@ -64,6 +64,8 @@ private:
 };
 
 void ShadowDraw::run() {
+    // A list cut by the record's end (CutLists::Clamp): the draw goes on with what fits.
+    for (const std::string& cut : record_.cut) renderer_.note_stop({record_.index, 0, cut, false});
     if (program_.empty()) return;
     prepare_vertices();
     walk_program(program_, screen_, pass_.state, *this);

@@ -479,5 +479,28 @@ TEST_F(CoverageCasesTest, ADrawCallingTheOtherFaceRoutineIsKilledAtTheFaceEvent)
     EXPECT_GE(swaps, 1u);
 }
 
+// valid.extent.clamp: vertex lists cut by the archive's end (a count past what fits, a count that
+// does not fit at all) and a face on the first vertex past a whole list kill the clamps of the
+// draw's and the shadow's vertex walks, which no valid archive reaches.
+TEST_F(CoverageCasesTest, VertexListsCutByTheArchivesEndKillTheVertexClamps) {
+    std::string cases;
+    for (const char* mode : {"program", "shadow"})
+        for (const char* root : {"vertices-cut", "vertices-header-cut", "vertex-past-list"})
+            cases += " " + quote(kCasesDir / (std::string(mode) + "-invalid-" + root + ".json"));
+    const auto by = killers(cases, " --routines 'transform_vertices|shadow_vertices_of' --jobs 2", "o");
+    const auto killed_by = [&](const std::string& prefix) {
+        const auto it = by.lower_bound(prefix);
+        return it != by.end() && it->first.rfind(prefix, 0) == 0 ? it->second : std::string("(survived)");
+    };
+    EXPECT_EQ(killed_by("transform_vertices+0x35 sub_to_add"), "program-invalid-vertices-cut");
+    EXPECT_EQ(killed_by("transform_vertices+0x3e imm_plus_one"), "program-invalid-vertices-cut");
+    EXPECT_EQ(killed_by("transform_vertices+0x87 negate_jcc"), "program-invalid-vertices-cut");
+    EXPECT_EQ(killed_by("transform_vertices+0x4b negate_jcc"), "program-invalid-vertex-past-list");
+    EXPECT_EQ(killed_by("transform_vertices+0x1d store_nop"), "program-invalid-vertices-header-cut");
+    EXPECT_EQ(killed_by("shadow.c:shadow_vertices_of+0x58 sub_to_add"), "shadow-invalid-vertices-cut");
+    EXPECT_EQ(killed_by("shadow.c:shadow_vertices_of+0x45 sub_to_add"), "shadow-invalid-vertices-header-cut");
+    EXPECT_EQ(killed_by("shadow.c:shadow_vertices_of+0x6c negate_jcc"), "shadow-invalid-vertex-past-list");
+}
+
 } // namespace
 } // namespace refcheck::cli_test

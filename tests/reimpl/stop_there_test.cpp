@@ -178,5 +178,49 @@ TEST(StopThere, RefuseIsStillTheDefault) {
     EXPECT_NO_THROW(ShadowRenderer(models, InvalidData::StopThere).program(1));
 }
 
+// valid.extent.clamp: a vertex list whose count runs past its record's end is refused by the
+// reimplementation's own reading (naming the record), and cut to the vertices that fit under
+// CutLists::Clamp, where a face on a vertex past the cut is behind and the draw notes the cut.
+TEST(StopThere, AVertexListCutByTheRecordsEndIsRefusedOrCutToWhatFits) {
+    RecordSpec spec;
+    spec.vertices = square();
+    spec.program = ProgramBuilder().primary(2, {5}, kFace).primary(2, {6}, {{0}, {1}, {9}}).ret().build();
+    Bytes bytes = build_model_archive({std::nullopt, spec}).bytes;
+    const auto parsed = ModelArchive::parse(bytes);
+    const ModelRecord& whole = parsed.record(1);
+    const std::uint64_t list = whole.absolute(whole.header.vertices);
+    bytes[list] = 0xe8; // 1000 vertices
+    bytes[list + 1] = 0x03;
+    try {
+        (void)ModelArchive::parse(bytes);
+        FAIL() << "a vertex list past its record's end was accepted";
+    } catch (const FormatError& e) {
+        EXPECT_EQ(e.where().record, 1u) << e.what();
+    }
+    const auto models = ModelArchive::parse(bytes, CutLists::Clamp);
+    const ModelRecord& cut = models.record(1);
+    EXPECT_EQ(cut.vertices.size(), (whole.extent.end - (list + 2)) / kVertexSize);
+    EXPECT_GE(cut.vertices.size(), 4u); // the square's, and what follows the list in the record
+    EXPECT_LT(cut.vertices.size(), 10u);
+    ASSERT_EQ(cut.cut.size(), 1u);
+    EXPECT_NE(cut.cut[0].find("vertex list"), std::string::npos) << cut.cut[0];
+
+    const auto textures = TextureArchive::parse(build_texture_archive({}));
+    DrawOptions options;
+    options.invalid_data = InvalidData::StopThere;
+    Interpreter interpreter(models, textures, options);
+    events::VectorSink sink;
+    interpreter.draw(construct(models, 1, Transform{}), DrawInput{front_camera(), Light{{0, 0, -kQ14One}}, 1},
+                     sink);
+    const auto stops = interpreter.take_stops();
+    ASSERT_FALSE(stops.empty());
+    EXPECT_EQ(stops.front().offset, 0u);
+    EXPECT_FALSE(stops.front().ends_draw);
+    EXPECT_EQ(stops.front().why, cut.cut[0]);
+    ASSERT_EQ(stops.size(), 2u); // and the face on vertex 9, past the cut: behind
+    EXPECT_FALSE(stops[1].ends_draw);
+    EXPECT_EQ(faces(sink.events()), 1u);
+}
+
 } // namespace
 } // namespace refcheck::reimpl

@@ -5,6 +5,8 @@
 // after it, so an interpreter that went on past the break would draw something else.
 #include "hostile.hpp"
 
+#include <array>
+#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -92,6 +94,9 @@ struct ProgramBreak {
     // "program-edge": a valid program whose last instruction ends exactly at the file's end.
     std::string kind;
     std::vector<uint8_t> program;
+    // Run on 3DOBJS.BIN after the program is appended (the record at `at`): a break in the record's
+    // lists rather than its program.
+    std::function<void(std::vector<uint8_t>& objects, std::uint32_t at)> after = {};
 };
 
 std::vector<ProgramBreak> program_breaks() {
@@ -301,6 +306,8 @@ std::vector<ProgramBreak> program_breaks() {
     return out;
 }
 
+constexpr uint8_t u8c(std::uint32_t v) { return static_cast<uint8_t>(v); }
+
 // The first populated 64-wide texture of OBJTEXT.BIN (type 2: a 12-byte header, then 64 texels a
 // row, tex.stride) and its two most frequent nonzero texel values, the masks of the masked program.
 struct MaskTexture {
@@ -405,6 +412,60 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
                             "counts from 1)",
                             "program-edge", a.finish()});
     }
+    // Vertex lists the stand-in cuts to what fits before the archive's end (valid.extent.clamp):
+    // faces on vertices past the cut, past the list, or with no list at all are behind
+    // (valid.index.behind); the draw goes on.
+    const std::uint32_t n = base.objects.at(at + vertices) + (base.objects.at(at + vertices + 1) << 8);
+    const auto lists_program = [&](std::initializer_list<std::array<uint8_t, 3>> faces) {
+        Assembler a;
+        for (const auto& f : faces) a.face(f[0], f[1], f[2]);
+        a.ret();
+        return a.finish();
+    };
+    const auto u8 = [](std::uint32_t v) { return static_cast<uint8_t>(v); };
+    programs.push_back(
+        {"vertices-cut", "valid.extent",
+         "the vertex list moved to the file's end with a count of 300 where its " + std::to_string(n) +
+             " vertices fit; faces on vertices below the cut, in its upper half, and past it",
+         "program",
+         lists_program({{0, 1, 2},
+                        {3, 4, 5},
+                        {u8(n - 6), u8(n - 5), u8(n - 4)},
+                        {u8(n), u8(n + 1), u8(n + 2)},
+                        {6, 7, 8}}),
+         [n, vertices](std::vector<uint8_t>& objects, std::uint32_t record_at) {
+             const std::uint32_t list = record_at + vertices;
+             std::vector<uint8_t> moved(objects.begin() + list, objects.begin() + list + 2 + 6 * n);
+             moved[0] = u8c(300);
+             moved[1] = u8c(300 >> 8);
+             set32(objects, record_at + hdr::vertices,
+                   static_cast<std::uint32_t>(objects.size()) - record_at);
+             objects.insert(objects.end(), moved.begin(), moved.end());
+         }});
+    programs.push_back({"vertices-header-cut", "valid.extent",
+                        "the vertex list's offset is the file's last byte (3): its 2-byte count does not fit",
+                        "program",
+                        [] { // an op 3 first, so that the draw compares its control flow with no face drawn
+                            Assembler a;
+                            a.bytes({kIfMask});
+                            a.u32(0);
+                            a.disp(kContinue);
+                            a.disp(kContinue);
+                            a.place(kContinue);
+                            a.face(0, 1, 2);
+                            a.face(3, 4, 5);
+                            a.ret();
+                            return a.finish();
+                        }(),
+                        [](std::vector<uint8_t>& objects, std::uint32_t record_at) {
+                            set32(objects, record_at + hdr::vertices,
+                                  static_cast<std::uint32_t>(objects.size()) - record_at);
+                            objects.push_back(3);
+                        }});
+    programs.push_back({"vertex-past-list", "valid.index",
+                        "a face names vertex " + std::to_string(n) +
+                            ", the first past the list, with more bytes than a vertex after the list",
+                        "program", lists_program({{0, 1, 2}, {0, 1, u8(n)}, {3, 4, 5}})});
     for (ProgramBreak& b : programs) {
         HostileRoot r{"program-" + b.name,
                       "3DOBJS.BIN",
@@ -418,6 +479,7 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
         set32(objects, at + hdr::properties, get32(objects, at + hdr::properties) | 1); // it casts a shadow
         set32(objects, at + hdr::shadow, 0);                                            // its own geometry
         objects.insert(objects.end(), b.program.begin(), b.program.end());
+        if (b.after) b.after(objects, at);
         r.kind = b.kind;
         out.push_back(std::move(r));
     }

@@ -130,9 +130,10 @@ private:
 void run_program(CaseContext& ctx) {
     Original& o = ctx.original;
     const Case& c = ctx.c;
-    const auto models = reimpl::ModelArchive::parse(ctx.models);
-    const auto textures = reimpl::TextureArchive::parse(ctx.textures);
     InvalidProgramCheck invalid(c);
+    invalid.archive(ctx.models);
+    const auto models = reimpl::ModelArchive::parse(ctx.models, invalid.cut_lists());
+    const auto textures = reimpl::TextureArchive::parse(ctx.textures);
     reimpl::DrawOptions options;
     options.invalid_data = invalid.mode();
     options.gouraud = c.gouraud;

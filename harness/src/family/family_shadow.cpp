@@ -85,7 +85,9 @@ void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t
 void run_shadow(CaseContext& ctx) {
     Original& o = ctx.original;
     const Case& c = ctx.c;
-    const auto models = reimpl::ModelArchive::parse(ctx.models);
+    InvalidProgramCheck invalid(c);
+    invalid.archive(ctx.models);
+    const auto models = reimpl::ModelArchive::parse(ctx.models, invalid.cut_lists());
     require_success(ctx, o.call("initialise_3d_palette_", {0}), "initialise_3d_palette_(0)", Expect::Zero);
     const auto palette = o.bytes(o.address("palette_rgb"), 768);
     const std::uint32_t framebuffer = o.address("framebuffer");
@@ -108,7 +110,6 @@ void run_shadow(CaseContext& ctx) {
 
     std::uint64_t frames = 0, differing = 0, drawn = 0, records = 0;
     FramePictures pictures("the first frame with a shadow drawn", 1);
-    InvalidProgramCheck invalid(c);
     reimpl::ShadowRenderer renderer(models, invalid.mode());
     for (const std::uint32_t record : select_records(c, models)) {
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;

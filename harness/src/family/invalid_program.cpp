@@ -1,6 +1,7 @@
 #include "family/invalid_program.hpp"
 
 #include "refcheck/reimpl/format_error.hpp"
+#include "refcheck/reimpl/model_archive.hpp"
 
 #include <fmt/format.h>
 
@@ -12,6 +13,18 @@ namespace {
 std::string named(std::uint32_t record) { return "3DOBJS.BIN record " + std::to_string(record); }
 } // namespace
 
+void InvalidProgramCheck::archive(std::span<const std::uint8_t> models) {
+    if (!record_) return;
+    try {
+        (void)reimpl::ModelArchive::parse(models);
+    } catch (const reimpl::FormatError& e) {
+        if (e.where().archive != "3DOBJS.BIN" || e.where().record != *record_)
+            throw std::runtime_error("the reimplementation refuses another place than " + named(*record_) +
+                                     ": " + e.what());
+        archive_error_ = e.what();
+    }
+}
+
 void InvalidProgramCheck::input(const std::string& input, const std::vector<reimpl::ProgramStop>& stops,
                                 const std::function<void()>& refuse) {
     ++inputs_;
@@ -21,15 +34,15 @@ void InvalidProgramCheck::input(const std::string& input, const std::vector<reim
                 "{}: the reimplementation's walk stopped at record {} +0x{:x} ({}); the case names {} as the "
                 "broken one",
                 input, s.record, s.offset, s.why, named(*record_)));
-    std::optional<std::string> error;
-    try {
-        refuse();
-    } catch (const reimpl::FormatError& e) {
-        if (e.where().archive != "3DOBJS.BIN" || e.where().record != *record_)
-            throw std::runtime_error(input + ": the reimplementation refuses another place than " +
-                                     named(*record_) + ": " + e.what());
-        error = e.what();
-    }
+    std::optional<std::string> error = archive_error_;
+    if (!error) try {
+            refuse();
+        } catch (const reimpl::FormatError& e) {
+            if (e.where().archive != "3DOBJS.BIN" || e.where().record != *record_)
+                throw std::runtime_error(input + ": the reimplementation refuses another place than " +
+                                         named(*record_) + ": " + e.what());
+            error = e.what();
+        }
     refused_ += error ? 1 : 0;
     if (stops.empty()) return; // the walk did not reach the break (the decoder may still refuse it)
     if (!error)

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,16 @@ public:
         return record_ ? reimpl::InvalidData::StopThere : reimpl::InvalidData::Refuse;
     }
     bool active() const { return record_.has_value(); }
+    // How the family parses 3DOBJS.BIN for the compared walk: a list cut short by record R's end
+    // is cut to what fits as the stand-in does (CutLists::Clamp) in an active check.
+    reimpl::CutLists cut_lists() const {
+        return record_ ? reimpl::CutLists::Clamp : reimpl::CutLists::Refuse;
+    }
+    // An active check's archive as the reimplementation itself reads it (CutLists::Refuse): when it
+    // refuses the archive it must name record R (std::runtime_error otherwise), and that refusal
+    // then stands for the reimplementation's own draw of every input (a record whose lists run
+    // past its end is refused before any draw).
+    void archive(std::span<const std::uint8_t> models);
 
     // After one input of an active check: the invalid data the compared walk reached (`stops`), and
     // `refuse`, which draws the same input with the reimplementation's own behaviour (it must throw
@@ -44,6 +55,7 @@ private:
     std::optional<std::uint32_t> record_;
     std::uint64_t inputs_ = 0, refused_ = 0, reached_ = 0;
     std::optional<std::string> first_input_, first_stop_, reimpl_error_;
+    std::optional<std::string> archive_error_; // archive(): the reimplementation's refusal of 3DOBJS.BIN
 };
 
 } // namespace refcheck::harness

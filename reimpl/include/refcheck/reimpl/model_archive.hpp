@@ -28,6 +28,18 @@ inline constexpr std::uint32_t kGridTableEntries = 64; // geo.grid.range: bytes 
 inline constexpr std::uint32_t kMaxNormals = 256;      // valid.index
 inline constexpr std::uint32_t kMaxAttachments = 256;  // valid.attach
 
+// What ModelArchive::parse does with a vertex, normal or attachment list that runs past its
+// record's end (valid.extent).
+enum class CutLists {
+    // The reimplementation's own behaviour: a FormatError naming the archive, record and offset.
+    Refuse,
+    // The stand-in's reaction, which a hostile case holds the original to (valid.extent.clamp): a
+    // list whose header does not fit is absent; otherwise its count is cut to the entries that fit
+    // before the record's end (attachments also to 256), each cut noted in ModelRecord::cut. The
+    // stand-in measures from the archive's end, so only the archive's last record is modelled.
+    Clamp,
+};
+
 struct NormalList {
     std::uint16_t count_all = 0;                     // every entry
     std::uint16_t count_flat = 0;                    // the subset needed when Gouraud shading is off
@@ -52,6 +64,8 @@ struct ModelRecord {
     NormalList normals;
     std::vector<Attachment> attachments;
     std::optional<std::int32_t> shadow_record; // -1 = self
+    // CutLists::Clamp only: each list cut short by the record's end, in words.
+    std::vector<std::string> cut;
 
     std::string name() const { return field_string(header.short_name, sizeof header.short_name); }
     std::string description() const { return field_string(header.description, sizeof header.description); }
@@ -63,7 +77,7 @@ class ModelArchive {
 public:
     // Parses and checks every populated record (table, header, blocks, attachment ids; the programs
     // are decoded by decode_program). Throws FormatError naming archive, record and offset.
-    static ModelArchive parse(std::span<const std::uint8_t> bytes);
+    static ModelArchive parse(std::span<const std::uint8_t> bytes, CutLists cut_lists = CutLists::Refuse);
 
     std::span<const std::uint8_t> bytes() const { return bytes_; }
     const OffsetTable& table() const { return table_; }
@@ -84,6 +98,7 @@ private:
 };
 
 // Parses one record in isolation (used by ModelArchive::parse).
-ModelRecord parse_model_record(const ByteReader& record, std::uint32_t index);
+ModelRecord parse_model_record(const ByteReader& record, std::uint32_t index,
+                               CutLists cut_lists = CutLists::Refuse);
 
 } // namespace refcheck::reimpl

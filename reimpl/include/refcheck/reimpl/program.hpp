@@ -116,7 +116,8 @@ enum class InvalidData {
 // list that it took as behind and went on.
 struct ProgramStop {
     std::uint32_t record = 0;
-    std::uint32_t offset = 0; // program offset of the instruction
+    std::uint32_t offset = 0; // program offset of the instruction (0 for a list cut short, whose `why`
+                              // names the list and its record offset)
     std::string why;
     bool ends_draw = true;
 };
