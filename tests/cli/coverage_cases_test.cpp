@@ -11,6 +11,7 @@ namespace refcheck::cli_test {
 namespace {
 
 std::set<std::string> killed(const ojson& mutate);
+std::string first_killer(const std::map<std::string, std::string>& by, const std::string& prefix);
 
 class CoverageCasesTest : public CliTest {
 protected:
@@ -41,6 +42,12 @@ protected:
         return by;
     }
 };
+
+// The case that killed the first mutant whose id starts with `prefix`, or "(survived)".
+std::string first_killer(const std::map<std::string, std::string>& by, const std::string& prefix) {
+    const auto it = by.lower_bound(prefix);
+    return it != by.end() && it->first.rfind(prefix, 0) == 0 ? it->second : std::string("(survived)");
+}
 
 // Killed mutants of `routines` over `case_file`, by id.
 std::set<std::string> killed(const ojson& mutate) {
@@ -455,10 +462,7 @@ TEST_F(CoverageCasesTest, ASelfAttachingRecordKillsTheNestingBoundsOfConstructio
                 " --routines 'construct.c:construct|draw_attached_object_body|shadow.c:sop_attach' "
                 "--operators imm_plus_one,imm_minus_one",
                 "o");
-    const auto killed_by = [&](const std::string& prefix) {
-        const auto it = by.lower_bound(prefix);
-        return it != by.end() && it->first.rfind(prefix, 0) == 0 ? it->second : std::string("(survived)");
-    };
+    const auto killed_by = [&](const std::string& prefix) { return first_killer(by, prefix); };
     EXPECT_EQ(killed_by("construct.c:construct+0xa1 imm_plus_one"), "edge-self-attach-construct");
     EXPECT_EQ(killed_by("construct.c:construct+0xa1 imm_minus_one"), "edge-self-attach-construct");
     EXPECT_EQ(killed_by("draw_attached_object_body+0x22 imm_minus_one"), "edge-self-attach-draw");
@@ -488,10 +492,7 @@ TEST_F(CoverageCasesTest, VertexListsCutByTheArchivesEndKillTheVertexClamps) {
         for (const char* root : {"vertices-cut", "vertices-header-cut", "vertex-past-list"})
             cases += " " + quote(kCasesDir / (std::string(mode) + "-invalid-" + root + ".json"));
     const auto by = killers(cases, " --routines 'transform_vertices|shadow_vertices_of' --jobs 2", "o");
-    const auto killed_by = [&](const std::string& prefix) {
-        const auto it = by.lower_bound(prefix);
-        return it != by.end() && it->first.rfind(prefix, 0) == 0 ? it->second : std::string("(survived)");
-    };
+    const auto killed_by = [&](const std::string& prefix) { return first_killer(by, prefix); };
     EXPECT_EQ(killed_by("transform_vertices+0x35 sub_to_add"), "program-invalid-vertices-cut");
     EXPECT_EQ(killed_by("transform_vertices+0x3e imm_plus_one"), "program-invalid-vertices-cut");
     EXPECT_EQ(killed_by("transform_vertices+0x87 negate_jcc"), "program-invalid-vertices-cut");
@@ -500,6 +501,58 @@ TEST_F(CoverageCasesTest, VertexListsCutByTheArchivesEndKillTheVertexClamps) {
     EXPECT_EQ(killed_by("shadow.c:shadow_vertices_of+0x58 sub_to_add"), "shadow-invalid-vertices-cut");
     EXPECT_EQ(killed_by("shadow.c:shadow_vertices_of+0x45 sub_to_add"), "shadow-invalid-vertices-header-cut");
     EXPECT_EQ(killed_by("shadow.c:shadow_vertices_of+0x6c negate_jcc"), "shadow-invalid-vertex-past-list");
+}
+
+// Scripted mobile steps: removing a mobile twice, adding a struct that brings links, and a queue at
+// 2^31 kill the removal's link stores, the add's prev store and the depth filter's shift, which the
+// seeded scripts let live.
+TEST_F(CoverageCasesTest, ScriptedMobileStepsKillTheLinkStoresAndTheDepthFiltersEdges) {
+    const auto by = killers(quote(kCasesDir / "coverage-mobiles-departed.json") + " " +
+                                quote(kCasesDir / "coverage-mobiles-depth-2-31.json"),
+                            " --routines 'remove_mobile_body|add_mobile_body|mobile.c:passes_filters'", "o");
+    const auto killed_by = [&](const std::string& prefix) { return first_killer(by, prefix); };
+    EXPECT_EQ(killed_by("remove_mobile_body+0x24 store_nop"), "coverage-mobiles-departed");
+    EXPECT_EQ(killed_by("remove_mobile_body+0x2b store_nop"), "coverage-mobiles-departed");
+    EXPECT_EQ(killed_by("add_mobile_body+0x2b store_nop"), "coverage-mobiles-departed");
+    EXPECT_EQ(killed_by("mobile.c:passes_filters+0xac imm_minus_one"), "coverage-mobiles-depth-2-31");
+}
+
+// A record without a normal list drawn right after one of its encoding with a list: a draw that
+// kept the previous model's normals (grid) or counts (s16) is killed.
+TEST_F(CoverageCasesTest, RecordsWithoutNormalsKillTheNormalSetupsStores) {
+    const auto by = killers(quote(kCasesDir / "edge-no-normals.json"),
+                            " --routines 'program.c:setup_normals' --operators store_nop", "o");
+    EXPECT_EQ(by.count("program.c:setup_normals+0xe store_nop: mov dword ptr [ecx + 0x54], 0"), 1u);
+    EXPECT_EQ(by.count("program.c:setup_normals+0x1c store_nop: mov dword ptr [ecx + 0x58], 0"), 1u);
+}
+
+// valid.extent.clamp for attachment lists: one cut by the archive's end and one of 257 entries kill
+// attachment_list's clamps in the construct family.
+TEST_F(CoverageCasesTest, AttachmentListsCutOrTooLongKillTheAttachmentClamps) {
+    const auto by = killers(quote(kCasesDir / "construct-invalid-attachments-cut.json") + " " +
+                                quote(kCasesDir / "construct-invalid-attachments-cut-257.json") + " " +
+                                quote(kCasesDir / "construct-invalid-attachments-257.json"),
+                            " --routines 'attachment_list'", "o");
+    const auto killed_by = [&](const std::string& prefix) { return first_killer(by, prefix); };
+    EXPECT_EQ(killed_by("attachment_list+0x35 sub_to_add"), "construct-invalid-attachments-cut");
+    EXPECT_EQ(killed_by("attachment_list+0x3e imm_minus_one"), "construct-invalid-attachments-cut");
+    EXPECT_EQ(killed_by("attachment_list+0x47 imm_plus_one"), "construct-invalid-attachments-cut-257");
+    EXPECT_EQ(killed_by("attachment_list+0x62 imm_plus_one"), "construct-invalid-attachments-257");
+}
+
+// Shadows on the small data's edges: models 0x4ba and 0x4bb (copies in a grown table) take 0x40a's
+// geometry, a shadow block that is the file's last 4 bytes, and shadow faces of 1 and 2 vertices.
+TEST_F(CoverageCasesTest, ShadowSubstitutesAndShortShadowFacesKillTheShadowGeometryAndFaceBounds) {
+    const auto by = killers(quote(kCasesDir / "edge-shadow-substitutes.json") + " " +
+                                quote(kCasesDir / "shadow-edge-shadow-block-at-end.json") + " " +
+                                quote(kCasesDir / "shadow-edge-secondary-bounds.json"),
+                            " --routines 'shadow.c:shadow_geometry|draw_shadow_face_body'", "o");
+    const auto killed_by = [&](const std::string& prefix) { return first_killer(by, prefix); };
+    EXPECT_EQ(killed_by("shadow.c:shadow_geometry+0x8 imm_plus_one"), "edge-shadow-substitutes");
+    EXPECT_EQ(killed_by("shadow.c:shadow_geometry+0xd imm_minus_one"), "edge-shadow-substitutes");
+    EXPECT_EQ(killed_by("shadow.c:shadow_geometry+0x32 imm_plus_one"), "shadow-edge-shadow-block-at-end");
+    EXPECT_EQ(killed_by("draw_shadow_face_body+0x30 imm_plus_one"), "shadow-edge-secondary-bounds");
+    EXPECT_EQ(killed_by("draw_shadow_face_body+0x30 imm_minus_one"), "shadow-edge-secondary-bounds");
 }
 
 } // namespace

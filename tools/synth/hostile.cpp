@@ -273,6 +273,55 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
             set32(b, at + get32(b, at + hdr::attachments) + 4, attaching);
         });
     out.back().valid = true;
+    // hdr.absent: a record without a normal list (its offset 0), of each encoding: the first grid and
+    // the first s16 record after record 8 that have one lose it. Valid: a grid model without normals
+    // is lit at full intensity; an s16 model's levels are then the stack's (fault.normal.standin).
+    const auto without_normals = [&](std::uint32_t encoding) {
+        for (std::uint32_t i = 9; i < get32(base.objects, 0); ++i) {
+            const std::uint32_t at = slot_offset(base.objects, i);
+            if (at && get32(base.objects, at + hdr::encoding) == encoding &&
+                get32(base.objects, at + hdr::normals))
+                return i;
+        }
+        throw std::logic_error("hostile: no record of that encoding has normals");
+    };
+    const std::uint32_t grid_record = without_normals(1), s16_record = without_normals(0);
+    add("edge-no-normals", "3DOBJS.BIN", grid_record, "hdr.absent",
+        "records " + std::to_string(grid_record) + " (grid) and " + std::to_string(s16_record) +
+            " (s16) have no normal list: their normal-list offsets (+0x38) are 0",
+        [&](std::vector<uint8_t>& b) {
+            for (const std::uint32_t r : {grid_record, s16_record})
+                set32(b, slot_offset(b, r) + hdr::normals, 0);
+        });
+    out.back().valid = true;
+    // shadow.substitute on the small data: the table grown to 0x4bd slots, with copies of four
+    // shadow-casting s16 records without attachments (22, 27, 29, 30; each copy's offsets are
+    // relative to itself) in slots 0x40a (the substitute geometry), 0x4ba and 0x4bb (the two
+    // substituted models) and 0x4bc (the next one, not substituted). Valid.
+    add("edge-shadow-substitutes", "3DOBJS.BIN", 0x4ba, "shadow.substitute",
+        "the table grown to 0x4bd slots, with copies of records 22, 27, 29 and 30 in slots 0x40a, 0x4ba, "
+        "0x4bb "
+        "and 0x4bc",
+        [&](std::vector<uint8_t>& b) {
+            const std::uint32_t count = get32(b, 0);
+            const auto extent = [&](const std::vector<uint8_t>& a, std::uint32_t slot) {
+                const std::uint32_t at = slot_offset(a, slot);
+                std::uint32_t end = static_cast<std::uint32_t>(a.size());
+                for (std::uint32_t i = 0; i < get32(a, 0); ++i)
+                    if (const std::uint32_t o = slot_offset(a, i); o > at && o < end) end = o;
+                return std::pair{at, end};
+            };
+            b = with_slot_count(b, 0x4bd);
+            for (const auto [slot, source] : {std::pair{0x40au, 22u}, std::pair{0x4bau, 27u},
+                                              std::pair{0x4bbu, 29u}, std::pair{0x4bcu, 30u}}) {
+                if (source >= count) throw std::logic_error("hostile: the archive lacks a source record");
+                const auto [at, end] = extent(b, source);
+                const std::vector<uint8_t> copy(b.begin() + at, b.begin() + end);
+                set32(b, 4 + 4 * slot, static_cast<std::uint32_t>(b.size()));
+                b.insert(b.end(), copy.begin(), copy.end());
+            }
+        });
+    out.back().valid = true;
     add("edge-textures-empty", "OBJTEXT.BIN", std::nullopt, "arc.table",
         "the texture archive is a count of 0 and nothing else",
         [](std::vector<uint8_t>& b) { b.assign(4, 0); });

@@ -405,11 +405,16 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
         a.face(9, 10, 11);
         a.bytes({kSecondary, 4, kLastType, 1, 12});
         a.face(12, 13, 14);
+        // Primary flat faces of 2 vertices (long edges, whose shadow rows round to spans) and of 1.
+        a.bytes({kPrimary, kFlat, 2, 20, 0, 14});
+        a.bytes({kPrimary, kFlat, 2, 21, 2, 12});
+        a.bytes({kPrimary, kFlat, 1, 22, 7});
+        a.face(3, 4, 5);
         a.ret();
         programs.push_back({"edge-secondary-bounds", "valid.packet",
                             "secondary faces of type 21 (the last type) with 3 and 1 vertices, and a flat "
-                            "secondary face of 1 vertex, each after a primary face (valid: types 0..21, "
-                            "counts from 1)",
+                            "secondary face of 1 vertex, each after a primary face, then primary flat faces "
+                            "of 2 and 1 vertices (valid: types 0..21, counts from 1)",
                             "program-edge", a.finish()});
     }
     // Vertex lists the stand-in cuts to what fits before the archive's end (valid.extent.clamp):
@@ -466,6 +471,47 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
                         "a face names vertex " + std::to_string(n) +
                             ", the first past the list, with more bytes than a vertex after the list",
                         "program", lists_program({{0, 1, 2}, {0, 1, u8(n)}, {3, 4, 5}})});
+    // Attachment lists the stand-in cuts (valid.extent.clamp): at the file's end, one counting 7 where
+    // 4 fit (ids 1..4, each 100 units further along x) and one counting 300 where 257 fit; and one of
+    // 257 empty entries with room for more, of which the engine uses 256 (its two clamps to 256,
+    // where the count is cut to what fits and where it is not).
+    const auto attachment_list = [](std::uint32_t count, std::uint32_t entries, bool ids) {
+        return [count, entries, ids](std::vector<uint8_t>& objects, std::uint32_t record_at) {
+            set32(objects, record_at + hdr::attachments,
+                  static_cast<std::uint32_t>(objects.size()) - record_at);
+            std::vector<uint8_t> list(4 + 52 * static_cast<std::size_t>(entries), 0);
+            set32(list, 0, count);
+            for (std::uint32_t k = 0; k < entries && ids; ++k) {
+                const std::size_t e = 4 + 52 * static_cast<std::size_t>(k);
+                set32(list, e, k + 1);
+                set32(list, e + 4, 100 * (k + 1));
+                for (const std::size_t d : {0, 4, 8})
+                    set32(list, e + 16 + 4 * d, 0x7fffffff); // identity, Q31
+            }
+            objects.insert(objects.end(), list.begin(), list.end());
+        };
+    };
+    programs.push_back({"attachments-cut", "valid.extent",
+                        "an attachment list at the file's end counting 7 entries where 4 fit (ids 1 to 4)",
+                        "program", lists_program({{0, 1, 2}}), attachment_list(7, 4, true)});
+    programs.push_back(
+        {"attachments-257", "valid.attach",
+         "an attachment list of 257 empty entries, all in the file with room for one more: one "
+         "more than the engine's 256",
+         "program", lists_program({{0, 1, 2}}), attachment_list(257, 258, false)});
+    programs.push_back({"attachments-cut-257", "valid.extent",
+                        "an attachment list at the file's end counting 300 empty entries where 257 fit",
+                        "program", lists_program({{0, 1, 2}}), attachment_list(300, 257, false)});
+    // shadow.geometry's in_archive(block, 4) on its edge: the shadow block is the file's last 4 bytes
+    // (-1: the record's own geometry). Valid.
+    programs.push_back({"edge-shadow-block-at-end", "hdr.shadow_ofs",
+                        "the shadow block is the file's last 4 bytes, holding -1 (its own geometry)",
+                        "program-edge", lists_program({{0, 1, 2}, {3, 4, 5}, {6, 7, 8}}),
+                        [](std::vector<uint8_t>& objects, std::uint32_t record_at) {
+                            set32(objects, record_at + hdr::shadow,
+                                  static_cast<std::uint32_t>(objects.size()) - record_at);
+                            objects.insert(objects.end(), {0xff, 0xff, 0xff, 0xff});
+                        }});
     for (ProgramBreak& b : programs) {
         HostileRoot r{"program-" + b.name,
                       "3DOBJS.BIN",

@@ -286,6 +286,76 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
         if (d.size() != 3 || d[1] >= 0)
             fail(file, "a sun is [x, y, z] (Q14) with y < 0 (it shines downward)");
     c.steps = get<std::uint32_t>(sel, "steps", 0, file);
+    if (sel.contains("script")) {
+        if (c.family != Family::Mobile) fail(file, "\"selection.script\" applies to the mobile family only");
+        if (sel.contains("steps") || sel.contains("seed"))
+            fail(file, "\"selection.script\" replaces \"selection.steps\" and \"selection.seed\"");
+        const json& steps = sel.at("script");
+        if (!steps.is_array() || steps.empty())
+            fail(file, "\"selection.script\" is a nonempty array of steps");
+        std::set<std::uint32_t> live, departed;
+        for (std::size_t k = 0; k < steps.size(); ++k) {
+            const json& st = steps[k];
+            const std::string where = "\"selection.script\" step " + std::to_string(k);
+            if (!st.is_object() || st.contains("add") + st.contains("move") + st.contains("remove") != 1)
+                fail(file, where + " is one of {\"add\": ID, ...}, {\"move\": ID, ...}, {\"remove\": ID}");
+            Case::MobileScriptStep s;
+            const char* op = st.contains("add") ? "add" : st.contains("move") ? "move" : "remove";
+            s.op = st.contains("add")    ? Case::MobileScriptStep::Op::Add
+                   : st.contains("move") ? Case::MobileScriptStep::Op::Move
+                                         : Case::MobileScriptStep::Op::Remove;
+            s.id = get<std::uint32_t>(st, op, 0, file);
+            if (s.id == 0) fail(file, where + ": a mobile id is 1 or more");
+            const auto triple = [&](const json& o, const char* key) {
+                const auto v = get<std::vector<std::int32_t>>(o, key, {}, file);
+                if (v.size() != 3) fail(file, where + ": \"" + key + "\" is [x, y, z]");
+                return std::array<std::int32_t, 3>{v[0], v[1], v[2]};
+            };
+            switch (s.op) {
+                case Case::MobileScriptStep::Op::Add:
+                    if (live.count(s.id))
+                        fail(file, where + ": mobile " + std::to_string(s.id) + " is already added");
+                    s.model = get<std::uint32_t>(st, "model", 0, file);
+                    s.position = triple(st, "position");
+                    s.yaw = get<std::int32_t>(st, "yaw", 0, file);
+                    if (st.contains("links")) {
+                        const auto v = get<std::vector<std::uint32_t>>(st, "links", {}, file);
+                        if (v.size() != 2) fail(file, where + ": \"links\" is [prev, next] (raw words)");
+                        s.links = std::array<std::uint32_t, 2>{v[0], v[1]};
+                    }
+                    live.insert(s.id);
+                    departed.erase(s.id);
+                    break;
+                case Case::MobileScriptStep::Op::Move:
+                    if (!live.count(s.id))
+                        fail(file, where + ": mobile " + std::to_string(s.id) + " is not added");
+                    s.position = triple(st, "position");
+                    break;
+                case Case::MobileScriptStep::Op::Remove:
+                    if (!live.count(s.id) && !departed.count(s.id))
+                        fail(file, where + ": mobile " + std::to_string(s.id) + " was never added");
+                    s.again = departed.count(s.id) != 0;
+                    live.erase(s.id);
+                    departed.insert(s.id);
+                    break;
+            }
+            if (st.contains("camera")) {
+                const json& cam = st.at("camera");
+                if (!cam.is_object() || !cam.contains("position"))
+                    fail(file, where + ": \"camera\" is {\"position\": [x, y, z], \"rotation\": [9 words]}");
+                s.camera_position = triple(cam, "position");
+                if (cam.contains("rotation")) {
+                    const auto r = get<std::vector<std::int32_t>>(cam, "rotation", {}, file);
+                    if (r.size() != 9) fail(file, where + ": a camera's \"rotation\" is nine words");
+                    std::array<std::int32_t, 9> words{};
+                    std::copy(r.begin(), r.end(), words.begin());
+                    s.camera_rotation = words;
+                }
+            }
+            c.mobile_script.push_back(s);
+        }
+        c.steps = static_cast<std::uint32_t>(c.mobile_script.size());
+    }
     c.queries = get<std::uint32_t>(sel, "queries", 0, file);
     c.seed = get<std::uint64_t>(sel, "seed", 1, file);
     if (sel.contains("centre")) {
@@ -368,8 +438,8 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
                 file,
                 "\"invalid_program\" is {\"record\": N}: the record whose draw program the data root breaks");
         c.invalid_program = get<std::uint32_t>(ij, "record", 0, file);
-        if (c.family != Family::Program && c.family != Family::Shadow)
-            fail(file, "\"invalid_program\" is for the program and shadow families");
+        if (c.family != Family::Program && c.family != Family::Shadow && c.family != Family::Construct)
+            fail(file, "\"invalid_program\" is for the program, shadow and construct families");
         if (c.data.rfind("generated:", 0) != 0)
             fail(file,
                  "\"invalid_program\" needs a generated data root (\"data\": \"generated:hostile/NAME\")");

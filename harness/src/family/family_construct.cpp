@@ -2,6 +2,7 @@
 // the reimplementation, with variable slots empty; the instance trees compared instance by
 // instance (path, record, composed position and rotation, slot count).
 #include "family/families.hpp"
+#include "family/invalid_program.hpp"
 #include "refcheck/harness/phase.hpp"
 #include "family/placement.hpp"
 #include "family/selection.hpp"
@@ -51,7 +52,11 @@ void walk_original(Original& o, std::uint32_t address, std::int64_t root, int pl
 
 void run_construct(CaseContext& ctx) {
     Original& o = ctx.original;
-    const auto models = reimpl::ModelArchive::parse(ctx.models);
+    // "invalid_program" (valid.extent.clamp): record R's attachment list runs past the archive's
+    // end; the reimplementation refuses it, and builds from the list cut as the stand-in cuts it.
+    InvalidProgramCheck invalid(ctx.c);
+    invalid.archive(ctx.models);
+    const auto models = reimpl::ModelArchive::parse(ctx.models, invalid.cut_lists());
     const auto placements = construct_placements();
     std::vector<std::uint32_t> placement_addresses;
     for (const auto& t : placements) {
@@ -76,6 +81,17 @@ void run_construct(CaseContext& ctx) {
             }
             const reimpl::Instance root =
                 in_phase(Phase::reimpl, [&] { return reimpl::construct(models, record, placements[k]); });
+            if (invalid.active()) {
+                // The cut lists of the records built (a construction has no walk: a cut is reached
+                // where a record holding one is built).
+                std::vector<reimpl::ProgramStop> cuts;
+                reimpl::for_each_instance(root,
+                                          [&](const reimpl::Instance& in, std::span<const std::int32_t>) {
+                                              for (const std::string& cut : models.record(in.model).cut)
+                                                  cuts.push_back({in.model, 0, cut, false});
+                                          });
+                invalid.input(input, cuts, [] {});
+            }
             reimpl::for_each_instance(
                 root, [&](const reimpl::Instance& in, std::span<const std::int32_t> path) {
                     reimpl_events.push_back(instance_event(
@@ -95,6 +111,7 @@ void run_construct(CaseContext& ctx) {
         }
     }
     o.note_ran("construct_3d_object_");
+    if (invalid.active()) ctx.report["invalid_program"] = invalid.finish();
     ctx.report["metrics"] = {{"records", records},
                              {"instances", instances},
                              {"attached_instances", instances - roots},

@@ -41,7 +41,9 @@ ScriptOptions script_options(const Case& c) {
 void run_mobile(CaseContext& ctx) {
     Original& o = ctx.original;
     const auto models = reimpl::ModelArchive::parse(ctx.models);
-    const auto script = mobile_script(models, ctx.c.seed, ctx.c.steps, script_options(ctx.c));
+    const auto script = ctx.c.mobile_script.empty()
+                            ? mobile_script(models, ctx.c.seed, ctx.c.steps, script_options(ctx.c))
+                            : scripted_mobile_steps(ctx.c.mobile_script, script_options(ctx.c));
     o.call("reset_mobiles_", {});
     MobileWorld world(o, models);
     const std::uint32_t camera_at = o.scratch(48), scene_at = o.scratch(12), ids_at = o.scratch(256 * 4);
@@ -61,12 +63,14 @@ void run_mobile(CaseContext& ctx) {
         const std::string input = "step " + std::to_string(step);
         ctx.begins(input);
         switch (s.op) {
-            case MobileStep::Op::Add: arrivals += world.add(s.mobile) ? 1 : 0; break;
+            case MobileStep::Op::Add: arrivals += world.add(s.mobile, s.links) ? 1 : 0; break;
             case MobileStep::Op::Move:
                 (s.across ? moves_across : moves_inside) +=
                     world.move(s.mobile.id, s.mobile.position) ? 1 : 0;
                 break;
-            case MobileStep::Op::Remove: departures += world.remove(s.mobile.id) ? 1 : 0; break;
+            case MobileStep::Op::Remove:
+                departures += (s.again ? world.remove_again(s.mobile.id) : world.remove(s.mobile.id)) ? 1 : 0;
+                break;
         }
         o.machine().write(camera_at, pack(s.camera));
         const auto r = o.call("build_mobile_queue_", {camera_at, scene_at, ids_at});

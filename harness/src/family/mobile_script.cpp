@@ -4,6 +4,7 @@
 #include "family/placement.hpp"
 #include "refcheck/harness/run.hpp"
 
+#include <map>
 #include <string>
 
 #include <algorithm>
@@ -93,6 +94,49 @@ std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::u
         s.camera.position = {centre[0] + script.range(-4000, 4000), 3000,
                              centre[1] + script.range(-4000, 4000)};
         s.camera.rotation = rotation((step * 37) % 360, script.range(-20, 20), 0, options.camera_one);
+        out.push_back(s);
+    }
+    return out;
+}
+
+std::vector<MobileStep> scripted_mobile_steps(const std::vector<Case::MobileScriptStep>& script,
+                                              const ScriptOptions& options) {
+    using Op = Case::MobileScriptStep::Op;
+    reimpl::Camera camera;
+    camera.position = {options.centre[0], 3000, options.centre[1]};
+    camera.rotation = rotation(0, 0, 0, options.camera_one);
+    std::map<std::uint32_t, reimpl::Vec3> at; // where each live mobile is, for `across`
+    std::vector<MobileStep> out;
+    for (const Case::MobileScriptStep& k : script) {
+        MobileStep s;
+        s.mobile.id = k.id;
+        if (k.camera_position) camera.position = *k.camera_position;
+        if (k.camera_rotation)
+            camera.rotation = *k.camera_rotation;
+        else if (k.camera_position)
+            camera.rotation = rotation(0, 0, 0, options.camera_one);
+        switch (k.op) {
+            case Op::Add:
+                s.op = MobileStep::Op::Add;
+                s.mobile.model = k.model;
+                s.mobile.position = k.position;
+                s.mobile.rotation = rotation(k.yaw, 0, 0, 2147483647.0);
+                s.links = k.links;
+                at[k.id] = k.position;
+                break;
+            case Op::Move:
+                s.op = MobileStep::Op::Move;
+                s.mobile.position = k.position;
+                s.across = reimpl::sector_of(k.position).index() != reimpl::sector_of(at.at(k.id)).index();
+                at[k.id] = k.position;
+                break;
+            case Op::Remove:
+                s.op = MobileStep::Op::Remove;
+                s.again = k.again;
+                at.erase(k.id);
+                break;
+        }
+        s.camera = camera;
         out.push_back(s);
     }
     return out;

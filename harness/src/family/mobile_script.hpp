@@ -4,12 +4,14 @@
 // it on the reimplementation to predict where a seeded fault must first show.
 #pragma once
 
+#include "refcheck/harness/case.hpp"
 #include "refcheck/reimpl/mobile.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
 #include "refcheck/reimpl/shadow.hpp"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace refcheck::harness {
@@ -40,6 +42,8 @@ struct MobileStep {
     reimpl::Mobile mobile; // Add: the arrival; Move: its id and new position; Remove: its id
     bool across = false;   // Move: the new position is in another sector
     reimpl::Camera camera; // the camera the drawing queue is built for after the step
+    bool again = false;    // Remove: the mobile was removed before (mobile.remove.again)
+    std::optional<std::array<std::uint32_t, 2>> links; // Add: prev, next written before add_mobile_
 };
 
 // The mobile family's sequence: at least six mobiles live, then arrivals (some at the mirrored
@@ -47,6 +51,12 @@ struct MobileStep {
 // departures, around the centre of the map.
 std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::uint64_t seed,
                                       std::uint32_t steps, const ScriptOptions& options = {});
+
+// A case's explicit steps ("selection.script", Case::mobile_script) as the family plays them: each
+// add with its yaw as a Q31 rotation, each step's camera (raw rotation words, or 1.0 = camera_one
+// looking along +z), kept until a step gives another.
+std::vector<MobileStep> scripted_mobile_steps(const std::vector<Case::MobileScriptStep>& script,
+                                              const ScriptOptions& options);
 
 struct ReceiverScript {
     std::vector<reimpl::Mobile> receivers; // added first, each receiver record twice, turned differently

@@ -22,19 +22,26 @@ MobileWorld::MobileWorld(Original& o, const reimpl::ModelArchive& models) : o_(o
     off_model_ = p.offset_of("mobile", "model_id");
     off_pos_ = p.offset_of("mobile", "pos");
     off_rot_ = p.offset_of("mobile", "rot");
+    off_prev_ = p.offset_of("mobile", "prev");
+    off_next_ = p.offset_of("mobile", "next");
     size_ = 72;
     for (const auto& f : p.structs.at("mobile")) size_ = std::max(size_, f.offset + f.size);
     position_at_ = o.scratch(12);
 }
 
-bool MobileWorld::add(const reimpl::Mobile& m) {
+bool MobileWorld::add(const reimpl::Mobile& m, std::optional<std::array<std::uint32_t, 2>> links) {
     const std::uint32_t at = o_.scratch(size_);
     o_.machine().write(at, std::vector<std::uint8_t>(size_, 0));
     o_.machine().write_u32(at + off_id_, m.id);
     o_.machine().write_u32(at + off_model_, m.model);
     o_.machine().write(at + off_pos_, pack_words(m.position));
     o_.machine().write(at + off_rot_, pack_words(m.rotation));
+    if (links) {
+        o_.machine().write_u32(at + off_prev_, (*links)[0]);
+        o_.machine().write_u32(at + off_next_, (*links)[1]);
+    }
     guest_[m.id] = at;
+    departed_.erase(m.id);
     const bool ok = o_.call("add_mobile_", {at}).ok();
     map_.add(m);
     return ok;
@@ -50,8 +57,13 @@ bool MobileWorld::move(std::uint32_t id, const reimpl::Vec3& position) {
 bool MobileWorld::remove(std::uint32_t id) {
     const bool ok = o_.call("remove_mobile_", {guest_.at(id)}).ok();
     map_.remove(id);
+    departed_[id] = guest_.at(id);
     guest_.erase(id);
     return ok;
+}
+
+bool MobileWorld::remove_again(std::uint32_t id) {
+    return o_.call("remove_mobile_", {departed_.at(id)}).ok();
 }
 
 std::vector<std::uint32_t> MobileWorld::ids() const {

@@ -7,7 +7,9 @@
 #include "refcheck/reimpl/model_archive.hpp"
 
 #include <cstdint>
+#include <array>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace refcheck::harness {
@@ -28,9 +30,13 @@ class MobileWorld {
 public:
     MobileWorld(Original& original, const reimpl::ModelArchive& models);
     // Each plays one step on both sides; true when the original's routine returned (no fault).
-    bool add(const reimpl::Mobile& m);
+    // `links` (prev, next) are written into the struct before add_mobile_, which must ignore them.
+    bool add(const reimpl::Mobile& m, std::optional<std::array<std::uint32_t, 2>> links = std::nullopt);
     bool move(std::uint32_t id, const reimpl::Vec3& position);
     bool remove(std::uint32_t id);
+    // remove_mobile_ again on the struct of a mobile removed before (mobile.remove.again): the
+    // reimplementation's map does not change.
+    bool remove_again(std::uint32_t id);
     std::uint32_t address(std::uint32_t id) const { return guest_.at(id); }
     const reimpl::MobileMap& map() const { return map_; }
     std::vector<std::uint32_t> ids() const;
@@ -39,9 +45,10 @@ private:
     Original& o_;
     const reimpl::ModelArchive& models_;
     reimpl::MobileMap map_;
-    std::map<std::uint32_t, std::uint32_t> guest_; // id -> guest mobile struct
+    std::map<std::uint32_t, std::uint32_t> guest_;    // id -> guest mobile struct
+    std::map<std::uint32_t, std::uint32_t> departed_; // id -> the struct of a removed mobile
     std::uint32_t position_at_ = 0;
-    std::uint32_t off_id_, off_model_, off_pos_, off_rot_, size_;
+    std::uint32_t off_id_, off_model_, off_pos_, off_rot_, off_prev_, off_next_, size_;
 };
 
 } // namespace refcheck::harness

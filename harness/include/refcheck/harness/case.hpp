@@ -132,6 +132,28 @@ struct Case {
     // 16384, Q14). Up to 2^31 - 1: rotation entries of 2^30 and more, whose sign words and 64-bit
     // depth sums the Q14 camera never tests (mobile.depth).
     std::int32_t camera_one = 16384;
+    // Mobile family ("selection.script"): explicit steps, played in place of the seeded script (and
+    // its "steps" and "seed"), each followed by a drawing queue compared entry by entry:
+    //   {"add": ID, "model": M, "position": [x, y, z], "yaw": DEG, "links": [prev, next]},
+    //   {"move": ID, "position": [x, y, z]}, {"remove": ID};
+    // any step may give "camera": {"position": [x, y, z], "rotation": [9 words]} (raw, like a placed
+    // view), which stays until another step gives one (before the first: at the centre's (x, z),
+    // 3000 up, looking along +z, 1.0 = "camera_one"). "links" writes the mobile's prev and next
+    // words before add_mobile_ (which must ignore them: mobile.insert_front). A "remove" of an id
+    // already removed is played again on the original (mobile.remove.again: nothing changes).
+    struct MobileScriptStep {
+        enum class Op { Add, Move, Remove };
+        Op op = Op::Add;
+        std::uint32_t id = 0;
+        std::uint32_t model = 0;                           // add
+        std::array<std::int32_t, 3> position{};            // add, move
+        std::int32_t yaw = 0;                              // add, degrees
+        std::optional<std::array<std::uint32_t, 2>> links; // add: prev, next written before the call
+        bool again = false;                                // remove of a removed id (set by the loader)
+        std::optional<std::array<std::int32_t, 3>> camera_position;
+        std::optional<std::array<std::int32_t, 9>> camera_rotation;
+    };
+    std::vector<MobileScriptStep> mobile_script;
     // Receiver family ("selection.tilted": true): every receiver pitched and rolled as well as
     // turned, and lifted or sunk off y = 0, so that the receiver test's cross terms are not zero;
     // and decoys: mobiles whose model casts a shadow but does not receive one (hdr.properties bit 0
