@@ -555,5 +555,23 @@ TEST_F(CoverageCasesTest, ShadowSubstitutesAndShortShadowFacesKillTheShadowGeome
     EXPECT_EQ(killed_by("draw_shadow_face_body+0x30 imm_minus_one"), "shadow-edge-secondary-bounds");
 }
 
+// The branch stack's bound on a plane's second push, on both windings: an op 3 and then 32 nested
+// planes leave 63 entries for the last plane, whose second push the stand-in refuses; and a
+// secondary face before any primary is not drawn (op.last_wind starts at -1).
+TEST_F(CoverageCasesTest, AnOddBranchStackKillsThePlanesSecondPushBoundsAndALeadingSecondaryTheWindingInit) {
+    const auto by =
+        killers(quote(kCasesDir / "program-invalid-nesting-after-ifmask.json") + " " +
+                    quote(kCasesDir / "shadow-invalid-nesting-after-ifmask.json") + " " +
+                    quote(kCasesDir / "program-edge-secondary-bounds.json") + " " +
+                    quote(kCasesDir / "shadow-edge-secondary-bounds.json"),
+                " --routines 'program.c:op_plane|shadow.c:sop_plane|run_program|run_shadow_program'", "o");
+    const auto killed_by = [&](const std::string& prefix) { return first_killer(by, prefix); };
+    EXPECT_EQ(killed_by("program.c:op_plane+0xb0 imm_plus_one"), "program-invalid-nesting-after-ifmask");
+    EXPECT_EQ(killed_by("program.c:op_plane+0xb0 imm_minus_one"), "program-invalid-nesting-after-ifmask");
+    EXPECT_EQ(killed_by("shadow.c:sop_plane+0xb0 imm_plus_one"), "shadow-invalid-nesting-after-ifmask");
+    EXPECT_EQ(killed_by("run_program+0xc store_nop"), "program-edge-secondary-bounds");
+    EXPECT_EQ(killed_by("shadow.c:run_shadow_program+0xc store_nop"), "shadow-edge-secondary-bounds");
+}
+
 } // namespace
 } // namespace refcheck::cli_test

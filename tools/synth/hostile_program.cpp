@@ -70,7 +70,7 @@ private:
 };
 
 // Labels of the programs below.
-enum Label : int { kFirst = 1, kSecond, kContinue, kSelf, kNextPlane = 100 };
+enum Label : int { kFirst = 1, kSecond, kContinue, kSelf, kPlanes, kNextPlane = 100 };
 
 // `planes` nested decision planes over vertices 0, 1, 2, each running the next as both of its
 // branches (so the walk descends one level per plane), continuing at a shared return; the last
@@ -211,6 +211,57 @@ std::vector<ProgramBreak> program_breaks() {
         a.disp(kSecond);
         a.disp(kSecond);
     });
+    // The branch stack's bound on each push of a plane (64 entries, 2 a plane, 1 an op 3 running its
+    // branch): an op 3, then 32 nested planes, whose last finds 63 entries, so that its second push
+    // is the one refused; and (valid) 32 nested planes alone, whose last fills the stack exactly.
+    add("nesting-after-ifmask", "valid.program",
+        "an op 3 whose mask is every bit runs 32 nested decision planes: the last one's second push finds "
+        "the "
+        "stack full (63 + 1), one level more than op.nesting allows",
+        false, [&](Assembler& a) {
+            a.bytes({kIfMask});
+            a.u32(0xffffffff);
+            a.disp(kPlanes);
+            a.disp(kContinue);
+            a.place(kPlanes);
+            nest(a, kPlanesToOverflow - 1);
+            a.place(kFirst);
+            a.face(3, 4, 5);
+            a.ret();
+            a.place(kContinue);
+            tail(a);
+        });
+    {
+        // Linear nests: in the first each plane's back branch is the next plane (its front an empty
+        // return), in the second its front, so that whichever branch a view runs first (the back
+        // when the winding is >= 0), one of the two nests grows the stack by 2 a level and its last
+        // plane fills the 64 entries exactly.
+        Assembler a;
+        a.face(0, 1, 2);
+        for (const bool back_is_next : {true, false}) {
+            const int base = back_is_next ? 0 : 10, planes = kNextPlane + (back_is_next ? 0 : 100);
+            for (std::uint32_t k = 0; k + 1 < kPlanesToOverflow; ++k) {
+                a.bytes({kPlane, 0, 1, 2});
+                const int next = k + 2 < kPlanesToOverflow ? planes + static_cast<int>(k) + 1 : kFirst + base;
+                a.disp(back_is_next ? kSecond + base : next);
+                a.disp(back_is_next ? next : kSecond + base);
+                a.disp(k == 0 ? kContinue + base : kSecond + base); // inner planes continue at a return
+                if (k + 2 < kPlanesToOverflow) a.place(planes + static_cast<int>(k) + 1);
+            }
+            a.place(kFirst + base);
+            a.face(3, 4, 5);
+            a.place(kSecond + base);
+            a.ret();
+            a.place(kContinue + base);
+        }
+        a.face(6, 7, 8);
+        a.ret();
+        out.push_back({"edge-nesting-32-planes", "op.nesting",
+                       "two nests of 32 decision planes, as many as op.nesting allows, the first's back "
+                       "branches and the second's front branches the next plane: the last plane of the nest "
+                       "whose next plane runs first fills the branch stack's 64 entries exactly (valid)",
+                       "program-edge", a.finish()});
+    }
     add("steps", "valid.program",
         "an op 3 whose mask is 0 continues at itself: the program never ends (op.steps: 65,536 instructions)",
         false, [&](Assembler& a) {
@@ -398,6 +449,7 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
     // [21 count v...]) and the least count (1), each after a primary face and before more faces.
     {
         Assembler a;
+        a.bytes({kSecondary, 7, kFlat, 3, 23, 9, 10, 11}); // before any primary: the last winding is -1
         a.face(0, 1, 2);
         a.bytes({kSecondary, 6, kLastType, 3, 3, 4, 5});
         a.face(6, 7, 8);
@@ -412,6 +464,7 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
         a.face(3, 4, 5);
         a.ret();
         programs.push_back({"edge-secondary-bounds", "valid.packet",
+                            "a secondary face before any primary (not drawn: op.last_wind starts at -1), "
                             "secondary faces of type 21 (the last type) with 3 and 1 vertices, and a flat "
                             "secondary face of 1 vertex, each after a primary face, then primary flat faces "
                             "of 2 and 1 vertices (valid: types 0..21, counts from 1)",

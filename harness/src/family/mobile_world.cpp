@@ -22,8 +22,6 @@ MobileWorld::MobileWorld(Original& o, const reimpl::ModelArchive& models) : o_(o
     off_model_ = p.offset_of("mobile", "model_id");
     off_pos_ = p.offset_of("mobile", "pos");
     off_rot_ = p.offset_of("mobile", "rot");
-    off_prev_ = p.offset_of("mobile", "prev");
-    off_next_ = p.offset_of("mobile", "next");
     size_ = 72;
     for (const auto& f : p.structs.at("mobile")) size_ = std::max(size_, f.offset + f.size);
     position_at_ = o.scratch(12);
@@ -36,9 +34,9 @@ bool MobileWorld::add(const reimpl::Mobile& m, std::optional<std::array<std::uin
     o_.machine().write_u32(at + off_model_, m.model);
     o_.machine().write(at + off_pos_, pack_words(m.position));
     o_.machine().write(at + off_rot_, pack_words(m.rotation));
-    if (links) {
-        o_.machine().write_u32(at + off_prev_, (*links)[0]);
-        o_.machine().write_u32(at + off_next_, (*links)[1]);
+    if (links) { // looked up only here: a profile needs the link fields only for such a script
+        o_.machine().write_u32(at + o_.profile().offset_of("mobile", "prev"), (*links)[0]);
+        o_.machine().write_u32(at + o_.profile().offset_of("mobile", "next"), (*links)[1]);
     }
     guest_[m.id] = at;
     departed_.erase(m.id);

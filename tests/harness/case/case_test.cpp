@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <tuple>
 
 using namespace refcheck::harness;
 
@@ -103,4 +104,43 @@ TEST(Case, LoadsSceneCamerasAndRefusesMalformedOnes) {
       "selection":{"lights":[[0,-16384,0]],"scene":{}}})"))
                   .find("scripts or selection.scene.cameras"),
               std::string::npos);
+}
+
+TEST(Case, LoadsMobileScriptsAndRefusesStepsThatNameNoMobile) {
+    const std::string head = R"({"schema":"refcheck-case/1","family":"mobile","selection":{"script":[)";
+    const Case c = load_case(write("script.json", head + R"(
+      {"add":1,"model":2,"position":[10,20,30],"yaw":90,"links":[16,32],
+       "camera":{"position":[1,2,3],"rotation":[16384,0,0,0,16384,0,0,0,32768]}},
+      {"move":1,"position":[40,50,60]},{"remove":1},{"remove":1}]}})"));
+    ASSERT_EQ(c.mobile_script.size(), 4u);
+    EXPECT_EQ(c.steps, 4u);
+    EXPECT_EQ(c.mobile_script[0].model, 2u);
+    EXPECT_EQ(c.mobile_script[0].yaw, 90);
+    ASSERT_TRUE(c.mobile_script[0].links);
+    EXPECT_EQ((*c.mobile_script[0].links)[1], 32u);
+    ASSERT_TRUE(c.mobile_script[0].camera_rotation);
+    EXPECT_EQ((*c.mobile_script[0].camera_rotation)[8], 32768);
+    EXPECT_EQ(c.mobile_script[1].position[2], 60);
+    EXPECT_FALSE(c.mobile_script[2].again);
+    EXPECT_TRUE(c.mobile_script[3].again); // the second removal of mobile 1
+    // A move or removal of a mobile never added, an add of a live one, two ops in one step, and a
+    // script beside the seeded one's steps are refused, naming the step.
+    for (const auto& [name, steps, says] :
+         {std::tuple{"move-none", R"({"move":3,"position":[0,0,0]})", "step 0: mobile 3 is not added"},
+          std::tuple{"remove-none", R"({"remove":3})", "step 0: mobile 3 was never added"},
+          std::tuple{"add-twice",
+                     R"({"add":1,"model":2,"position":[0,0,0]},{"add":1,"model":2,"position":[0,0,0]})",
+                     "step 1: mobile 1 is already added"},
+          std::tuple{"two-ops", R"({"add":1,"remove":1,"model":2,"position":[0,0,0]})",
+                     "step 0 is one of"}}) {
+        const std::string e = error_of(write(std::string(name) + ".json", head + steps + "]}}"));
+        EXPECT_NE(e.find(says), std::string::npos) << name << ": " << e;
+    }
+    EXPECT_NE(
+        error_of(
+            write(
+                "script-steps.json",
+                R"({"schema":"refcheck-case/1","family":"mobile","selection":{"steps":3,"script":[{"remove":1}]}})"))
+            .find("replaces"),
+        std::string::npos);
 }
