@@ -156,7 +156,12 @@ ModelRecord parse_model_record(const ByteReader& r, std::uint32_t index, CutList
         m.normals = read_normals(r, m.absolute(h.normals), clamp ? &m : nullptr);
     if (h.attachments != 0 && (!clamp || header_fits(r, m, m.absolute(h.attachments), 4, "attachment list")))
         m.attachments = read_attachments(r, m.absolute(h.attachments), clamp ? &m : nullptr);
-    if (h.shadow != 0) m.shadow_record = r.s32(m.absolute(h.shadow));
+    if (h.shadow != 0) {
+        if (clamp && !r.contains(m.absolute(h.shadow), 4)) {
+            m.shadow_cut = true; // noted where a shadow is drawn (ShadowRenderer::geometry)
+        } else
+            m.shadow_record = r.s32(m.absolute(h.shadow));
+    }
     return m;
 }
 

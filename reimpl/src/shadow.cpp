@@ -36,10 +36,9 @@ struct Pass {
 // own last winding, nesting and step count (op.last_wind, op.nesting, op.steps).
 class ShadowDraw final : public ProgramVisitor {
 public:
-    ShadowDraw(ShadowRenderer& renderer, const Instance& instance, const Pass& pass,
+    ShadowDraw(ShadowRenderer& renderer, const Instance& instance, std::uint32_t geometry, const Pass& pass,
                std::vector<std::int32_t>& path)
-        : renderer_(renderer), instance_(instance),
-          record_(renderer.archive().record(shadow_geometry(renderer.archive(), instance.model))),
+        : renderer_(renderer), instance_(instance), record_(renderer.archive().record(geometry)),
           program_(renderer.program(record_.index)), pass_(pass), path_(path) {}
 
     void run();
@@ -109,8 +108,10 @@ void ShadowDraw::attach(const Instruction& in, std::uint8_t slot) {
     }
     const Instance* child = instance_.slot(slot);
     if (child == nullptr) return;
+    const std::optional<std::uint32_t> geometry = renderer_.geometry(child->model);
+    if (!geometry) return;
     path_.push_back(slot);
-    ShadowDraw(renderer_, *child, pass_, path_).run();
+    ShadowDraw(renderer_, *child, *geometry, pass_, path_).run();
     path_.pop_back();
 }
 
@@ -184,6 +185,27 @@ std::uint32_t shadow_geometry(const ModelArchive& archive, std::uint32_t model) 
     return static_cast<std::uint32_t>(index);
 }
 
+std::optional<std::uint32_t> ShadowRenderer::geometry(std::uint32_t model) {
+    if (invalid_ == InvalidData::StopThere) {
+        const ModelRecord& record = archive_.record(model);
+        const bool substituted = std::find(std::begin(kShadowSubstituted), std::end(kShadowSubstituted),
+                                           model) != std::end(kShadowSubstituted);
+        std::optional<std::string> none;
+        if (!substituted && record.shadow_cut)
+            none = "shadow data: its 4 bytes run past the record's end (no shadow)";
+        else if (!substituted && record.shadow_record && *record.shadow_record != -1 &&
+                 (*record.shadow_record < 0 ||
+                  !archive_.populated(static_cast<std::uint32_t>(*record.shadow_record))))
+            none = fmt::format("shadow data names record {}, not a populated one (no shadow)",
+                               *record.shadow_record);
+        if (none) {
+            note_stop({model, 0, *none, false});
+            return std::nullopt;
+        }
+    }
+    return shadow_geometry(archive_, model);
+}
+
 const Program& ShadowRenderer::program(std::uint32_t record) {
     auto it = programs_.find(record);
     if (it == programs_.end())
@@ -205,7 +227,8 @@ std::vector<ShadowFace> ShadowRenderer::draw(const Instance& root, const Camera&
     if (params.sun[1] >= 0) return faces; // shadow.project
     std::vector<std::int32_t> path;
     const Pass pass{camera, params, state, frame, faces};
-    ShadowDraw(*this, root, pass, path).run();
+    if (const std::optional<std::uint32_t> g = geometry(root.model))
+        ShadowDraw(*this, root, *g, pass, path).run();
     return faces;
 }
 

@@ -573,5 +573,38 @@ TEST_F(CoverageCasesTest, AnOddBranchStackKillsThePlanesSecondPushBoundsAndALead
     EXPECT_EQ(killed_by("shadow.c:run_shadow_program+0xc store_nop"), "shadow-edge-secondary-bounds");
 }
 
+// A case narrowed to some of its inputs need not reach its broken record: a mutant run on the first
+// input alone (a loader mutant, from a fresh boot) is not "killed" by the case's own complaint that
+// no input reached the break (program-invalid-vertices-header-cut draws record 46 first). The
+// initialise_error store, write-only and argued equivalent, stays equivalent there.
+TEST_F(CoverageCasesTest, ACaseNarrowedAwayFromItsBreakKillsNoMutant) {
+    const Result r = refcheck("mutate " + quote(kCasesDir / "program-invalid-vertices-header-cut.json") +
+                              " --routines 'initialise_3d_objects_body' --out o");
+    ASSERT_TRUE(r.code == 0 || r.code == 1) << r.out << r.err;
+    const ojson report = read_json(path("o/mutate.json"));
+    for (const auto& m : report.at("mutants")) {
+        if (m.at("status") != "killed") continue;
+        EXPECT_EQ(m.at("killed_by").value("detail", std::string()).find("reaches the broken part"),
+                  std::string::npos)
+            << m.at("id");
+    }
+    for (const auto& m : report.at("mutants"))
+        if (m.at("id").get<std::string>().rfind("initialise_3d_objects_body+0x137 ", 0) == 0)
+            EXPECT_EQ(m.at("status"), "equivalent") << m.dump();
+}
+
+// valid.shadow.none and abi.construct's null pointers: a shadow block one byte short of its index
+// kills the block test's bounds, and a null position with a turned rotation the constructor's
+// choice of the rotation.
+TEST_F(CoverageCasesTest, AShortShadowBlockAndANullPositionKillTheirGuards) {
+    const auto by = killers(quote(kCasesDir / "shadow-invalid-shadow-block-cut.json") + " " +
+                                quote(kCasesDir / "coverage-null-arguments-construct.json"),
+                            " --routines 'shadow.c:shadow_geometry|construct_3d_object_body'", "o");
+    const auto killed_by = [&](const std::string& prefix) { return first_killer(by, prefix); };
+    EXPECT_EQ(killed_by("shadow.c:shadow_geometry+0x30 sub_to_add"), "shadow-invalid-shadow-block-cut");
+    EXPECT_EQ(killed_by("shadow.c:shadow_geometry+0x32 imm_minus_one"), "shadow-invalid-shadow-block-cut");
+    EXPECT_EQ(killed_by("construct_3d_object_body+0x2f negate_jcc"), "coverage-null-arguments-construct");
+}
+
 } // namespace
 } // namespace refcheck::cli_test

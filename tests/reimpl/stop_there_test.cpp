@@ -222,5 +222,27 @@ TEST(StopThere, AVertexListCutByTheRecordsEndIsRefusedOrCutToWhatFits) {
     EXPECT_EQ(faces(sink.events()), 1u);
 }
 
+// valid.shadow.none: shadow data naming no populated record is refused by the reimplementation's
+// own shadow, and under StopThere casts no shadow (a stop that does not end anything else).
+TEST(StopThere, ShadowDataNamingNoRecordCastsNoShadow) {
+    RecordSpec spec;
+    spec.vertices = square();
+    spec.program = ProgramBuilder().primary(2, {5}, kFace).ret().build();
+    spec.shadow = 7; // the archive has 2 slots
+    spec.properties = kShadowCasterBit;
+    const auto models = ModelArchive::parse(build_model_archive({std::nullopt, spec}).bytes);
+    EXPECT_THROW((void)ShadowRenderer(models).geometry(1), FormatError);
+    ShadowRenderer renderer(models, InvalidData::StopThere);
+    EXPECT_FALSE(renderer.geometry(1));
+    Frame frame;
+    ShadowParams params;
+    params.sun = {0, -kQ14One, 0};
+    EXPECT_TRUE(renderer.draw(construct(models, 1, Transform{}), front_camera(), params, 0, frame).empty());
+    const auto stops = renderer.take_stops();
+    ASSERT_EQ(stops.size(), 2u); // geometry() above, and the draw
+    EXPECT_NE(stops[1].why.find("names record 7"), std::string::npos) << stops[1].why;
+    EXPECT_FALSE(stops[1].ends_draw);
+}
+
 } // namespace
 } // namespace refcheck::reimpl

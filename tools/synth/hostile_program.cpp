@@ -565,6 +565,16 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
                                   static_cast<std::uint32_t>(objects.size()) - record_at);
                             objects.insert(objects.end(), {0xff, 0xff, 0xff, 0xff});
                         }});
+    // valid.shadow.none: the shadow block is the file's last 3 bytes (20, 0, 0): its 4 do not fit, so
+    // the stand-in draws no shadow (a reading one byte further would take record 20's geometry).
+    programs.push_back(
+        {"shadow-block-cut", "valid.extent",
+         "the shadow block is the file's last 3 bytes (20, 0, 0): its 4-byte index does not fit", "program",
+         lists_program({{0, 1, 2}, {3, 4, 5}, {6, 7, 8}}),
+         [](std::vector<uint8_t>& objects, std::uint32_t record_at) {
+             set32(objects, record_at + hdr::shadow, static_cast<std::uint32_t>(objects.size()) - record_at);
+             objects.insert(objects.end(), {20, 0, 0});
+         }});
     for (ProgramBreak& b : programs) {
         HostileRoot r{"program-" + b.name,
                       "3DOBJS.BIN",

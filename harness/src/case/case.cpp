@@ -262,9 +262,10 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
         fail(file, "\"selection.gouraud\" applies to the program family only");
     c.null_arguments = get<bool>(sel, "null_arguments", false, file);
     if (c.null_arguments && c.family != Family::Program && c.family != Family::Shadow &&
-        c.family != Family::Receiver && c.family != Family::Scene)
+        c.family != Family::Receiver && c.family != Family::Scene && c.family != Family::Construct)
         fail(file,
-             "\"selection.null_arguments\" applies to the program, shadow, receiver and scene families");
+             "\"selection.null_arguments\" applies to the program, shadow, receiver, scene and construct "
+             "families");
     if (sel.contains("queue_limits")) {
         const auto v = get<std::vector<std::int32_t>>(sel, "queue_limits", {}, file);
         if (v.size() != 2 || v[0] > v[1])

@@ -66,21 +66,41 @@ void run_construct(CaseContext& ctx) {
         placement_addresses.push_back(pos);
         placement_addresses.push_back(rot);
     }
+    // Each call: its input's suffix, the position and rotation pointers passed (0: null) and the
+    // transform the reimplementation builds with (abi.construct: null is the origin, the identity).
+    // "null_arguments" adds the turned placement with its position null, then with its rotation null.
+    struct Call {
+        std::string name;
+        std::uint32_t pos, rot;
+        reimpl::Transform transform;
+    };
+    std::vector<Call> calls;
+    for (std::size_t k = 0; k < placements.size(); ++k)
+        calls.push_back({"placement " + std::to_string(k), placement_addresses[2 * k],
+                         placement_addresses[2 * k + 1], placements[k]});
+    if (ctx.c.null_arguments) {
+        const reimpl::Transform& turned = placements.back();
+        reimpl::Transform no_position = turned, no_rotation = turned;
+        no_position.position = {};
+        no_rotation.rotation = reimpl::kIdentityQ31;
+        calls.push_back({"null position", 0, placement_addresses.back(), no_position});
+        calls.push_back(
+            {"null rotation", placement_addresses[placement_addresses.size() - 2], 0, no_rotation});
+    }
     std::uint64_t records = 0, instances = 0, roots = 0, empty_slots = 0;
     for (const std::uint32_t record : select_records(ctx.c, models)) {
         ++records;
-        for (std::size_t k = 0; k < placements.size(); ++k) {
-            const std::string input = "record " + std::to_string(record) + " placement " + std::to_string(k);
+        for (std::size_t k = 0; k < calls.size(); ++k) {
+            const std::string input = "record " + std::to_string(record) + " " + calls[k].name;
             ctx.begins(input);
             std::vector<EventRecord> original, reimpl_events;
-            const auto r = o.call("construct_3d_object_",
-                                  {record, placement_addresses[2 * k], placement_addresses[2 * k + 1]});
+            const auto r = o.call("construct_3d_object_", {record, calls[k].pos, calls[k].rot});
             if (r.ok() && r.eax) {
                 std::vector<std::int64_t> path;
                 walk_original(o, r.eax, record, static_cast<int>(k), path, original, 0);
             }
-            const reimpl::Instance root =
-                in_phase(Phase::reimpl, [&] { return reimpl::construct(models, record, placements[k]); });
+            const reimpl::Instance root = in_phase(
+                Phase::reimpl, [&] { return reimpl::construct(models, record, calls[k].transform); });
             if (invalid.active()) {
                 // The cut lists of the records built (a construction has no walk: a cut is reached
                 // where a record holding one is built).

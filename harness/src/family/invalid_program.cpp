@@ -61,7 +61,7 @@ void InvalidProgramCheck::input(const std::string& input, const std::vector<reim
 }
 
 ojson InvalidProgramCheck::finish() const {
-    if (reached_ == 0)
+    if (reached_ == 0 && !narrowed_)
         throw std::runtime_error("\"invalid_program\": none of the " + std::to_string(inputs_) +
                                  " inputs reaches the broken part of " + named(*record_) +
                                  ", so the case compares nothing of it");
@@ -69,9 +69,9 @@ ojson InvalidProgramCheck::finish() const {
             {"inputs", inputs_},
             {"inputs_refused_by_the_reimplementation", refused_},
             {"inputs_reaching_the_break", reached_},
-            {"first_input", *first_input_},
-            {"reimpl_error", *reimpl_error_},
-            {"stop_there_walk_reached", *first_stop_}};
+            {"first_input", first_input_ ? ojson(*first_input_) : ojson(nullptr)},
+            {"reimpl_error", reimpl_error_ ? ojson(*reimpl_error_) : ojson(nullptr)},
+            {"stop_there_walk_reached", first_stop_ ? ojson(*first_stop_) : ojson(nullptr)}};
 }
 
 } // namespace refcheck::harness

@@ -111,7 +111,8 @@ struct Case {
     // inputs, the public routine is called once with each of its pointer arguments null (abi.null):
     // both sides must draw, build or find nothing and return what abi.null says; the program family
     // also builds every instance with construct_3d_object_'s null position and rotation (the origin
-    // and the identity, abi.construct).
+    // and the identity, abi.construct); the construct family adds its turned placement built with
+    // the position null, then with the rotation null.
     bool null_arguments = false;
     std::vector<std::vector<std::int32_t>> suns; // shadow family: sun directions (Q14, y < 0)
     std::uint32_t steps = 0;                     // mobile family: steps of the scripted sequence

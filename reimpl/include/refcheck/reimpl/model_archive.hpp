@@ -64,8 +64,10 @@ struct ModelRecord {
     NormalList normals;
     std::vector<Attachment> attachments;
     std::optional<std::int32_t> shadow_record; // -1 = self
-    // CutLists::Clamp only: each list cut short by the record's end, in words.
+    // CutLists::Clamp only: each list cut short by the record's end, in words; and whether the
+    // shadow data's 4 bytes run past it (the stand-in then draws no shadow for the model).
     std::vector<std::string> cut;
+    bool shadow_cut = false;
 
     std::string name() const { return field_string(header.short_name, sizeof header.short_name); }
     std::string description() const { return field_string(header.description, sizeof header.description); }

@@ -117,6 +117,11 @@ public:
 
     // The decoded program of a record (decoded on first use, then kept).
     const Program& program(std::uint32_t record);
+    // The record drawing `model`'s shadow (shadow_geometry). Under InvalidData::StopThere, none
+    // where the stand-in draws no shadow for the model (shadow data cut short by the record's end,
+    // or naming no populated record: valid.shadow.none), noted as a stop that does not end the
+    // parent's draw.
+    std::optional<std::uint32_t> geometry(std::uint32_t model);
     const ModelArchive& archive() const { return archive_; }
     // InvalidData::StopThere: where the shadows drawn since the last call stopped, in order.
     std::vector<ProgramStop> take_stops() { return std::exchange(stops_, {}); }
