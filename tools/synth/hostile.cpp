@@ -59,6 +59,23 @@ std::uint32_t first_attaching(const std::vector<uint8_t>& b) {
     throw std::logic_error("hostile: no record attaches another");
 }
 
+// A slot appended to the model archive whose record is record 1's header with its seven internal
+// offsets 0 (its blocks absent), `bytes` long (a whole header, or cut short) and ending the file;
+// `last`: its next-record field -1.
+void append_bare_header(std::vector<uint8_t>& b, std::uint32_t bytes, bool last) {
+    const std::uint32_t count = get32(b, 0);
+    b = with_slot_count(b, count + 1);
+    const std::uint32_t first = slot_offset(b, 1);
+    std::vector<uint8_t> header(b.begin() + first, b.begin() + first + kHeaderSize);
+    for (const std::uint32_t at : {hdr::attachments, hdr::bbox, hdr::vertices, hdr::normals, hdr::program,
+                                   hdr::shadow, hdr::grid_lighting})
+        set32(header, at, 0);
+    if (last) set32(header, hdr::next, 0xffffffff);
+    header.resize(bytes);
+    set32(b, 4 + 4 * count, static_cast<std::uint32_t>(b.size()));
+    b.insert(b.end(), header.begin(), header.end());
+}
+
 // arc.capacity: the engine's tables (the stand-in's object_table and texture_table).
 constexpr std::uint32_t kObjectCapacity = 2048, kTextureCapacity = 1024;
 
@@ -120,18 +137,7 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
     add("objects-header-187", "3DOBJS.BIN", std::nullopt, "valid.table",
         "a slot appended whose record is record 1's header cut to 187 bytes, its internal offsets all 0, "
         "ending at the file's end: one byte short of a header, with no offset to refuse",
-        [&](std::vector<uint8_t>& b) {
-            const std::uint32_t count = get32(b, 0);
-            b = with_slot_count(b, count + 1);
-            const std::uint32_t first = slot_offset(b, 1);
-            std::vector<uint8_t> header(b.begin() + first, b.begin() + first + kHeaderSize);
-            for (const std::uint32_t at : {hdr::attachments, hdr::bbox, hdr::vertices, hdr::normals,
-                                           hdr::program, hdr::shadow, hdr::grid_lighting})
-                set32(header, at, 0);
-            header.pop_back();
-            set32(b, 4 + 4 * count, static_cast<std::uint32_t>(b.size()));
-            b.insert(b.end(), header.begin(), header.end());
-        });
+        [](std::vector<uint8_t>& b) { append_bare_header(b, kHeaderSize - 1, false); });
     add("textures-table-short", "OBJTEXT.BIN", std::nullopt, "valid.table",
         "the file is 3 bytes long: no room for the slot count", [](std::vector<uint8_t>& b) { b.resize(3); });
     add("textures-table-count", "OBJTEXT.BIN", std::nullopt, "valid.table",
@@ -243,18 +249,7 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
         "a slot appended whose record is record 1's 188-byte header alone, its blocks absent, ending exactly "
         "at "
         "the file's end",
-        [&](std::vector<uint8_t>& b) {
-            const std::uint32_t count = get32(b, 0);
-            b = with_slot_count(b, count + 1);
-            const std::uint32_t first = slot_offset(b, 1);
-            std::vector<uint8_t> header(b.begin() + first, b.begin() + first + kHeaderSize);
-            for (const std::uint32_t at : {hdr::attachments, hdr::bbox, hdr::vertices, hdr::normals,
-                                           hdr::program, hdr::shadow, hdr::grid_lighting})
-                set32(header, at, 0);
-            set32(header, hdr::next, 0xffffffff);
-            set32(b, 4 + 4 * count, static_cast<std::uint32_t>(b.size()));
-            b.insert(b.end(), header.begin(), header.end());
-        });
+        [](std::vector<uint8_t>& b) { append_bare_header(b, kHeaderSize, true); });
     out.back().valid = true;
     add("edge-texture-height-max", "OBJTEXT.BIN", texture, "valid.texture",
         "the last populated slot's height is 4096 (type 0), the greatest the loader accepts, with its pixels "
