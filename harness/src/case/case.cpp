@@ -172,6 +172,10 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
     }
     s.terrain_map = get<bool>(j, "terrain_map", false, file);
     for (const auto& r : j.value("refused", json::array())) {
+        // Every element an integer that fits (a float such as 2.6e38 cast to uint32 is undefined
+        // behaviour: found by fuzz/case_json under UBSan).
+        if (!r.is_array()) fail(file, "selection.scene.refused: each entry is an array of 4 integers");
+        check_integers<std::uint32_t>(r, "selection.scene.refused", file);
         const auto v = r.get<std::vector<std::uint32_t>>();
         if (v.size() != 4)
             fail(file,

@@ -144,3 +144,10 @@ TEST(Case, LoadsMobileScriptsAndRefusesStepsThatNameNoMobile) {
             .find("replaces"),
         std::string::npos);
 }
+
+TEST(Case, RefusesARefusedSceneEntryThatIsNotIntegers) {
+    const std::string e =
+        error_of(write("refused-float.json", R"({"schema":"refcheck-case/1","family":"scene",
+      "selection":{"lights":[[0,-16384,0]],"scene":{"cameras":[{"position":[0,0,0]}],"refused":[[8,0,2.56444e+38,0]]}}})"));
+    EXPECT_NE(e.find("not an integer in the range it needs"), std::string::npos) << e;
+}
