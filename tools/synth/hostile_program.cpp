@@ -359,6 +359,14 @@ std::vector<ProgramBreak> program_breaks() {
 
 constexpr uint8_t u8c(std::uint32_t v) { return static_cast<uint8_t>(v); }
 
+// Appends `bytes` at the end of 3DOBJS.BIN as a block of the record at `record_at`, its header word
+// `field` (a record-relative offset) pointing at it.
+void append_block(std::vector<uint8_t>& objects, std::uint32_t record_at, std::uint32_t field,
+                  const std::vector<uint8_t>& bytes) {
+    set32(objects, record_at + field, static_cast<std::uint32_t>(objects.size()) - record_at);
+    objects.insert(objects.end(), bytes.begin(), bytes.end());
+}
+
 // The first populated 64-wide texture of OBJTEXT.BIN (type 2: a 12-byte header, then 64 texels a
 // row, tex.stride) and its two most frequent nonzero texel values, the masks of the masked program.
 struct MaskTexture {
@@ -496,9 +504,7 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
              std::vector<uint8_t> moved(objects.begin() + list, objects.begin() + list + 2 + 6 * n);
              moved[0] = u8c(300);
              moved[1] = u8c(300 >> 8);
-             set32(objects, record_at + hdr::vertices,
-                   static_cast<std::uint32_t>(objects.size()) - record_at);
-             objects.insert(objects.end(), moved.begin(), moved.end());
+             append_block(objects, record_at, hdr::vertices, moved);
          }});
     programs.push_back({"vertices-header-cut", "valid.extent",
                         "the vertex list's offset is the file's last byte (3): its 2-byte count does not fit",
@@ -516,9 +522,7 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
                             return a.finish();
                         }(),
                         [](std::vector<uint8_t>& objects, std::uint32_t record_at) {
-                            set32(objects, record_at + hdr::vertices,
-                                  static_cast<std::uint32_t>(objects.size()) - record_at);
-                            objects.push_back(3);
+                            append_block(objects, record_at, hdr::vertices, {3});
                         }});
     programs.push_back({"vertex-past-list", "valid.index",
                         "a face names vertex " + std::to_string(n) +
@@ -530,8 +534,6 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
     // where the count is cut to what fits and where it is not).
     const auto attachment_list = [](std::uint32_t count, std::uint32_t entries, bool ids) {
         return [count, entries, ids](std::vector<uint8_t>& objects, std::uint32_t record_at) {
-            set32(objects, record_at + hdr::attachments,
-                  static_cast<std::uint32_t>(objects.size()) - record_at);
             std::vector<uint8_t> list(4 + 52 * static_cast<std::size_t>(entries), 0);
             set32(list, 0, count);
             for (std::uint32_t k = 0; k < entries && ids; ++k) {
@@ -541,7 +543,7 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
                 for (const std::size_t d : {0, 4, 8})
                     set32(list, e + 16 + 4 * d, 0x7fffffff); // identity, Q31
             }
-            objects.insert(objects.end(), list.begin(), list.end());
+            append_block(objects, record_at, hdr::attachments, list);
         };
     };
     programs.push_back({"attachments-cut", "valid.extent",
@@ -561,9 +563,7 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
                         "the shadow block is the file's last 4 bytes, holding -1 (its own geometry)",
                         "program-edge", lists_program({{0, 1, 2}, {3, 4, 5}, {6, 7, 8}}),
                         [](std::vector<uint8_t>& objects, std::uint32_t record_at) {
-                            set32(objects, record_at + hdr::shadow,
-                                  static_cast<std::uint32_t>(objects.size()) - record_at);
-                            objects.insert(objects.end(), {0xff, 0xff, 0xff, 0xff});
+                            append_block(objects, record_at, hdr::shadow, {0xff, 0xff, 0xff, 0xff});
                         }});
     // valid.shadow.none: the shadow block is the file's last 3 bytes (20, 0, 0): its 4 do not fit, so
     // the stand-in draws no shadow (a reading one byte further would take record 20's geometry).
@@ -572,8 +572,7 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
          "the shadow block is the file's last 3 bytes (20, 0, 0): its 4-byte index does not fit", "program",
          lists_program({{0, 1, 2}, {3, 4, 5}, {6, 7, 8}}),
          [](std::vector<uint8_t>& objects, std::uint32_t record_at) {
-             set32(objects, record_at + hdr::shadow, static_cast<std::uint32_t>(objects.size()) - record_at);
-             objects.insert(objects.end(), {20, 0, 0});
+             append_block(objects, record_at, hdr::shadow, {20, 0, 0});
          }});
     for (ProgramBreak& b : programs) {
         HostileRoot r{"program-" + b.name,
