@@ -149,6 +149,20 @@ TEST_F(Faults, WallClockLimit) {
     EXPECT_EQ(f.message, "wall-clock limit of 50 ms reached");
 }
 
+// The watchdog sleeps until the deadline it last saw; a call armed with a nearer deadline than that
+// must wake it. A looping call armed for about 49 days (stopped by its instruction budget, which
+// gives the watchdog's thread time to start its long wait), then a 50 ms limit must still stop a
+// looping routine: were the thread not woken, this test would hang until ctest's timeout.
+TEST_F(Faults, WallClockLimitNearerThanTheOneTheWatchdogSleepsFor) {
+    Fault first = fault_of("spin_forever", {}, CallLimits{20'000'000, 0xffffffffu});
+    EXPECT_EQ(first.kind, FaultKind::budget_exceeded);
+    Fault f = fault_of("spin_forever", {}, CallLimits{0, 50});
+    EXPECT_EQ(f.kind, FaultKind::wall_limit);
+    // Calls that return under the long limit afterwards are not stopped by the short one's.
+    for (int i = 0; i < 100; ++i)
+        ASSERT_TRUE(m.call("add3_cdecl", Convention::cdecl, {1, 2, 3}, CallLimits{0, 0xffffffffu}).ok());
+}
+
 TEST_F(Faults, UnimplementedImportNamesTheFunctionAndTheCaller) {
     Fault f = fault_of("unshimmed");
     EXPECT_EQ(f.kind, FaultKind::unimplemented_import);

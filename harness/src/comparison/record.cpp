@@ -21,7 +21,7 @@ std::string to_string(const Value& v) {
         std::string operator()(std::int64_t i) const { return std::to_string(i); }
         std::string operator()(bool b) const { return b ? "true" : "false"; }
         std::string operator()(const std::string& s) const { return s; }
-        std::string operator()(const std::vector<std::int64_t>& xs) const {
+        std::string operator()(const IntList& xs) const {
             std::string out = "[";
             for (std::size_t i = 0; i < xs.size(); ++i) {
                 if (i) out += ",";

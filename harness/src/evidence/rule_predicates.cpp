@@ -280,7 +280,7 @@ bool holds(const PredicateCondition& c, const EventRecord& a, const EventRecord&
     if (c.op == Op::NoFlag) return ((a.flags | b.flags) & c.flag) == 0;
     const Value* v = field_of(c, a);
     if (!v) return false;
-    if (const auto* list = std::get_if<std::vector<std::int64_t>>(v)) {
+    if (const auto* list = std::get_if<IntList>(v)) {
         if (c.op == Op::Empty) return list->empty();
         if (c.op == Op::NonEmpty) return !list->empty();
         if (c.scope == Scope::Len) return compare_int(c, static_cast<std::int64_t>(list->size()));

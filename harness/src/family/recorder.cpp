@@ -3,6 +3,7 @@
 #include "refcheck/harness/divergences.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace refcheck::harness {
 
@@ -10,7 +11,7 @@ namespace {
 
 constexpr std::uint32_t kHeaderProgram = 0x3c; // hdr.program (relocated by the loader)
 
-EventRecord control_event(std::int64_t record, std::vector<std::int64_t> path, std::int64_t offset,
+EventRecord control_event(std::int64_t record, IntList path, std::int64_t offset,
                           std::int64_t opcode, std::int64_t next) {
     EventRecord e;
     e.kind = "control_flow";
@@ -23,7 +24,7 @@ EventRecord control_event(std::int64_t record, std::vector<std::int64_t> path, s
     return e;
 }
 
-EventRecord winding_event(std::int64_t record, std::vector<std::int64_t> path, std::int64_t w) {
+EventRecord winding_event(std::int64_t record, IntList path, std::int64_t w) {
     EventRecord e;
     e.kind = "winding_decision";
     e.fields = {{"record", record}, {"path", std::move(path)}, {"winding", w}};
@@ -44,6 +45,9 @@ std::vector<std::string> running_faces(const std::vector<std::string>& run) {
 
 FaceVertices screen_vertices(const std::vector<events::ScreenVertex>& screen) {
     FaceVertices out;
+    out.sx.reserve(screen.size());
+    out.sy.reserve(screen.size());
+    out.sz.reserve(screen.size());
     for (const auto& p : screen) {
         out.sx.push_back(p.sx);
         out.sy.push_back(p.sy);
@@ -60,13 +64,15 @@ FaceVertexLayout::FaceVertexLayout(const Profile& p)
 }
 
 FaceVertices FaceVertexLayout::read(const emu::Machine& m, std::uint32_t at, std::size_t count) const {
-    const auto bytes = m.read_bytes(at, count * size_);
+    bytes_.resize(count * size_);
+    m.read(at, bytes_);
     auto word = [&](std::size_t i, std::uint32_t off) -> std::int64_t {
-        const std::uint8_t* p = bytes.data() + i * size_ + off;
+        const std::uint8_t* p = bytes_.data() + i * size_ + off;
         return static_cast<std::int32_t>(p[0] | p[1] << 8 | p[2] << 16 |
                                          static_cast<std::uint32_t>(p[3]) << 24);
     };
     FaceVertices out;
+    for (IntList* column : {&out.u, &out.v, &out.levels, &out.sx, &out.sy, &out.sz}) column->reserve(count);
     for (std::size_t i = 0; i < count; ++i) {
         out.u.push_back(word(i, u_));
         out.v.push_back(word(i, v_));
@@ -138,7 +144,7 @@ void Recorder::begin(std::uint32_t record, std::uint32_t instance) {
 
 std::vector<EventRecord> Recorder::take() { return std::exchange(events_, {}); }
 
-std::vector<std::int64_t> Recorder::path() const { return slots_; }
+IntList Recorder::path() const { return slots_; }
 
 void Recorder::push(EventRecord e) {
     if (!o_.admit_event()) return; // past the case's events_per_call: the call is being stopped
@@ -169,16 +175,20 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
     const std::uint8_t count = m.read_u8(packet + 1);
     // Decoded with the image's own packet table (FaceWitness::kind), never the reimplementation's.
     const PacketKind* kind = witness_.kind(type);
-    std::vector<std::int64_t> material, vertices, vertex_normals;
+    IntList material, vertices, vertex_normals;
     std::int64_t texture = -1, face_normal = -1;
     if (kind) {
-        const auto header = m.read_bytes(packet, kind->header);
-        for (std::size_t i = 2; i < header.size(); ++i) material.push_back(header[i]);
-        if (kind->textured && header.size() >= 4) texture = header[2] | header[3] << 8;
-        if (kind->normal_at && kind->normal_at < header.size()) face_normal = header[kind->normal_at];
-        const auto records = m.read_bytes(packet + kind->header, std::size_t{count} * kind->per_vertex);
+        // The packet's header, then its per-vertex records, read at once.
+        const std::size_t header_size = kind->header;
+        bytes_.resize(header_size + std::size_t{count} * kind->per_vertex);
+        m.read(packet, bytes_);
+        const std::uint8_t* header = bytes_.data();
+        for (std::size_t i = 2; i < header_size; ++i) material.push_back(header[i]);
+        if (kind->textured && header_size >= 4) texture = header[2] | header[3] << 8;
+        if (kind->normal_at && kind->normal_at < header_size) face_normal = header[kind->normal_at];
+        const std::uint8_t* records = bytes_.data() + header_size;
         for (std::size_t i = 0; i < count; ++i) {
-            const std::uint8_t* r = records.data() + i * kind->per_vertex;
+            const std::uint8_t* r = records + i * kind->per_vertex;
             vertices.push_back(r[0]);
             if (kind->gouraud) vertex_normals.push_back(r[kind->gouraud]);
         }
@@ -230,7 +240,7 @@ void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
         frames_.push_back({frames_.back().record, frames_.back().instance, false});
         return;
     }
-    std::vector<std::int64_t> position, rotation;
+    IntList position, rotation;
     for (int i = 0; i < 3; ++i)
         position.push_back(static_cast<std::int32_t>(m.read_u32(child + off_inst_position_ + 4 * i)));
     for (int i = 0; i < 9; ++i)
@@ -256,25 +266,80 @@ void Recorder::attach_leave() {
     frames_.pop_back();
 }
 
+namespace {
+
+Value to_value(const events::FieldValue& v) {
+    return std::visit(
+        [](const auto& x) -> Value {
+            if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::vector<std::int64_t>>)
+                return IntList(x.begin(), x.end());
+            else
+                return x;
+        },
+        v);
+}
+
+template <class Member>
+IntList screen_column(const std::vector<events::ScreenVertex>& screen, Member member) {
+    IntList out;
+    out.reserve(screen.size());
+    for (const auto& s : screen) out.push_back(s.*member);
+    return out;
+}
+
+// A face event in the shape of events::visit_fields (the same names, in its order, flags left out),
+// built straight from the struct: no intermediate FieldValue and no allocation for short lists. The
+// program family makes millions of these.
+void face_fields(const events::FaceDraw& f, std::vector<Field>& out) {
+    const auto& n = events::kFaceDrawFields;
+    out.reserve(n.size() - 1);
+    auto list = [](const auto& xs) { return IntList(xs.begin(), xs.end()); };
+    out.push_back({std::string(n[0]), std::int64_t{f.record}});
+    out.push_back({std::string(n[1]), list(f.path)});
+    out.push_back({std::string(n[2]), std::int64_t{f.offset}});
+    out.push_back({std::string(n[3]), std::int64_t{f.opcode}});
+    out.push_back({std::string(n[4]), f.secondary});
+    out.push_back({std::string(n[5]), f.clipped});
+    out.push_back({std::string(n[6]), std::int64_t{f.type}});
+    out.push_back({std::string(n[7]), list(f.material)});
+    out.push_back({std::string(n[8]), list(f.vertices)});
+    out.push_back({std::string(n[9]), std::int64_t{f.texture}});
+    out.push_back({std::string(n[10]), list(f.u)});
+    out.push_back({std::string(n[11]), list(f.v)});
+    out.push_back({std::string(n[12]), std::int64_t{f.face_normal}});
+    out.push_back({std::string(n[13]), list(f.vertex_normals)});
+    out.push_back({std::string(n[14]), std::int64_t{f.face_level}});
+    out.push_back({std::string(n[15]), list(f.vertex_levels)});
+    out.push_back({std::string(n[16]), screen_column(f.screen, &events::ScreenVertex::sx)});
+    out.push_back({std::string(n[17]), screen_column(f.screen, &events::ScreenVertex::sy)});
+    out.push_back({std::string(n[18]), screen_column(f.screen, &events::ScreenVertex::z)});
+    static_assert(events::kFaceDrawFields.size() == 20 && events::kFaceDrawFields[19] == "flags");
+}
+
+} // namespace
+
 void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecord>& out,
                     std::vector<const events::Event*>& control_flow) {
+    out.reserve(out.size() + in.size());
     for (const auto& ev : in) {
         if (const auto* c = std::get_if<events::ControlFlow>(&ev)) {
             // Compared as the original shows it: where the walk goes next (value, taken and target
             // are the reimplementation's own diagnostics).
             control_flow.push_back(&ev);
-            std::vector<std::int64_t> path(c->path.begin(), c->path.end());
-            out.push_back(control_event(c->record, std::move(path), c->offset, c->opcode, c->next));
+            out.push_back(control_event(c->record, IntList(c->path.begin(), c->path.end()), c->offset, c->opcode,
+                                        c->next));
             continue;
         }
         EventRecord e;
         e.kind = std::string(events::kind_name(ev));
-        const bool drop_offset = !std::holds_alternative<events::FaceDraw>(ev);
-        events::visit_fields(ev, [&](std::string_view name, const events::FieldValue& value) {
-            if (name == "flags") return;
-            if (drop_offset && (name == "offset" || name == "opcode")) return;
-            e.fields.push_back({std::string(name), value});
-        });
+        if (const auto* f = std::get_if<events::FaceDraw>(&ev)) {
+            face_fields(*f, e.fields);
+        } else {
+            events::visit_fields(ev, [&](std::string_view name, const events::FieldValue& value) {
+                if (name == "flags" || name == "offset" || name == "opcode") return;
+                e.fields.push_back({std::string(name), to_value(value)});
+            });
+        }
         if (const auto* f = std::get_if<events::FaceDraw>(&ev)) {
             e.flags = f->flags.bits();
             if (f->flags.has(events::FaceFlag::GridRounding))

@@ -32,7 +32,7 @@ inline constexpr FaceRoutine kFaceRoutines[] = {
 
 // The face_vertex array a face routine is handed, read by the profile's layout (abi.structs).
 struct FaceVertices {
-    std::vector<std::int64_t> u, v, levels, sx, sy, sz;
+    IntList u, v, levels, sx, sy, sz;
 };
 // The screen x, y, z of the reimplementation's vertices in the same shape (u, v, levels empty).
 FaceVertices screen_vertices(const std::vector<events::ScreenVertex>& screen);
@@ -43,6 +43,7 @@ public:
 
 private:
     std::uint32_t u_ = 0, v_ = 0, level_ = 0, sx_ = 0, sy_ = 0, z_ = 0, size_ = 24;
+    mutable std::vector<std::uint8_t> bytes_; // read() reuses it: no allocation per face
 };
 
 class Recorder {
@@ -75,7 +76,7 @@ private:
     void control(std::uint32_t next);
     void attach_enter(std::uint32_t parent, std::uint32_t slot);
     void attach_leave();
-    std::vector<std::int64_t> path() const;
+    IntList path() const;
     void push(EventRecord e);
 
     Original& o_;
@@ -83,7 +84,8 @@ private:
     FaceVertexLayout face_vertices_;
     std::uint32_t off_inst_record_, off_inst_model_, off_inst_position_, off_inst_rotation_, off_inst_child_;
     std::vector<Frame> frames_;
-    std::vector<std::int64_t> slots_;
+    IntList slots_;
+    std::vector<std::uint8_t> bytes_; // guest bytes of a packet, reused: no allocation per face
     std::vector<std::uint32_t> switches_; // state-switch instructions in progress (op_ifmask...)
     std::vector<EventRecord> events_;
     std::function<void(std::size_t)> observer_;

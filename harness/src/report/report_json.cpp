@@ -53,7 +53,11 @@ ojson to_json(const Value& v) {
         ojson operator()(std::int64_t i) const { return i; }
         ojson operator()(bool b) const { return b; }
         ojson operator()(const std::string& s) const { return s; }
-        ojson operator()(const std::vector<std::int64_t>& xs) const { return xs; }
+        ojson operator()(const IntList& xs) const {
+            ojson out = ojson::array();
+            for (std::int64_t x : xs) out.push_back(x);
+            return out;
+        }
     };
     return std::visit(Visitor{}, v);
 }

@@ -3,7 +3,10 @@
 // turned into EventRecords, so that comparison, reports and JSON see one shape.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -11,7 +14,102 @@
 
 namespace refcheck::harness {
 
-using Value = std::variant<std::int64_t, bool, std::string, std::vector<std::int64_t>>;
+// A list field's value: up to kInline elements held in place (a face's vertices and their columns,
+// an instance path, a rotation), more on the heap. Events are built and compared by the million, and
+// a list held in a std::vector cost one allocation per list per event (issue 17).
+class IntList {
+public:
+    static constexpr std::uint32_t kInline = 12;
+    using value_type = std::int64_t;
+    using const_iterator = const std::int64_t*;
+
+    IntList() = default;
+    IntList(std::initializer_list<std::int64_t> xs) { assign(xs.begin(), xs.end()); }
+    template <class It>
+    IntList(It first, It last) {
+        assign(first, last);
+    }
+    IntList(const std::vector<std::int64_t>& xs) { assign(xs.begin(), xs.end()); } // NOLINT: implicit
+    IntList(const IntList& o) { assign(o.begin(), o.end()); }
+    IntList(IntList&& o) noexcept { take(o); }
+    IntList& operator=(const IntList& o) {
+        if (this != &o) {
+            clear();
+            assign(o.begin(), o.end());
+        }
+        return *this;
+    }
+    IntList& operator=(IntList&& o) noexcept {
+        if (this != &o) {
+            release();
+            take(o);
+        }
+        return *this;
+    }
+    ~IntList() { release(); }
+
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    const std::int64_t* data() const { return on_heap() ? heap_ : inline_; }
+    std::int64_t* data() { return on_heap() ? heap_ : inline_; }
+    const std::int64_t* begin() const { return data(); }
+    const std::int64_t* end() const { return data() + size_; }
+    std::int64_t operator[](std::size_t i) const { return data()[i]; }
+    std::int64_t& operator[](std::size_t i) { return data()[i]; }
+    std::int64_t front() const { return data()[0]; }
+    std::int64_t back() const { return data()[size_ - 1]; }
+    void clear() { size_ = 0; }
+    void pop_back() { --size_; }
+    void reserve(std::size_t n) {
+        if (n > capacity_) grow(n);
+    }
+    void push_back(std::int64_t x) {
+        if (size_ == capacity_) grow(std::size_t{capacity_} * 2);
+        data()[size_++] = x;
+    }
+    std::vector<std::int64_t> to_vector() const { return {begin(), end()}; }
+    friend bool operator==(const IntList& a, const IntList& b) {
+        return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+    }
+
+private:
+    bool on_heap() const { return capacity_ > kInline; }
+    template <class It>
+    void assign(It first, It last) {
+        reserve(static_cast<std::size_t>(std::distance(first, last)));
+        for (; first != last; ++first) data()[size_++] = static_cast<std::int64_t>(*first);
+    }
+    void grow(std::size_t n) {
+        auto* bigger = new std::int64_t[n];
+        std::memcpy(bigger, data(), size_ * sizeof(std::int64_t));
+        release();
+        heap_ = bigger;
+        capacity_ = static_cast<std::uint32_t>(n);
+    }
+    void release() {
+        if (on_heap()) delete[] heap_;
+        capacity_ = kInline;
+    }
+    void take(IntList& o) {
+        size_ = o.size_;
+        if (o.on_heap()) {
+            heap_ = o.heap_;
+            capacity_ = o.capacity_;
+            o.capacity_ = kInline;
+        } else {
+            std::memcpy(inline_, o.inline_, size_ * sizeof(std::int64_t));
+        }
+        o.size_ = 0;
+    }
+    std::uint32_t size_ = 0;
+    std::uint32_t capacity_ = kInline;
+    union {
+        std::int64_t inline_[kInline];
+        std::int64_t* heap_;
+    };
+};
+
+using Value = std::variant<std::int64_t, bool, std::string, IntList>;
 
 struct Field {
     std::string name;
