@@ -36,9 +36,9 @@ private:
     uc_engine* uc_;
     std::mutex mutex_;
     std::condition_variable wake_;
-    std::optional<Clock::time_point> deadline_;       // the armed call's
-    std::optional<Clock::time_point> waiting_until_;  // the thread's timed wait; none when idle
-    bool idle_ = false;                               // the thread waits with no deadline in view
+    std::optional<Clock::time_point> deadline_;      // the armed call's
+    std::optional<Clock::time_point> waiting_until_; // the thread's timed wait; none when idle
+    bool idle_ = false;                              // the thread waits with no deadline in view
     bool fired_ = false;
     bool quit_ = false;
     std::thread thread_;

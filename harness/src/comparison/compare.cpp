@@ -41,13 +41,13 @@ std::vector<FieldDiff> diff_fields(const EventRecord& a, const EventRecord& b) {
     for (const auto& fa : a.fields) {
         const Value* vb = b.find(fa.name);
         if (!vb) {
-            out.push_back({fa.name, to_string(fa.value), "(absent)"});
+            out.push_back({fa.name.str(), to_string(fa.value), "(absent)"});
         } else if (!(*vb == fa.value)) {
-            out.push_back({fa.name, to_string(fa.value), to_string(*vb)});
+            out.push_back({fa.name.str(), to_string(fa.value), to_string(*vb)});
         }
     }
     for (const auto& fb : b.fields)
-        if (!a.find(fb.name)) out.push_back({fb.name, "(absent)", to_string(fb.value)});
+        if (!a.find(fb.name)) out.push_back({fb.name.str(), "(absent)", to_string(fb.value)});
     return out;
 }
 
@@ -175,7 +175,8 @@ void Comparator::compare(const std::string& input, const std::vector<EventRecord
     // Events come in runs of one kind: the last kind's counter is reused without a map lookup.
     auto last = counts_.by_kind.end();
     auto count_kind = [&](const EventRecord& e) {
-        if (last == counts_.by_kind.end() || last->first != e.kind) last = counts_.by_kind.try_emplace(e.kind).first;
+        if (last == counts_.by_kind.end() || last->first != e.kind)
+            last = counts_.by_kind.try_emplace(e.kind.str()).first;
         ++last->second;
     };
     for (const AlignStep& step : align_streams(a, b, options_.max_edits, options_.window)) {

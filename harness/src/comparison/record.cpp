@@ -1,8 +1,19 @@
 #include "refcheck/harness/record.hpp"
 
+#include <mutex>
+#include <set>
 #include <sstream>
 
 namespace refcheck::harness {
+
+Name Name::intern(std::string_view text) {
+    static std::mutex mutex;
+    static auto* pool = new std::set<std::string, std::less<>>(); // never freed: names live on
+    std::lock_guard lock(mutex);
+    auto it = pool->find(text);
+    if (it == pool->end()) it = pool->emplace(text).first;
+    return Name(std::string_view(*it));
+}
 
 const Value* EventRecord::find(std::string_view name) const {
     for (const auto& f : fields)
@@ -34,14 +45,14 @@ std::string to_string(const Value& v) {
 }
 
 std::string key_of(const EventRecord& e) {
-    std::string out = e.kind;
+    std::string out = e.kind.str();
     for (std::size_t i = 0; i < e.key_fields && i < e.fields.size(); ++i)
         out += " " + e.fields[i].name + "=" + to_string(e.fields[i].value);
     return out;
 }
 
 std::string to_string(const EventRecord& e) {
-    std::string out = e.kind;
+    std::string out = e.kind.str();
     for (const auto& f : e.fields) out += " " + f.name + "=" + to_string(f.value);
     return out;
 }

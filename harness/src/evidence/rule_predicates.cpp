@@ -403,7 +403,7 @@ void ExerciseCounter::observe(const EventRecord& original, const EventRecord& re
 
 void ExerciseCounter::count(const EventRecord& original, const EventRecord& reimpl) {
     if (!last_ || original.kind != last_kind_) {
-        const auto it = by_kind_.find(original.kind);
+        const auto it = by_kind_.find(original.kind.view());
         static const std::vector<Watch> kNone;
         last_ = it == by_kind_.end() ? &kNone : &it->second;
         last_kind_ = original.kind;

@@ -7,7 +7,7 @@ namespace refcheck::harness {
 EventRecord buffer_event(const std::string& kind, const std::string& name,
                          std::span<const std::uint8_t> bytes) {
     EventRecord e;
-    e.kind = kind;
+    e.kind = Name::intern(kind);
     e.fields = {
         {"name", name}, {"size", static_cast<std::int64_t>(bytes.size())}, {"sha256", sha256_hex(bytes)}};
     e.key_fields = 1;

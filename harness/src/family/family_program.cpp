@@ -51,12 +51,13 @@ std::string input_name(std::uint32_t record, std::size_t view, std::size_t light
 // its state switches' outcomes; on the reimplementation's its control-flow cases (ops 2-5).
 void count_checked(const std::vector<EventRecord>& original, const std::vector<events::Event>& events,
                    ProgramMetrics& m) {
+    // insert, not emplace: a packet seen before (most are) is found without allocating a node.
     for (const auto& e : original) {
         if (e.kind == "face_draw") {
-            m.packets.emplace(int_field(e, "record"), int_field(e, "offset"));
+            m.packets.insert({int_field(e, "record"), int_field(e, "offset")});
         } else if (e.kind == "control_flow") {
-            m.cf_outcomes.emplace(int_field(e, "record"), int_field(e, "offset"), int_field(e, "next"));
-            m.cf_instructions.emplace(int_field(e, "record"), int_field(e, "offset"));
+            m.cf_outcomes.insert({int_field(e, "record"), int_field(e, "offset"), int_field(e, "next")});
+            m.cf_instructions.insert({int_field(e, "record"), int_field(e, "offset")});
         }
     }
     for (const auto& ev : events) {

@@ -11,8 +11,8 @@ namespace {
 
 constexpr std::uint32_t kHeaderProgram = 0x3c; // hdr.program (relocated by the loader)
 
-EventRecord control_event(std::int64_t record, IntList path, std::int64_t offset,
-                          std::int64_t opcode, std::int64_t next) {
+EventRecord control_event(std::int64_t record, IntList path, std::int64_t offset, std::int64_t opcode,
+                          std::int64_t next) {
     EventRecord e;
     e.kind = "control_flow";
     e.fields = {{"record", record},
@@ -294,25 +294,25 @@ void face_fields(const events::FaceDraw& f, std::vector<Field>& out) {
     const auto& n = events::kFaceDrawFields;
     out.reserve(n.size() - 1);
     auto list = [](const auto& xs) { return IntList(xs.begin(), xs.end()); };
-    out.push_back({std::string(n[0]), std::int64_t{f.record}});
-    out.push_back({std::string(n[1]), list(f.path)});
-    out.push_back({std::string(n[2]), std::int64_t{f.offset}});
-    out.push_back({std::string(n[3]), std::int64_t{f.opcode}});
-    out.push_back({std::string(n[4]), f.secondary});
-    out.push_back({std::string(n[5]), f.clipped});
-    out.push_back({std::string(n[6]), std::int64_t{f.type}});
-    out.push_back({std::string(n[7]), list(f.material)});
-    out.push_back({std::string(n[8]), list(f.vertices)});
-    out.push_back({std::string(n[9]), std::int64_t{f.texture}});
-    out.push_back({std::string(n[10]), list(f.u)});
-    out.push_back({std::string(n[11]), list(f.v)});
-    out.push_back({std::string(n[12]), std::int64_t{f.face_normal}});
-    out.push_back({std::string(n[13]), list(f.vertex_normals)});
-    out.push_back({std::string(n[14]), std::int64_t{f.face_level}});
-    out.push_back({std::string(n[15]), list(f.vertex_levels)});
-    out.push_back({std::string(n[16]), screen_column(f.screen, &events::ScreenVertex::sx)});
-    out.push_back({std::string(n[17]), screen_column(f.screen, &events::ScreenVertex::sy)});
-    out.push_back({std::string(n[18]), screen_column(f.screen, &events::ScreenVertex::z)});
+    out.push_back({Name::of_static(n[0]), std::int64_t{f.record}});
+    out.push_back({Name::of_static(n[1]), list(f.path)});
+    out.push_back({Name::of_static(n[2]), std::int64_t{f.offset}});
+    out.push_back({Name::of_static(n[3]), std::int64_t{f.opcode}});
+    out.push_back({Name::of_static(n[4]), f.secondary});
+    out.push_back({Name::of_static(n[5]), f.clipped});
+    out.push_back({Name::of_static(n[6]), std::int64_t{f.type}});
+    out.push_back({Name::of_static(n[7]), list(f.material)});
+    out.push_back({Name::of_static(n[8]), list(f.vertices)});
+    out.push_back({Name::of_static(n[9]), std::int64_t{f.texture}});
+    out.push_back({Name::of_static(n[10]), list(f.u)});
+    out.push_back({Name::of_static(n[11]), list(f.v)});
+    out.push_back({Name::of_static(n[12]), std::int64_t{f.face_normal}});
+    out.push_back({Name::of_static(n[13]), list(f.vertex_normals)});
+    out.push_back({Name::of_static(n[14]), std::int64_t{f.face_level}});
+    out.push_back({Name::of_static(n[15]), list(f.vertex_levels)});
+    out.push_back({Name::of_static(n[16]), screen_column(f.screen, &events::ScreenVertex::sx)});
+    out.push_back({Name::of_static(n[17]), screen_column(f.screen, &events::ScreenVertex::sy)});
+    out.push_back({Name::of_static(n[18]), screen_column(f.screen, &events::ScreenVertex::z)});
     static_assert(events::kFaceDrawFields.size() == 20 && events::kFaceDrawFields[19] == "flags");
 }
 
@@ -326,18 +326,18 @@ void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecor
             // Compared as the original shows it: where the walk goes next (value, taken and target
             // are the reimplementation's own diagnostics).
             control_flow.push_back(&ev);
-            out.push_back(control_event(c->record, IntList(c->path.begin(), c->path.end()), c->offset, c->opcode,
-                                        c->next));
+            out.push_back(control_event(c->record, IntList(c->path.begin(), c->path.end()), c->offset,
+                                        c->opcode, c->next));
             continue;
         }
         EventRecord e;
-        e.kind = std::string(events::kind_name(ev));
+        e.kind = Name::of_static(events::kind_name(ev));
         if (const auto* f = std::get_if<events::FaceDraw>(&ev)) {
             face_fields(*f, e.fields);
         } else {
             events::visit_fields(ev, [&](std::string_view name, const events::FieldValue& value) {
                 if (name == "flags" || name == "offset" || name == "opcode") return;
-                e.fields.push_back({std::string(name), to_value(value)});
+                e.fields.push_back({Name::of_static(name), to_value(value)});
             });
         }
         if (const auto* f = std::get_if<events::FaceDraw>(&ev)) {

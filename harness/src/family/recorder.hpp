@@ -85,7 +85,7 @@ private:
     std::uint32_t off_inst_record_, off_inst_model_, off_inst_position_, off_inst_rotation_, off_inst_child_;
     std::vector<Frame> frames_;
     IntList slots_;
-    std::vector<std::uint8_t> bytes_; // guest bytes of a packet, reused: no allocation per face
+    std::vector<std::uint8_t> bytes_;     // guest bytes of a packet, reused: no allocation per face
     std::vector<std::uint32_t> switches_; // state-switch instructions in progress (op_ifmask...)
     std::vector<EventRecord> events_;
     std::function<void(std::size_t)> observer_;

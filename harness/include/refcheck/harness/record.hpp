@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -87,15 +88,15 @@ private:
         capacity_ = static_cast<std::uint32_t>(n);
     }
     void release() {
-        if (on_heap()) delete[] heap_;
+        delete[] heap_;
+        heap_ = nullptr;
         capacity_ = kInline;
     }
     void take(IntList& o) {
         size_ = o.size_;
         if (o.on_heap()) {
-            heap_ = o.heap_;
-            capacity_ = o.capacity_;
-            o.capacity_ = kInline;
+            heap_ = std::exchange(o.heap_, nullptr);
+            capacity_ = std::exchange(o.capacity_, kInline);
         } else {
             std::memcpy(inline_, o.inline_, size_ * sizeof(std::int64_t));
         }
@@ -103,16 +104,49 @@ private:
     }
     std::uint32_t size_ = 0;
     std::uint32_t capacity_ = kInline;
-    union {
-        std::int64_t inline_[kInline];
-        std::int64_t* heap_;
-    };
+    std::int64_t* heap_ = nullptr; // when capacity_ > kInline
+    std::int64_t inline_[kInline];
 };
 
 using Value = std::variant<std::int64_t, bool, std::string, IntList>;
 
+// A name of the event model (an event's kind, a field's name): text that lives as long as the
+// process, held without a copy. Built from a string literal, from text known to be static
+// (Name::of_static: reimpl's signature tables), or from any text through Name::intern, which keeps
+// one copy of each distinct text for the process's life. Events carry names for reports; building
+// and comparing them costs no allocation and, for the same literal, no character compare.
+class Name {
+public:
+    constexpr Name() = default;
+    template <std::size_t N>
+    constexpr Name(const char (&literal)[N]) : text_(literal, N - 1) {} // NOLINT: implicit from literals
+    static constexpr Name of_static(std::string_view text) { return Name(text); }
+    static Name intern(std::string_view text);
+
+    constexpr std::string_view view() const { return text_; }
+    constexpr operator std::string_view() const { return text_; } // NOLINT: implicit
+    std::string str() const { return std::string(text_); }
+    bool empty() const { return text_.empty(); }
+    std::size_t size() const { return text_.size(); }
+    friend bool operator==(Name a, Name b) {
+        return (a.text_.data() == b.text_.data() && a.text_.size() == b.text_.size()) || a.text_ == b.text_;
+    }
+    friend bool operator==(Name a, std::string_view b) { return a.text_ == b; }
+    friend bool operator==(Name a, const std::string& b) { return a.text_ == b; }
+    friend bool operator==(Name a, const char* b) { return a.text_ == b; }
+    friend auto operator<=>(Name a, Name b) { return a.text_ <=> b.text_; }
+
+private:
+    constexpr explicit Name(std::string_view text) : text_(text) {}
+    std::string_view text_;
+};
+
+inline std::string operator+(const std::string& a, Name b) { return a + std::string(b.view()); }
+inline std::string operator+(Name a, const std::string& b) { return std::string(a.view()) + b; }
+inline std::string operator+(const char* a, Name b) { return a + std::string(b.view()); }
+
 struct Field {
-    std::string name;
+    Name name;
     Value value;
     friend bool operator==(const Field&, const Field&) = default;
 };
@@ -130,7 +164,7 @@ struct Excuse {
 };
 
 struct EventRecord {
-    std::string kind;            // "face", "attach", "winding", "archive", "table", "instance", ...
+    Name kind;                   // "face_draw", "attached_draw", "archive", "table", "instance", ...
     std::vector<Field> fields;   // in signature order; the first `key_fields` identify the event
     std::size_t key_fields = 0;  // fields that align the two streams (record, path, offset...)
     std::uint32_t flags = 0;     // documented-fault flags (see divergences.hpp)

@@ -120,7 +120,7 @@ private:
     std::vector<std::pair<std::string, const RulePredicate*>> rules_;
     std::vector<std::uint64_t> counts_;
     std::map<std::string, std::vector<Watch>, std::less<>> by_kind_;
-    std::string last_kind_;
+    Name last_kind_;
     const std::vector<Watch>* last_ = nullptr;
     std::uint64_t matched_ = 0;
     std::uint64_t face_types_ = 0; // bit t: a matched face_draw of type t since the last frame

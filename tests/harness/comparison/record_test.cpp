@@ -1,0 +1,60 @@
+// The event model's list value (IntList): in place up to kInline elements, on the heap past them,
+// and the same values, copies, moves and equality either way.
+#include "refcheck/harness/record.hpp"
+
+#include <gtest/gtest.h>
+
+#include <utility>
+
+namespace refcheck::harness {
+namespace {
+
+IntList counting(std::size_t n) {
+    IntList out;
+    for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<std::int64_t>(i * 7 - 3));
+    return out;
+}
+
+TEST(IntList, HoldsItsValuesInPlaceAndPastTheInlineCapacity) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{IntList::kInline},
+                          std::size_t{IntList::kInline + 1}, std::size_t{100}}) {
+        const IntList xs = counting(n);
+        ASSERT_EQ(xs.size(), n);
+        for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(xs[i], static_cast<std::int64_t>(i * 7 - 3)) << n;
+        EXPECT_EQ(xs.to_vector(), std::vector<std::int64_t>(xs.begin(), xs.end()));
+    }
+}
+
+TEST(IntList, CopiesAndMovesKeepTheValuesAndLeaveTheSourceUsable) {
+    for (std::size_t n : {std::size_t{3}, std::size_t{40}}) {
+        IntList a = counting(n);
+        IntList copy = a;
+        EXPECT_EQ(copy, a);
+        copy.push_back(1);
+        EXPECT_FALSE(copy == a); // a copy owns its elements
+        IntList moved = std::move(a);
+        EXPECT_EQ(moved, counting(n));
+        a = counting(2); // a moved-from list takes new values
+        EXPECT_EQ(a, (IntList{-3, 4}));
+        IntList assigned;
+        assigned = moved;
+        EXPECT_EQ(assigned, counting(n));
+        assigned = std::move(moved);
+        EXPECT_EQ(assigned, counting(n));
+    }
+}
+
+TEST(IntList, EqualityComparesLengthAndEveryElement) {
+    EXPECT_EQ(IntList({1, 2, 3}), IntList(std::vector<std::int64_t>{1, 2, 3}));
+    EXPECT_FALSE(IntList({1, 2, 3}) == IntList({1, 2}));
+    EXPECT_FALSE(IntList({1, 2, 3}) == IntList({1, 2, 4}));
+    IntList big = counting(30), other = counting(30);
+    EXPECT_EQ(big, other);
+    other[29] = 0;
+    EXPECT_FALSE(big == other);
+    EXPECT_EQ(Value{IntList({5})}, Value{IntList({5})});
+    EXPECT_FALSE(Value{IntList({5})} == Value{std::int64_t{5}});
+}
+
+} // namespace
+} // namespace refcheck::harness
