@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <sys/mman.h>
 
 #include "machine_impl.hpp"
 
@@ -138,7 +139,7 @@ std::optional<Address> find_call_site(const Machine& m, Address ret) { return ca
 
 Machine::Impl::Impl(Machine& machine, MachineOptions opts)
     : self(machine), options(std::move(opts)), heap([this](Address begin, uint32_t size) {
-          if (uc_mem_map(uc, begin, size, UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK)
+          if (map(begin, size, UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK)
               throw EmuError("cannot map guest heap at " + hex(begin));
       }) {
     if (uc_open(UC_ARCH_X86, UC_MODE_32, &uc) != UC_ERR_OK)
@@ -146,9 +147,9 @@ Machine::Impl::Impl(Machine& machine, MachineOptions opts)
     // 64 MiB of translated code is far more than an image needs; Unicorn's default (1 GiB) makes its
     // own full translation flushes (e.g. after a run with a `count`) cost seconds.
     uc_ctl_set_tcg_buffer_size(uc, uint32_t{64} << 20);
-    uc_mem_map(uc, stack.begin, stack.size(), UC_PROT_READ | UC_PROT_WRITE); // moved by place_around
+    map(stack.begin, stack.size(), UC_PROT_READ | UC_PROT_WRITE); // moved by place_around
     map_system();
-    uc_mem_map(uc, shim_base, shim_size, UC_PROT_READ | UC_PROT_EXEC);
+    map(shim_base, shim_size, UC_PROT_READ | UC_PROT_EXEC);
     std::vector<uint8_t> filler(shim_size, 0xf4); // hlt everywhere but the thunks
     uc_mem_write(uc, shim_base, filler.data(), filler.size());
     uc_hook_add(uc, &invalid_hook, UC_HOOK_MEM_UNMAPPED | UC_HOOK_MEM_PROT,
@@ -165,6 +166,45 @@ Machine::Impl::Impl(Machine& machine, MachineOptions opts)
 Machine::Impl::~Impl() {
     watchdog.reset(); // join the thread before the engine goes
     if (uc) uc_close(uc);
+    for (const HostRegion& r : host_regions) munmap(r.host, r.end - r.begin); // after the engine
+}
+
+uc_err Machine::Impl::map(uint64_t begin, size_t size, uint32_t prot) {
+    void* host = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (host == MAP_FAILED) return UC_ERR_NOMEM;
+    const uc_err err = uc_mem_map_ptr(uc, begin, size, prot, host);
+    if (err != UC_ERR_OK) {
+        munmap(host, size);
+        return err;
+    }
+    const HostRegion region{begin, begin + size, static_cast<uint8_t*>(host)};
+    host_regions.insert(
+        std::upper_bound(host_regions.begin(), host_regions.end(), region,
+                         [](const HostRegion& a, const HostRegion& b) { return a.begin < b.begin; }),
+        region);
+    last_region = 0;
+    return UC_ERR_OK;
+}
+
+void Machine::Impl::unmap(uint64_t begin, size_t size) {
+    uc_mem_unmap(uc, begin, size);
+    for (auto it = host_regions.begin(); it != host_regions.end(); ++it)
+        if (it->begin == begin && it->end == begin + size) {
+            munmap(it->host, size);
+            host_regions.erase(it);
+            break;
+        }
+    last_region = 0;
+}
+
+const uint8_t* Machine::Impl::host_slow(uint64_t a, size_t n) const {
+    auto it = std::upper_bound(host_regions.begin(), host_regions.end(), a,
+                               [](uint64_t x, const HostRegion& r) { return x < r.begin; });
+    if (it == host_regions.begin()) return nullptr;
+    --it;
+    if (a + n > it->end) return nullptr;
+    last_region = static_cast<size_t>(it - host_regions.begin());
+    return it->host + (a - it->begin);
 }
 
 void Machine::Impl::record_stop(FaultKind kind, std::string message, std::optional<Address> data,
@@ -230,6 +270,10 @@ void Machine::stop(FaultKind kind, std::string message) {
 }
 
 void Machine::read(Address a, std::span<uint8_t> out) const {
+    if (const uint8_t* host = impl_->host(a, out.size())) {
+        if (!out.empty()) std::memcpy(out.data(), host, out.size());
+        return;
+    }
     if (uc_mem_read(impl_->uc, a, out.data(), out.size()) != UC_ERR_OK)
         throw EmuError("cannot read " + std::to_string(out.size()) + " bytes at " + hex(a) + ": not mapped");
 }

@@ -52,6 +52,28 @@ struct Machine::Impl {
     Machine& self;
     uc_engine* uc = nullptr;
     MachineOptions options;
+
+    // Guest memory is host memory the machine owns, handed to Unicorn with uc_mem_map_ptr, so that
+    // the harness's reads of guest memory (a face's packet, vertices, the witness's tables: a
+    // dozen reads per face) are a memcpy rather than a trip through Unicorn's address space.
+    // Writes still go through uc_mem_write, which invalidates code translated from what changed.
+    struct HostRegion {
+        uint64_t begin = 0, end = 0; // guest range [begin, end)
+        uint8_t* host = nullptr;     // mmap'ed, zero-filled like uc_mem_map's
+    };
+    std::vector<HostRegion> host_regions; // by begin
+    mutable size_t last_region = 0;       // the region the last read found
+    uc_err map(uint64_t begin, size_t size, uint32_t prot);
+    void unmap(uint64_t begin, size_t size);
+    // Host bytes of guest [a, a + n) when they lie in one region; null otherwise.
+    const uint8_t* host(uint64_t a, size_t n) const {
+        if (last_region < host_regions.size()) {
+            const HostRegion& r = host_regions[last_region];
+            if (a >= r.begin && a + n <= r.end) return r.host + (a - r.begin);
+        }
+        return host_slow(a, n);
+    }
+    const uint8_t* host_slow(uint64_t a, size_t n) const;
     Log log;
     SymbolTable symbols;
     GuestHeap heap;

@@ -75,8 +75,8 @@ void Machine::Impl::place_around(Range image_range) {
     heap.place({static_cast<Address>(heap_span.begin), static_cast<Address>(heap_span.end)});
 
     if (new_stack.begin != stack.begin) {
-        uc_mem_unmap(uc, stack.begin, stack.size());
-        if (uc_mem_map(uc, new_stack.begin, new_stack.size(), UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK)
+        unmap(stack.begin, stack.size());
+        if (map(new_stack.begin, new_stack.size(), UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK)
             throw EmuError("cannot map the stack at " + hex(new_stack.begin));
         stack = new_stack;
     }

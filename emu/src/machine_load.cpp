@@ -190,7 +190,7 @@ struct Loader {
             while (j < prot.size() && prot[j] == prot[i]) ++j;
             const Address at = image.base + static_cast<Address>(i * page);
             const auto size = static_cast<uint32_t>((j - i) * page);
-            if (uc_mem_map(uc, at, size, prot[i]) != UC_ERR_OK)
+            if (impl.map(at, size, prot[i]) != UC_ERR_OK)
                 throw EmuError("cannot map image at " + hex(at) + " (" + with_commas(size) +
                                " bytes): the range is taken or invalid");
             uc_mem_write(uc, at, memory.data() + i * page, size); // writes whatever the protection

@@ -46,7 +46,7 @@ constexpr uint8_t initterm_loop[] = {
 } // namespace
 
 void Machine::Impl::map_system() {
-    if (uc_mem_map(uc, system_base, shim_base - system_base, UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK)
+    if (map(system_base, shim_base - system_base, UC_PROT_READ | UC_PROT_WRITE) != UC_ERR_OK)
         throw EmuError("cannot map the system region");
     std::vector<uint8_t> gdt_page(0x1000, 0);
     const uint64_t entries[][2] = {{sys::code_selector, descriptor(0, 0xfffff, 0x9b, 0xc)},

@@ -32,6 +32,34 @@ TEST(Load, MapsSectionsWithTheirProtections) {
     EXPECT_EQ(m.read_u16(image.base), 0x5a4du);
 }
 
+// Guest memory is host memory the machine owns (Machine::Impl::map): a read within one mapped
+// region is a copy from it, a read across regions goes through Unicorn. Both must give the same
+// bytes: the whole image read at once (its sections are separate regions by protection) equals it
+// read page by page, and past the image's end a read that leaves mapped memory is refused.
+TEST(Load, ReadsWithinAndAcrossMappedRegionsAgree) {
+    Machine m;
+    const Image& image = m.load(test::test_image());
+    ASSERT_GT(image.sections.size(), 2u);
+    const std::vector<uint8_t> whole = m.read_bytes(image.base, image.size);
+    std::vector<uint8_t> paged;
+    for (uint32_t at = 0; at < image.size; at += 0x1000) {
+        const auto page = m.read_bytes(image.base + at, std::min<uint32_t>(0x1000, image.size - at));
+        paged.insert(paged.end(), page.begin(), page.end());
+    }
+    EXPECT_EQ(whole, paged);
+    EXPECT_EQ(m.read_u16(image.base), 0x5a4du);
+    // Bytes the machine writes are read back from either path.
+    for (const auto& s : image.sections)
+        if (s.name == ".data") {
+            const std::vector<uint8_t> bytes{1, 2, 3, 4};
+            m.write(s.range.begin, bytes);
+            EXPECT_EQ(m.read_u32(s.range.begin), 0x04030201u);
+            EXPECT_EQ(m.read_bytes(image.base, image.size)[s.range.begin - image.base + 2], 3u);
+        }
+    if (!m.is_mapped(image.base + image.size))
+        EXPECT_THROW(m.read_bytes(image.base + image.size - 2, 4), std::exception);
+}
+
 TEST(Load, BssIsZeroFilled) {
     Machine m;
     m.load(test::test_image());

@@ -11,15 +11,20 @@ namespace {
 
 constexpr std::uint32_t kHeaderProgram = 0x3c; // hdr.program (relocated by the loader)
 
+// The fields moved in, each once (an initializer list would copy every one).
+template <class... Fields>
+void set_fields(EventRecord& e, Fields&&... fields) {
+    e.fields.clear();
+    e.fields.reserve(sizeof...(Fields));
+    (e.fields.push_back(std::forward<Fields>(fields)), ...);
+}
+
 EventRecord control_event(std::int64_t record, IntList path, std::int64_t offset, std::int64_t opcode,
                           std::int64_t next) {
     EventRecord e;
     e.kind = "control_flow";
-    e.fields = {{"record", record},
-                {"path", std::move(path)},
-                {"offset", offset},
-                {"opcode", opcode},
-                {"next", next}};
+    set_fields(e, Field{"record", record}, Field{"path", std::move(path)}, Field{"offset", offset},
+               Field{"opcode", opcode}, Field{"next", next});
     e.key_fields = 3;
     return e;
 }
@@ -27,7 +32,7 @@ EventRecord control_event(std::int64_t record, IntList path, std::int64_t offset
 EventRecord winding_event(std::int64_t record, IntList path, std::int64_t w) {
     EventRecord e;
     e.kind = "winding_decision";
-    e.fields = {{"record", record}, {"path", std::move(path)}, {"winding", w}};
+    set_fields(e, Field{"record", record}, Field{"path", std::move(path)}, Field{"winding", w});
     e.key_fields = 2;
     return e;
 }
@@ -196,25 +201,16 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
     FaceVertices fvs = face_vertices_.read(m, fv, count);
     EventRecord e;
     e.kind = "face_draw";
-    e.fields = {{"record", std::int64_t{top.record}},
-                {"path", path()},
-                {"offset", std::int64_t{op_at - program}},
-                {"opcode", std::int64_t{m.read_u8(op_at)}},
-                {"secondary", secondary_field},
-                {"clipped", clipped},
-                {"type", std::int64_t{type}},
-                {"material", std::move(material)},
-                {"vertices", std::move(vertices)},
-                {"texture", texture},
-                {"u", std::move(fvs.u)},
-                {"v", std::move(fvs.v)},
-                {"face_normal", face_normal},
-                {"vertex_normals", std::move(vertex_normals)},
-                {"face_level", std::int64_t{face_level}},
-                {"vertex_levels", std::move(fvs.levels)},
-                {"screen_x", std::move(fvs.sx)},
-                {"screen_y", std::move(fvs.sy)},
-                {"screen_z", std::move(fvs.sz)}};
+    set_fields(e, Field{"record", std::int64_t{top.record}}, Field{"path", path()},
+               Field{"offset", std::int64_t{op_at - program}},
+               Field{"opcode", std::int64_t{m.read_u8(op_at)}}, Field{"secondary", secondary_field},
+               Field{"clipped", clipped}, Field{"type", std::int64_t{type}},
+               Field{"material", std::move(material)}, Field{"vertices", std::move(vertices)},
+               Field{"texture", texture}, Field{"u", std::move(fvs.u)}, Field{"v", std::move(fvs.v)},
+               Field{"face_normal", face_normal}, Field{"vertex_normals", std::move(vertex_normals)},
+               Field{"face_level", std::int64_t{face_level}}, Field{"vertex_levels", std::move(fvs.levels)},
+               Field{"screen_x", std::move(fvs.sx)}, Field{"screen_y", std::move(fvs.sy)},
+               Field{"screen_z", std::move(fvs.sz)});
     e.key_fields = 3;
     e.excuses = witness_.witness(packet, fv, face_level);
     push(std::move(e));
@@ -248,12 +244,9 @@ void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
     const std::uint32_t record = m.read_u32(child + off_inst_record_);
     EventRecord e;
     e.kind = "attached_draw";
-    e.fields = {{"record", std::int64_t{frames_.back().record}},
-                {"path", path()},
-                {"slot", std::int64_t{slot}},
-                {"model", std::int64_t{record}},
-                {"position", std::move(position)},
-                {"rotation", std::move(rotation)}};
+    set_fields(e, Field{"record", std::int64_t{frames_.back().record}}, Field{"path", path()},
+               Field{"slot", std::int64_t{slot}}, Field{"model", std::int64_t{record}},
+               Field{"position", std::move(position)}, Field{"rotation", std::move(rotation)});
     e.key_fields = 3;
     push(std::move(e));
     frames_.push_back({record, child, true});
