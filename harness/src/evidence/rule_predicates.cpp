@@ -266,10 +266,17 @@ bool compare_int(const PredicateCondition& c, std::int64_t x) {
 }
 
 const Value* field_of(const PredicateCondition& c, const EventRecord& e) {
-    if (c.slot < e.fields.size() && e.fields[c.slot].name == c.field) return &e.fields[c.slot].value;
+    if (c.slot < e.fields.size()) {
+        const Field& f = e.fields[c.slot];
+        if (f.name.view().data() == c.slot_name || f.name == c.field) {
+            c.slot_name = f.name.view().data();
+            return &f.value;
+        }
+    }
     for (std::size_t k = 0; k < e.fields.size(); ++k)
         if (e.fields[k].name == c.field) {
             c.slot = k;
+            c.slot_name = e.fields[k].name.view().data();
             return &e.fields[k].value;
         }
     return nullptr;
@@ -364,11 +371,17 @@ RulePredicate parse_predicate(std::string_view text) {
     return p;
 }
 
-bool satisfies(const PredicateAlternative& a, const EventRecord& original, const EventRecord& reimpl) {
-    if (a.source != PredicateAlternative::Source::Event || original.kind != a.name) return false;
+namespace {
+bool conditions_hold(const PredicateAlternative& a, const EventRecord& original, const EventRecord& reimpl) {
     for (const auto& c : a.conditions)
         if (!holds(c, original, reimpl)) return false;
     return true;
+}
+} // namespace
+
+bool satisfies(const PredicateAlternative& a, const EventRecord& original, const EventRecord& reimpl) {
+    if (a.source != PredicateAlternative::Source::Event || original.kind != a.name) return false;
+    return conditions_hold(a, original, reimpl);
 }
 
 ExerciseCounter::ExerciseCounter(std::vector<std::pair<std::string, const RulePredicate*>> rules)
@@ -408,8 +421,9 @@ void ExerciseCounter::count(const EventRecord& original, const EventRecord& reim
         last_ = it == by_kind_.end() ? &kNone : &it->second;
         last_kind_ = original.kind;
     }
+    // The watches of this kind's event alternatives (by_kind_): the kind needs no second compare.
     for (const Watch& w : *last_)
-        if (satisfies(*w.alternative, original, reimpl)) ++counts_[w.rule];
+        if (conditions_hold(*w.alternative, original, reimpl)) ++counts_[w.rule];
 }
 
 ojson ExerciseCounter::json(const ojson& report) const {

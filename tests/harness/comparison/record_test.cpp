@@ -56,5 +56,22 @@ TEST(IntList, EqualityComparesLengthAndEveryElement) {
     EXPECT_FALSE(Value{IntList({5})} == Value{std::int64_t{5}});
 }
 
+// Event names are held without copies: a literal, reimpl's static text, or text interned once.
+// Equal text is the same name whatever its storage; interning the same text twice gives one copy.
+TEST(Name, EqualTextIsTheSameNameAndInterningKeepsOneCopy) {
+    const std::string built = std::string("face") + "_draw";
+    const Name interned = Name::intern(built);
+    EXPECT_EQ(interned, Name("face_draw"));
+    EXPECT_EQ(interned.view().data(), Name::intern("face_draw").view().data()); // one copy
+    EXPECT_NE(interned.view().data(), built.data()); // not the caller's text, which may go
+    EXPECT_FALSE(Name("face_draw") == Name("face_draws"));
+    EXPECT_FALSE(Name("face_draw") == Name::intern("attached_draw"));
+    EXPECT_EQ(Name::of_static(std::string_view("record")), "record");
+    EventRecord e{"winding_decision", {{"record", std::int64_t{3}}, {"winding", std::int64_t{-1}}}, 1};
+    ASSERT_NE(e.find(Name::intern("winding").view()), nullptr);
+    EXPECT_EQ(std::get<std::int64_t>(*e.find("winding")), -1);
+    EXPECT_EQ(key_of(e), "winding_decision record=3");
+}
+
 } // namespace
 } // namespace refcheck::harness

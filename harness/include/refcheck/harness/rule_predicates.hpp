@@ -75,6 +75,9 @@ struct PredicateCondition {
     std::uint32_t flag = 0;                                    // Flag: the face flag's bit
     FieldType type = FieldType::Int;                           // of the field (checked at parse)
     mutable std::size_t slot = 0;                              // cached field position
+    // The text of the field's Name last found at `slot`: event names are static or interned text
+    // that never moves, so the same address is the same name and needs no character compare.
+    mutable const char* slot_name = nullptr;
 };
 
 struct PredicateAlternative {
