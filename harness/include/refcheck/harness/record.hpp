@@ -74,7 +74,7 @@ public:
     }
 
 private:
-    bool on_heap() const { return capacity_ > kInline; }
+    bool on_heap() const { return heap_ != nullptr; }
     template <class It>
     void assign(It first, It last) {
         reserve(static_cast<std::size_t>(std::distance(first, last)));
