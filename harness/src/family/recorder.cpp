@@ -272,14 +272,6 @@ Value to_value(const events::FieldValue& v) {
         v);
 }
 
-template <class Member>
-IntList screen_column(const std::vector<events::ScreenVertex>& screen, Member member) {
-    IntList out;
-    out.reserve(screen.size());
-    for (const auto& s : screen) out.push_back(s.*member);
-    return out;
-}
-
 // A face event in the shape of events::visit_fields (the same names, in its order, flags left out),
 // built straight from the struct: no intermediate FieldValue and no allocation for short lists. The
 // program family makes millions of these.
@@ -303,9 +295,10 @@ void face_fields(const events::FaceDraw& f, std::vector<Field>& out) {
     out.push_back({Name::of_static(n[13]), list(f.vertex_normals)});
     out.push_back({Name::of_static(n[14]), std::int64_t{f.face_level}});
     out.push_back({Name::of_static(n[15]), list(f.vertex_levels)});
-    out.push_back({Name::of_static(n[16]), screen_column(f.screen, &events::ScreenVertex::sx)});
-    out.push_back({Name::of_static(n[17]), screen_column(f.screen, &events::ScreenVertex::sy)});
-    out.push_back({Name::of_static(n[18]), screen_column(f.screen, &events::ScreenVertex::z)});
+    FaceVertices screen = screen_vertices(f.screen);
+    out.push_back({Name::of_static(n[16]), std::move(screen.sx)});
+    out.push_back({Name::of_static(n[17]), std::move(screen.sy)});
+    out.push_back({Name::of_static(n[18]), std::move(screen.sz)});
     static_assert(events::kFaceDrawFields.size() == 20 && events::kFaceDrawFields[19] == "flags");
 }
 
