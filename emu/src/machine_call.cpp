@@ -22,11 +22,12 @@ void on_execution(uc_engine*, uint64_t address, uint32_t size, void* user) {
     if (impl.in_coverage(start)) impl.coverage.record(start, size);
 }
 
-// The block hook with a budget: coverage of the covered routines' blocks, then the budget.
-void on_block(uc_engine* uc, uint64_t address, uint32_t size, void* user) {
-    auto& impl = *static_cast<Machine::Impl*>(user);
+// on_block's rare cases, kept out of its body so that the hot path needs no saved registers: a
+// block not yet decoded (or another block in its slot), coverage to record, a trial run, and the
+// budget's overrun.
+[[gnu::noinline, gnu::cold]] void on_block_slow(uc_engine* uc, Address start, uint32_t size,
+                                                Machine::Impl& impl) {
     if (impl.trial) return;
-    Address start = static_cast<Address>(address);
     Machine::Impl::BlockCount* e = &impl.block_counts[Machine::Impl::block_slot(start)];
     if (e->start != start || e->size != size) {
         impl.count_block(start, size);
@@ -42,11 +43,27 @@ void on_block(uc_engine* uc, uint64_t address, uint32_t size, void* user) {
         impl.record_stop(FaultKind::budget_exceeded,
                          "instruction budget of " + with_commas(impl.budget) + " exceeded after " +
                              with_commas(impl.executed) + " instructions",
-                         std::nullopt, static_cast<Address>(address));
+                         std::nullopt, start);
         uc_emu_stop(uc);
         return;
     }
     impl.executed += n;
+}
+
+// The block hook with a budget: coverage of the covered routines' blocks, then the budget. The
+// common case (a decoded block, already covered in this generation or coverage off, within the
+// budget, no trial) is a slot compare and an add; everything else is on_block_slow.
+void on_block(uc_engine* uc, uint64_t address, uint32_t size, void* user) {
+    auto& impl = *static_cast<Machine::Impl*>(user);
+    const auto start = static_cast<Address>(address);
+    const Machine::Impl::BlockCount& e = impl.block_counts[Machine::Impl::block_slot(start)];
+    const uint64_t after = impl.executed + e.count;
+    if (e.start != start || e.size != size || impl.trial || after > impl.budget ||
+        (impl.coverage_on && e.covered != impl.coverage.generation())) [[unlikely]] {
+        on_block_slow(uc, start, size, impl);
+        return;
+    }
+    impl.executed = after;
 }
 
 // Registers every call starts from: arguments aside, nothing leaks from the previous call.
