@@ -139,6 +139,7 @@ HookId Machine::watch(Range range, Access access, WatchFn fn) {
                     range.end - 1);
         rec->handles.push_back(h);
     }
+    impl_->watch_flushed = true;
     impl_->flush_all_translations();
     HookId id = impl_->next_hook++;
     impl_->hooks.emplace(id, std::move(rec));
@@ -151,9 +152,10 @@ void Machine::remove_hook(HookId id) {
     for (uc_hook h : it->second->handles) uc_hook_del(impl_->uc, h);
     if (it->second->kind == HookKind::replace)
         if (Thunk* t = impl_->thunk_at(it->second->range.begin)) --t->replaced;
-    if (it->second->kind == HookKind::watch)
+    if (it->second->kind == HookKind::watch) {
         impl_->flush_all_translations();
-    else
+        impl_->watch_flushed = true;
+    } else
         impl_->remove_cache(it->second->range);
     impl_->hooks.erase(it);
 }
@@ -219,6 +221,7 @@ void Machine::watch_heap_strays(bool on) {
         impl_->stray_hook = 0;
     }
     impl_->flush_all_translations();
+    impl_->watch_flushed = true;
 }
 
 } // namespace refcheck::emu

@@ -170,6 +170,9 @@ struct Machine::Impl {
     // Translation buffer space (machine.cpp): reclaimed between runs after this many flushes of all.
     static constexpr uint32_t reclaim_after = 32;
     uint32_t invalidations = 0;
+    // A memory watch came or went since the last reclaim (the flush it needs is followed by a
+    // reclaim before the next run, whatever the count: see reclaim_translations).
+    bool watch_flushed = false;
     uint64_t reclaims = 0;
     void reclaim_translations();
     static size_t block_slot(Address start) { return (start ^ (start >> 12)) % block_cache_size; }

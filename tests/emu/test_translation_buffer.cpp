@@ -33,5 +33,30 @@ TEST(TranslationBuffer, ManyLocatedFaultsDoNotCrashUnicorn) {
     EXPECT_EXIT(fault_many_times(100000), ::testing::ExitedWithCode(0), "");
 }
 
+// A memory watch's flush is reclaimed before the next run (its slow-path translations made the runs
+// after it slow and erratic); the other invalidations wait for 32 (a reclaim costs about 1 ms, and a
+// located fault flushes twice).
+TEST(TranslationBuffer, AWatchThatCameAndWentIsReclaimedBeforeTheNextRun) {
+    Machine m;
+    m.load(test::test_image());
+    ASSERT_TRUE(m.call("add3_cdecl", Convention::cdecl, {1, 1, 1}).ok());
+    const uint64_t before = m.translation_reclaims();
+
+    const CallResult fault = m.call("fault_write_readonly", Convention::cdecl, {1});
+    ASSERT_TRUE(fault.fault && fault.fault->eip_exact); // located: two flushes of everything
+    ASSERT_TRUE(m.call("add3_cdecl", Convention::cdecl, {1, 1, 1}).ok());
+    EXPECT_EQ(m.translation_reclaims(), before); // not yet: 2 of 32
+
+    const Address buf = test::guest_buffer(m, 16);
+    const HookId watch = m.watch({buf, buf + 4}, Access::write, [](Machine&, const MemoryAccess&) {});
+    EXPECT_EQ(m.call("add3_cdecl", Convention::cdecl, {1, 1, 1}).eax, 6u);
+    EXPECT_EQ(m.translation_reclaims(), before + 1); // the watch's flush
+    m.remove_hook(watch);
+    EXPECT_EQ(m.call("add3_cdecl", Convention::cdecl, {1, 1, 1}).eax, 6u);
+    EXPECT_EQ(m.translation_reclaims(), before + 2); // and its removal's
+    EXPECT_EQ(m.call("add3_cdecl", Convention::cdecl, {1, 1, 1}).eax, 6u);
+    EXPECT_EQ(m.translation_reclaims(), before + 2); // nothing flushed since
+}
+
 } // namespace
 } // namespace refcheck::emu

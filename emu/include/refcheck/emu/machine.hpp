@@ -223,6 +223,10 @@ public:
 
     uc_engine* engine();
 
+    // How often Unicorn's translation buffer was reset between runs (uc_ctl_flush_tb): after 32
+    // invalidations of everything, or before the first run after a memory watch came or went.
+    uint64_t translation_reclaims() const;
+
     struct Impl;
 
 private:
