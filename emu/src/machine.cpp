@@ -250,7 +250,7 @@ void Machine::Impl::flush_all_translations() {
 // reclaim costs about 1 ms, so the other invalidations (a located fault flushes twice) still wait
 // for 32: reclaimed after each, 100,000 faulting calls took 111 s instead of 11.
 void Machine::Impl::reclaim_translations() {
-    if (invalidations < reclaim_after && !(watch_flushed && invalidations > 0)) return;
+    if (invalidations < reclaim_after && !watch_flushed) return;
     uc_ctl_flush_tb(uc);
     invalidations = 0;
     watch_flushed = false;

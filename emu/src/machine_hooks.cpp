@@ -139,8 +139,7 @@ HookId Machine::watch(Range range, Access access, WatchFn fn) {
                     range.end - 1);
         rec->handles.push_back(h);
     }
-    impl_->watch_flushed = true;
-    impl_->flush_all_translations();
+    impl_->flush_for_watch();
     HookId id = impl_->next_hook++;
     impl_->hooks.emplace(id, std::move(rec));
     return id;
@@ -152,10 +151,9 @@ void Machine::remove_hook(HookId id) {
     for (uc_hook h : it->second->handles) uc_hook_del(impl_->uc, h);
     if (it->second->kind == HookKind::replace)
         if (Thunk* t = impl_->thunk_at(it->second->range.begin)) --t->replaced;
-    if (it->second->kind == HookKind::watch) {
-        impl_->flush_all_translations();
-        impl_->watch_flushed = true;
-    } else
+    if (it->second->kind == HookKind::watch)
+        impl_->flush_for_watch();
+    else
         impl_->remove_cache(it->second->range);
     impl_->hooks.erase(it);
 }
@@ -220,8 +218,7 @@ void Machine::watch_heap_strays(bool on) {
         uc_hook_del(impl_->uc, impl_->stray_hook);
         impl_->stray_hook = 0;
     }
-    impl_->flush_all_translations();
-    impl_->watch_flushed = true;
+    impl_->flush_for_watch();
 }
 
 } // namespace refcheck::emu

@@ -173,6 +173,10 @@ struct Machine::Impl {
     // A memory watch came or went since the last reclaim (the flush it needs is followed by a
     // reclaim before the next run, whatever the count: see reclaim_translations).
     bool watch_flushed = false;
+    void flush_for_watch() {
+        flush_all_translations();
+        watch_flushed = true;
+    }
     uint64_t reclaims = 0;
     void reclaim_translations();
     static size_t block_slot(Address start) { return (start ^ (start >> 12)) % block_cache_size; }
