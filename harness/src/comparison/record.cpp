@@ -12,7 +12,7 @@ Name Name::intern(std::string_view text) {
     std::lock_guard lock(mutex);
     auto it = pool->find(text);
     if (it == pool->end()) it = pool->emplace(text).first;
-    return Name(std::string_view(*it));
+    return Name(Held{}, it->c_str());
 }
 
 const Value* EventRecord::find(std::string_view name) const {

@@ -268,15 +268,15 @@ bool compare_int(const PredicateCondition& c, std::int64_t x) {
 const Value* field_of(const PredicateCondition& c, const EventRecord& e) {
     if (c.slot < e.fields.size()) {
         const Field& f = e.fields[c.slot];
-        if (f.name.view().data() == c.slot_name || f.name == c.field) {
-            c.slot_name = f.name.view().data();
+        if (f.name.c_str() == c.slot_name || f.name == c.field) {
+            c.slot_name = f.name.c_str();
             return &f.value;
         }
     }
     for (std::size_t k = 0; k < e.fields.size(); ++k)
         if (e.fields[k].name == c.field) {
             c.slot = k;
-            c.slot_name = e.fields[k].name.view().data();
+            c.slot_name = e.fields[k].name.c_str();
             return &e.fields[k].value;
         }
     return nullptr;

@@ -17,7 +17,7 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
+#include <unordered_set>
 #include <tuple>
 
 namespace refcheck::harness {
@@ -27,13 +27,32 @@ namespace {
 // What ran, by side: `original_*` from the original's own events of the inputs whose streams
 // agreed (its face packets, its state switches and where they sent the walk), `reimpl_*` from the
 // reimplementation's (which also knows op 2's outcome from its winding).
+// A hash of a few integers (the sets below are only counted: no order is needed).
+struct IntsHash {
+    static std::uint64_t mix(std::uint64_t h, std::uint64_t x) {
+        h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        return h;
+    }
+    template <class A, class B>
+    std::size_t operator()(const std::pair<A, B>& p) const {
+        return mix(mix(0, static_cast<std::uint64_t>(p.first)), static_cast<std::uint64_t>(p.second));
+    }
+    template <class A, class B, class C>
+    std::size_t operator()(const std::tuple<A, B, C>& t) const {
+        return mix(operator()(std::pair(std::get<0>(t), std::get<1>(t))),
+                   static_cast<std::uint64_t>(std::get<2>(t)));
+    }
+};
+
 struct ProgramMetrics {
     std::uint64_t inputs = 0, records = 0;
-    std::set<std::pair<std::int64_t, std::int64_t>> packets; // original: (record, offset)
-    std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>>
-        cf_outcomes;                                                 // original: (record, offset, next)
-    std::set<std::pair<std::int64_t, std::int64_t>> cf_instructions; // original: (record, offset)
-    std::set<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>> reimpl_cf_cases; // ops 2-5
+    using Pairs = std::unordered_set<std::pair<std::int64_t, std::int64_t>, IntsHash>;
+    Pairs packets; // original: (record, offset)
+    std::unordered_set<std::tuple<std::int64_t, std::int64_t, std::int64_t>, IntsHash>
+        cf_outcomes;       // (record, offset, next)
+    Pairs cf_instructions; // original: (record, offset)
+    std::unordered_set<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>, IntsHash>
+        reimpl_cf_cases; // ops 2-5
 };
 
 std::int64_t int_field(const EventRecord& e, std::string_view name) {
@@ -62,9 +81,9 @@ void count_checked(const std::vector<EventRecord>& original, const std::vector<e
     }
     for (const auto& ev : events) {
         if (const auto* w = std::get_if<events::WindingDecision>(&ev)) {
-            if (w->opcode == 2) m.reimpl_cf_cases.emplace(w->record, w->offset, w->winding >= 0 ? 1 : 0);
+            if (w->opcode == 2) m.reimpl_cf_cases.insert({w->record, w->offset, w->winding >= 0 ? 1 : 0});
         } else if (const auto* c = std::get_if<events::ControlFlow>(&ev)) {
-            m.reimpl_cf_cases.emplace(c->record, c->offset, c->taken);
+            m.reimpl_cf_cases.insert({c->record, c->offset, c->taken});
         }
     }
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,14 +16,51 @@
 
 namespace refcheck::harness {
 
-// A list field's value: up to kInline elements held in place (a face's vertices and their columns,
-// an instance path, a rotation), more on the heap. Events are built and compared by the million, and
-// a list held in a std::vector cost one allocation per list per event (issue 17).
+// A list field's value: a sequence of int64. Up to kInline elements that each fit in 32 bits are
+// held in place (a face's vertices and their columns, an instance path, a position),
+// anything else on the heap. Events are built and compared by the million: a list held in a
+// std::vector cost one allocation per list per event, and a list of int64 held in place made a face
+// event's field vector 2.6 KB, past glibc's per-thread cache (issue 17). A Field is now 48 bytes.
 class IntList {
 public:
-    static constexpr std::uint32_t kInline = 12;
+    static constexpr std::uint32_t kInline = 6;
     using value_type = std::int64_t;
-    using const_iterator = const std::int64_t*;
+
+    // A random-access iterator over the values (as int64, whichever way they are held).
+    class const_iterator {
+    public:
+        using iterator_category = std::random_access_iterator_tag;
+        using value_type = std::int64_t;
+        using difference_type = std::ptrdiff_t;
+        using pointer = void;
+        using reference = std::int64_t;
+        const_iterator() = default;
+        const_iterator(const IntList* list, std::size_t i)
+            : list_(list), i_(static_cast<std::ptrdiff_t>(i)) {}
+        std::int64_t operator*() const { return (*list_)[static_cast<std::size_t>(i_)]; }
+        std::int64_t operator[](difference_type n) const {
+            return (*list_)[static_cast<std::size_t>(i_ + n)];
+        }
+        const_iterator& operator++() { return ++i_, *this; }
+        const_iterator operator++(int) { return {list_, static_cast<std::size_t>(i_++)}; }
+        const_iterator& operator--() { return --i_, *this; }
+        const_iterator operator--(int) { return {list_, static_cast<std::size_t>(i_--)}; }
+        const_iterator& operator+=(difference_type n) { return i_ += n, *this; }
+        const_iterator& operator-=(difference_type n) { return i_ -= n, *this; }
+        friend const_iterator operator+(const_iterator it, difference_type n) { return it += n; }
+        friend const_iterator operator+(difference_type n, const_iterator it) { return it += n; }
+        friend const_iterator operator-(const_iterator it, difference_type n) { return it -= n; }
+        friend difference_type operator-(const const_iterator& a, const const_iterator& b) {
+            return a.i_ - b.i_;
+        }
+        friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.i_ == b.i_; }
+        friend auto operator<=>(const const_iterator& a, const const_iterator& b) { return a.i_ <=> b.i_; }
+
+    private:
+        const IntList* list_ = nullptr;
+        std::ptrdiff_t i_ = 0;
+    };
+    using iterator = const_iterator;
 
     IntList() = default;
     IntList(std::initializer_list<std::int64_t> xs) { assign(xs.begin(), xs.end()); }
@@ -49,96 +87,129 @@ public:
     }
     ~IntList() { release(); }
 
-    std::size_t size() const { return size_; }
-    bool empty() const { return size_ == 0; }
-    const std::int64_t* data() const { return on_heap() ? heap_ : inline_; }
-    std::int64_t* data() { return on_heap() ? heap_ : inline_; }
-    const std::int64_t* begin() const { return data(); }
-    const std::int64_t* end() const { return data() + size_; }
-    std::int64_t operator[](std::size_t i) const { return data()[i]; }
-    std::int64_t& operator[](std::size_t i) { return data()[i]; }
-    std::int64_t front() const { return data()[0]; }
-    std::int64_t back() const { return data()[size_ - 1]; }
-    void clear() { size_ = 0; }
-    void pop_back() { --size_; }
+    std::size_t size() const { return bits_ & ~kHeap; }
+    bool empty() const { return size() == 0; }
+    std::int64_t operator[](std::size_t i) const { return on_heap() ? heap_.values[i] : small_[i]; }
+    const_iterator begin() const { return {this, 0}; }
+    const_iterator end() const { return {this, size()}; }
+    std::int64_t front() const { return (*this)[0]; }
+    std::int64_t back() const { return (*this)[size() - 1]; }
+    void clear() { bits_ &= kHeap; }
+    void pop_back() { --bits_; }
     void reserve(std::size_t n) {
-        if (n > capacity_) grow(n);
+        if (on_heap() ? n > heap_.capacity : n > kInline) to_heap(n);
     }
     void push_back(std::int64_t x) {
-        if (size_ == capacity_) grow(std::size_t{capacity_} * 2);
-        data()[size_++] = x;
+        const std::uint32_t n = bits_ & ~kHeap;
+        if (!on_heap()) {
+            if (n < kInline && x == static_cast<std::int32_t>(x)) {
+                small_[n] = static_cast<std::int32_t>(x);
+                ++bits_;
+                return;
+            }
+            to_heap(std::max<std::size_t>(2 * std::size_t{n}, 16));
+        } else if (n == heap_.capacity) {
+            to_heap(2 * std::size_t{n});
+        }
+        heap_.values[n] = x;
+        ++bits_;
     }
     std::vector<std::int64_t> to_vector() const { return {begin(), end()}; }
     friend bool operator==(const IntList& a, const IntList& b) {
-        return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+        const std::size_t n = a.size();
+        if (n != b.size()) return false;
+        if (!a.on_heap() && !b.on_heap())
+            return std::memcmp(a.small_, b.small_, n * sizeof(std::int32_t)) == 0;
+        for (std::size_t i = 0; i < n; ++i)
+            if (a[i] != b[i]) return false;
+        return true;
     }
 
 private:
-    bool on_heap() const { return heap_ != nullptr; }
+    static constexpr std::uint32_t kHeap = 1u << 31; // in bits_: the values are on the heap
+    bool on_heap() const { return (bits_ & kHeap) != 0; }
     template <class It>
     void assign(It first, It last) {
         reserve(static_cast<std::size_t>(std::distance(first, last)));
-        for (; first != last; ++first) data()[size_++] = static_cast<std::int64_t>(*first);
+        for (; first != last; ++first) push_back(static_cast<std::int64_t>(*first));
     }
-    void grow(std::size_t n) {
+    // Moves the values to a heap block of `n` (> the current size) int64.
+    void to_heap(std::size_t n) {
         auto* bigger = new std::int64_t[n];
-        std::memcpy(bigger, data(), size_ * sizeof(std::int64_t));
+        const std::size_t count = size();
+        for (std::size_t i = 0; i < count; ++i) bigger[i] = (*this)[i];
         release();
-        heap_ = bigger;
-        capacity_ = static_cast<std::uint32_t>(n);
+        heap_.values = bigger;
+        heap_.capacity = static_cast<std::uint32_t>(n);
+        bits_ = static_cast<std::uint32_t>(count) | kHeap;
     }
     void release() {
-        delete[] heap_;
-        heap_ = nullptr;
-        capacity_ = kInline;
+        if (on_heap()) delete[] heap_.values;
+        bits_ = 0;
     }
     void take(IntList& o) {
-        size_ = o.size_;
+        bits_ = o.bits_;
         if (o.on_heap()) {
-            heap_ = std::exchange(o.heap_, nullptr);
-            capacity_ = std::exchange(o.capacity_, kInline);
+            heap_ = o.heap_;
         } else {
-            std::memcpy(inline_, o.inline_, size_ * sizeof(std::int64_t));
+            std::memcpy(small_, o.small_, o.size() * sizeof(std::int32_t));
         }
-        o.size_ = 0;
+        o.bits_ = 0;
     }
-    std::uint32_t size_ = 0;
-    std::uint32_t capacity_ = kInline;
-    std::int64_t* heap_ = nullptr; // when capacity_ > kInline
-    std::int64_t inline_[kInline];
+    struct Heap {
+        std::int64_t* values;
+        std::uint32_t capacity;
+    };
+    union {
+        std::int32_t small_[kInline]; // when bits_ lacks kHeap: every value fits in 32 bits
+        Heap heap_;
+    };
+    std::uint32_t bits_ = 0; // the size, and kHeap
 };
+static_assert(sizeof(IntList) == 32);
 
 using Value = std::variant<std::int64_t, bool, std::string, IntList>;
 
-// A name of the event model (an event's kind, a field's name): text that lives as long as the
-// process, held without a copy. Built from a string literal, from text known to be static
-// (Name::of_static: reimpl's signature tables), or from any text through Name::intern, which keeps
-// one copy of each distinct text for the process's life. Events carry names for reports; building
-// and comparing them costs no allocation and, for the same literal, no character compare.
+// A name of the event model (an event's kind, a field's name): NUL-terminated text that lives as
+// long as the process, held by one pointer. Built from a string literal, from text known to be
+// static (Name::of_static: reimpl's signature tables), or from any text through Name::intern, which
+// keeps one copy of each distinct text for the process's life. Events carry names for reports;
+// building and comparing them costs no allocation and, for the same literal, no character compare.
 class Name {
 public:
     constexpr Name() = default;
     template <std::size_t N>
-    constexpr Name(const char (&literal)[N]) : text_(literal, N - 1) {} // NOLINT: implicit from literals
-    static constexpr Name of_static(std::string_view text) { return Name(text); }
+    constexpr Name(const char (&literal)[N]) : text_(literal) {} // NOLINT: implicit from literals
+    // Static text: held in place when NUL-terminated where the view ends, else interned.
+    static Name of_static(std::string_view text) {
+        return text.data()[text.size()] == '\0' ? Name(Held{}, text.data()) : intern(text);
+    }
     static Name intern(std::string_view text);
 
-    constexpr std::string_view view() const { return text_; }
-    constexpr operator std::string_view() const { return text_; } // NOLINT: implicit
-    std::string str() const { return std::string(text_); }
-    bool empty() const { return text_.empty(); }
-    std::size_t size() const { return text_.size(); }
+    std::string_view view() const { return text_; }
+    const char* c_str() const { return text_; }         // one address per distinct static or interned text
+    operator std::string_view() const { return text_; } // NOLINT: implicit
+    std::string str() const { return text_; }
+    bool empty() const { return text_[0] == '\0'; }
+    std::size_t size() const { return view().size(); }
     friend bool operator==(Name a, Name b) {
-        return (a.text_.data() == b.text_.data() && a.text_.size() == b.text_.size()) || a.text_ == b.text_;
+        return a.text_ == b.text_ || std::strcmp(a.text_, b.text_) == 0;
     }
-    friend bool operator==(Name a, std::string_view b) { return a.text_ == b; }
-    friend bool operator==(Name a, const std::string& b) { return a.text_ == b; }
-    friend bool operator==(Name a, const char* b) { return a.text_ == b; }
-    friend auto operator<=>(Name a, Name b) { return a.text_ <=> b.text_; }
+    // Compared character by character up to the first difference: the name's length is not measured
+    // first, and its text is never read past its NUL (text holding a NUL equals no name).
+    friend bool operator==(Name a, std::string_view b) {
+        for (std::size_t i = 0; i < b.size(); ++i)
+            if (a.text_[i] != b[i] || b[i] == '\0') return false;
+        return a.text_[b.size()] == '\0';
+    }
+    friend bool operator==(Name a, const std::string& b) { return a == std::string_view(b); }
+    friend bool operator==(Name a, const char* b) { return std::strcmp(a.text_, b) == 0; }
+    friend auto operator<=>(Name a, Name b) { return a.view() <=> b.view(); }
 
 private:
-    constexpr explicit Name(std::string_view text) : text_(text) {}
-    std::string_view text_;
+    struct Held {}; // the text is static or interned (not a literal: that is the public constructor)
+    constexpr Name(Held, const char* text) : text_(text) {}
+    const char* text_ = "";
 };
 
 inline std::string operator+(const std::string& a, Name b) { return a + std::string(b.view()); }
@@ -150,6 +221,7 @@ struct Field {
     Value value;
     friend bool operator==(const Field&, const Field&) = default;
 };
+static_assert(sizeof(Field) == 48); // a face event's 19 fields stay within glibc's per-thread cache
 
 // One side's own evidence that a documented cause concerns part of an event: the registry flag of
 // the cause (divergences.hpp), the field, and the element of a list field (-1: the scalar field, or
