@@ -100,26 +100,22 @@ public:
         if (on_heap() ? n > heap_.capacity : n > kInline) to_heap(n);
     }
     void push_back(std::int64_t x) {
-        const std::uint32_t n = bits_ & ~kHeap;
-        if (!on_heap()) {
-            if (n < kInline && x == static_cast<std::int32_t>(x)) {
-                small_[n] = static_cast<std::int32_t>(x);
-                ++bits_;
-                return;
-            }
-            to_heap(std::max<std::size_t>(2 * std::size_t{n}, 16));
-        } else if (n == heap_.capacity) {
-            to_heap(2 * std::size_t{n});
+        // bits_ below kInline: the values are in place (no kHeap) with room for one more.
+        if (bits_ < kInline && x == static_cast<std::int32_t>(x)) {
+            small_[bits_++] = static_cast<std::int32_t>(x);
+            return;
         }
-        heap_.values[n] = x;
-        ++bits_;
+        push_back_slow(x);
     }
     std::vector<std::int64_t> to_vector() const { return {begin(), end()}; }
     friend bool operator==(const IntList& a, const IntList& b) {
         const std::size_t n = a.size();
         if (n != b.size()) return false;
-        if (!a.on_heap() && !b.on_heap())
-            return std::memcmp(a.small_, b.small_, n * sizeof(std::int32_t)) == 0;
+        if (!a.on_heap() && !b.on_heap()) {
+            for (std::size_t i = 0; i < n; ++i)
+                if (a.small_[i] != b.small_[i]) return false;
+            return true;
+        }
         for (std::size_t i = 0; i < n; ++i)
             if (a[i] != b[i]) return false;
         return true;
@@ -128,6 +124,16 @@ public:
 private:
     static constexpr std::uint32_t kHeap = 1u << 31; // in bits_: the values are on the heap
     bool on_heap() const { return (bits_ & kHeap) != 0; }
+    // A value that does not fit in place: the list moves to (or grows on) the heap first.
+    [[gnu::noinline]] void push_back_slow(std::int64_t x) {
+        const std::uint32_t n = bits_ & ~kHeap;
+        if (!on_heap())
+            to_heap(std::max<std::size_t>(2 * std::size_t{n}, 16));
+        else if (n == heap_.capacity)
+            to_heap(2 * std::size_t{n});
+        heap_.values[n] = x;
+        ++bits_;
+    }
     template <class It>
     void assign(It first, It last) {
         reserve(static_cast<std::size_t>(std::distance(first, last)));
@@ -152,7 +158,7 @@ private:
         if (o.on_heap()) {
             heap_ = o.heap_;
         } else {
-            std::memcpy(small_, o.small_, o.size() * sizeof(std::int32_t));
+            std::memcpy(small_, o.small_, sizeof small_); // a fixed size: a few moves, no call
         }
         o.bits_ = 0;
     }
