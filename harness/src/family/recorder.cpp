@@ -201,16 +201,28 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
     FaceVertices fvs = face_vertices_.read(m, fv, count);
     EventRecord e;
     e.kind = "face_draw";
-    set_fields(e, Field{"record", std::int64_t{top.record}}, Field{"path", path()},
-               Field{"offset", std::int64_t{op_at - program}},
-               Field{"opcode", std::int64_t{m.read_u8(op_at)}}, Field{"secondary", secondary_field},
-               Field{"clipped", clipped}, Field{"type", std::int64_t{type}},
-               Field{"material", std::move(material)}, Field{"vertices", std::move(vertices)},
-               Field{"texture", texture}, Field{"u", std::move(fvs.u)}, Field{"v", std::move(fvs.v)},
-               Field{"face_normal", face_normal}, Field{"vertex_normals", std::move(vertex_normals)},
-               Field{"face_level", std::int64_t{face_level}}, Field{"vertex_levels", std::move(fvs.levels)},
-               Field{"screen_x", std::move(fvs.sx)}, Field{"screen_y", std::move(fvs.sy)},
-               Field{"screen_z", std::move(fvs.sz)});
+    // Each field built in place (C++20 aggregate construction): no Field temporary to move.
+    auto& f = e.fields;
+    f.reserve(19);
+    f.emplace_back("record", std::int64_t{top.record});
+    f.emplace_back("path", path());
+    f.emplace_back("offset", std::int64_t{op_at - program});
+    f.emplace_back("opcode", std::int64_t{m.read_u8(op_at)});
+    f.emplace_back("secondary", secondary_field);
+    f.emplace_back("clipped", clipped);
+    f.emplace_back("type", std::int64_t{type});
+    f.emplace_back("material", std::move(material));
+    f.emplace_back("vertices", std::move(vertices));
+    f.emplace_back("texture", texture);
+    f.emplace_back("u", std::move(fvs.u));
+    f.emplace_back("v", std::move(fvs.v));
+    f.emplace_back("face_normal", face_normal);
+    f.emplace_back("vertex_normals", std::move(vertex_normals));
+    f.emplace_back("face_level", std::int64_t{face_level});
+    f.emplace_back("vertex_levels", std::move(fvs.levels));
+    f.emplace_back("screen_x", std::move(fvs.sx));
+    f.emplace_back("screen_y", std::move(fvs.sy));
+    f.emplace_back("screen_z", std::move(fvs.sz));
     e.key_fields = 3;
     e.excuses = witness_.witness(packet, fv, face_level);
     push(std::move(e));
@@ -279,26 +291,26 @@ void face_fields(const events::FaceDraw& f, std::vector<Field>& out) {
     const auto& n = events::kFaceDrawFields;
     out.reserve(n.size() - 1);
     auto list = [](const auto& xs) { return IntList(xs.begin(), xs.end()); };
-    out.push_back({Name::of_static(n[0]), std::int64_t{f.record}});
-    out.push_back({Name::of_static(n[1]), list(f.path)});
-    out.push_back({Name::of_static(n[2]), std::int64_t{f.offset}});
-    out.push_back({Name::of_static(n[3]), std::int64_t{f.opcode}});
-    out.push_back({Name::of_static(n[4]), f.secondary});
-    out.push_back({Name::of_static(n[5]), f.clipped});
-    out.push_back({Name::of_static(n[6]), std::int64_t{f.type}});
-    out.push_back({Name::of_static(n[7]), list(f.material)});
-    out.push_back({Name::of_static(n[8]), list(f.vertices)});
-    out.push_back({Name::of_static(n[9]), std::int64_t{f.texture}});
-    out.push_back({Name::of_static(n[10]), list(f.u)});
-    out.push_back({Name::of_static(n[11]), list(f.v)});
-    out.push_back({Name::of_static(n[12]), std::int64_t{f.face_normal}});
-    out.push_back({Name::of_static(n[13]), list(f.vertex_normals)});
-    out.push_back({Name::of_static(n[14]), std::int64_t{f.face_level}});
-    out.push_back({Name::of_static(n[15]), list(f.vertex_levels)});
+    out.emplace_back(Name::of_static(n[0]), std::int64_t{f.record});
+    out.emplace_back(Name::of_static(n[1]), list(f.path));
+    out.emplace_back(Name::of_static(n[2]), std::int64_t{f.offset});
+    out.emplace_back(Name::of_static(n[3]), std::int64_t{f.opcode});
+    out.emplace_back(Name::of_static(n[4]), f.secondary);
+    out.emplace_back(Name::of_static(n[5]), f.clipped);
+    out.emplace_back(Name::of_static(n[6]), std::int64_t{f.type});
+    out.emplace_back(Name::of_static(n[7]), list(f.material));
+    out.emplace_back(Name::of_static(n[8]), list(f.vertices));
+    out.emplace_back(Name::of_static(n[9]), std::int64_t{f.texture});
+    out.emplace_back(Name::of_static(n[10]), list(f.u));
+    out.emplace_back(Name::of_static(n[11]), list(f.v));
+    out.emplace_back(Name::of_static(n[12]), std::int64_t{f.face_normal});
+    out.emplace_back(Name::of_static(n[13]), list(f.vertex_normals));
+    out.emplace_back(Name::of_static(n[14]), std::int64_t{f.face_level});
+    out.emplace_back(Name::of_static(n[15]), list(f.vertex_levels));
     FaceVertices screen = screen_vertices(f.screen);
-    out.push_back({Name::of_static(n[16]), std::move(screen.sx)});
-    out.push_back({Name::of_static(n[17]), std::move(screen.sy)});
-    out.push_back({Name::of_static(n[18]), std::move(screen.sz)});
+    out.emplace_back(Name::of_static(n[16]), std::move(screen.sx));
+    out.emplace_back(Name::of_static(n[17]), std::move(screen.sy));
+    out.emplace_back(Name::of_static(n[18]), std::move(screen.sz));
     static_assert(events::kFaceDrawFields.size() == 20 && events::kFaceDrawFields[19] == "flags");
 }
 
