@@ -24,9 +24,6 @@ namespace refcheck::harness {
 
 namespace {
 
-// What ran, by side: `original_*` from the original's own events of the inputs whose streams
-// agreed (its face packets, its state switches and where they sent the walk), `reimpl_*` from the
-// reimplementation's (which also knows op 2's outcome from its winding).
 // A hash of a few integers (the sets below are only counted: no order is needed).
 struct IntsHash {
     static std::uint64_t mix(std::uint64_t h, std::uint64_t x) {
@@ -44,12 +41,15 @@ struct IntsHash {
     }
 };
 
+// What ran, by side: `original_*` from the original's own events of the inputs whose streams
+// agreed (its face packets, its state switches and where they sent the walk), `reimpl_*` from the
+// reimplementation's (which also knows op 2's outcome from its winding).
 struct ProgramMetrics {
     std::uint64_t inputs = 0, records = 0;
     using Pairs = std::unordered_set<std::pair<std::int64_t, std::int64_t>, IntsHash>;
     Pairs packets; // original: (record, offset)
     std::unordered_set<std::tuple<std::int64_t, std::int64_t, std::int64_t>, IntsHash>
-        cf_outcomes;       // (record, offset, next)
+        cf_outcomes;       // original: (record, offset, next)
     Pairs cf_instructions; // original: (record, offset)
     std::unordered_set<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>, IntsHash>
         reimpl_cf_cases; // ops 2-5
