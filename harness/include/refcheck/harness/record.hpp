@@ -225,6 +225,12 @@ inline std::string operator+(const char* a, Name b) { return a + std::string(b.v
 struct Field {
     Name name;
     Value value;
+    Field() = default;
+    // A constructor, not aggregate initialisation, so that vector::emplace_back builds a field in
+    // place with every compiler the project builds with (clang-14 has no parenthesised aggregate
+    // initialisation).
+    template <class V>
+    Field(Name n, V&& v) : name(n), value(std::forward<V>(v)) {}
     friend bool operator==(const Field&, const Field&) = default;
 };
 static_assert(sizeof(Field) == 48); // a face event's 19 fields stay within glibc's per-thread cache
