@@ -178,6 +178,10 @@ void run_program(CaseContext& ctx) {
 
     ProgramMetrics m;
     std::uint64_t unexplained_before = 0;
+    // The reimplementation's converted stream, its storage kept from input to input (EventStream).
+    ReusedSink sink;
+    EventStream reimpl_stream;
+    std::vector<const events::Event*> control_flow;
     if (ctx.probe) recorder.observe([&](std::size_t index) { ctx.probe->event(o, index); });
     for (const std::uint32_t record : select_records(c, models)) {
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
@@ -222,10 +226,10 @@ void run_program(CaseContext& ctx) {
             for (const auto& call : calls) {
                 const std::string input = "record " + std::to_string(record) + " null " + call.argument;
                 if (!ctx.selected(input)) continue;
-                events::VectorSink sink;
+                events::VectorSink null_sink;
                 in_phase(Phase::reimpl, [&] {
                     interpreter.draw(call.instance ? root_p : nullptr, call.camera ? camera_p : nullptr,
-                                     call.light ? light_p : nullptr, 0, sink);
+                                     call.light ? light_p : nullptr, 0, null_sink);
                 });
                 recorder.begin(record, call.guest[0]);
                 const auto r = o.call("draw_3d_object_", {call.guest[0], call.guest[1], call.guest[2], 0});
@@ -233,9 +237,11 @@ void run_program(CaseContext& ctx) {
                     throw OriginalFailed("draw_3d_object_ faulted with a null " + std::string(call.argument) +
                                          ": " + r.fault->message);
                 const std::string routine = std::string("draw_3d_object_(null ") + call.argument + ")";
-                std::vector<EventRecord> original = recorder.take(), reimpl_events;
-                std::vector<const events::Event*> control_flow;
-                convert_reimpl(sink.events(), reimpl_events, control_flow);
+                std::vector<EventRecord> original = recorder.events();
+                EventStream converted;
+                std::vector<const events::Event*> null_control_flow;
+                convert_reimpl(null_sink.events(), converted, null_control_flow);
+                std::vector<EventRecord> reimpl_events = converted.events();
                 original.push_back(rejection_event(routine, 0));
                 reimpl_events.push_back(rejection_event(routine, 0));
                 ctx.events += original.size() + reimpl_events.size();
@@ -253,7 +259,7 @@ void run_program(CaseContext& ctx) {
                     ++m.inputs;
                     // The reimplementation first: where its frame carries a cause the case allows,
                     // the original's draw is watched for its own evidence of it (FaceWitness).
-                    events::VectorSink sink;
+                    sink.clear();
                     reimpl::Light light = lights[li];
                     if (swap_light) std::swap(light.direction[0], light.direction[2]);
                     in_phase(Phase::reimpl, [&] {
@@ -275,11 +281,12 @@ void run_program(CaseContext& ctx) {
                     if (ctx.probe) ctx.probe->end(o);
                     const std::vector<std::uint8_t> original_taint = recorder.witness().take_taint();
                     if (watched) recorder.witness().arm(0);
-                    const std::vector<EventRecord> original = recorder.take();
+                    const std::vector<EventRecord>& original = recorder.events();
 
-                    std::vector<EventRecord> reimpl_events;
-                    std::vector<const events::Event*> control_flow;
-                    convert_reimpl(sink.events(), reimpl_events, control_flow);
+                    reimpl_stream.clear();
+                    control_flow.clear();
+                    convert_reimpl(sink.events(), reimpl_stream, control_flow);
+                    const std::vector<EventRecord>& reimpl_events = reimpl_stream.events();
                     if (ctx.probe) ctx.probe->streams(original, reimpl_events, sink.events());
 
                     ctx.events += original.size() + reimpl_events.size();

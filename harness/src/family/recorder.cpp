@@ -11,30 +11,27 @@ namespace {
 
 constexpr std::uint32_t kHeaderProgram = 0x3c; // hdr.program (relocated by the loader)
 
-// The fields moved in, each once (an initializer list would copy every one).
-template <class... Fields>
-void set_fields(EventRecord& e, Fields&&... fields) {
-    e.fields.clear();
-    e.fields.reserve(sizeof...(Fields));
-    (e.fields.push_back(std::forward<Fields>(fields)), ...);
-}
-
-EventRecord control_event(std::int64_t record, IntList path, std::int64_t offset, std::int64_t opcode,
-                          std::int64_t next) {
-    EventRecord e;
+// The fields built in place on `e`, whose field vector keeps its capacity from event to event
+// (EventStream): no Field temporary, and no allocation once the stream has run.
+void control_event(EventRecord& e, std::int64_t record, IntList path, std::int64_t offset,
+                   std::int64_t opcode, std::int64_t next) {
     e.kind = "control_flow";
-    set_fields(e, Field{"record", record}, Field{"path", std::move(path)}, Field{"offset", offset},
-               Field{"opcode", opcode}, Field{"next", next});
+    e.fields.reserve(5);
+    e.fields.emplace_back("record", record);
+    e.fields.emplace_back("path", std::move(path));
+    e.fields.emplace_back("offset", offset);
+    e.fields.emplace_back("opcode", opcode);
+    e.fields.emplace_back("next", next);
     e.key_fields = 3;
-    return e;
 }
 
-EventRecord winding_event(std::int64_t record, IntList path, std::int64_t w) {
-    EventRecord e;
+void winding_event(EventRecord& e, std::int64_t record, IntList path, std::int64_t w) {
     e.kind = "winding_decision";
-    set_fields(e, Field{"record", record}, Field{"path", std::move(path)}, Field{"winding", w});
+    e.fields.reserve(3);
+    e.fields.emplace_back("record", record);
+    e.fields.emplace_back("path", std::move(path));
+    e.fields.emplace_back("winding", w);
     e.key_fields = 2;
-    return e;
 }
 
 } // namespace
@@ -147,14 +144,12 @@ void Recorder::begin(std::uint32_t record, std::uint32_t instance) {
     events_.clear();
 }
 
-std::vector<EventRecord> Recorder::take() { return std::exchange(events_, {}); }
-
 IntList Recorder::path() const { return slots_; }
 
-void Recorder::push(EventRecord e) {
-    if (!o_.admit_event()) return; // past the case's events_per_call: the call is being stopped
+EventRecord* Recorder::append() {
+    if (!o_.admit_event()) return nullptr; // past the case's events_per_call: the call is being stopped
     if (observer_) observer_(events_.size());
-    events_.push_back(std::move(e));
+    return &events_.append();
 }
 
 void Recorder::face(emu::Machine& m, const FaceArgs& args) {
@@ -199,10 +194,12 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
         }
     }
     FaceVertices fvs = face_vertices_.read(m, fv, count);
-    EventRecord e;
-    e.kind = "face_draw";
-    // Each field built in place (C++20 aggregate construction): no Field temporary to move.
-    auto& f = e.fields;
+    std::vector<Excuse> excuses = witness_.witness(packet, fv, face_level);
+    EventRecord* e = append();
+    if (!e) return;
+    e->kind = "face_draw";
+    // Each field built in place: no Field temporary to move.
+    auto& f = e->fields;
     f.reserve(19);
     f.emplace_back("record", std::int64_t{top.record});
     f.emplace_back("path", path());
@@ -223,12 +220,13 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
     f.emplace_back("screen_x", std::move(fvs.sx));
     f.emplace_back("screen_y", std::move(fvs.sy));
     f.emplace_back("screen_z", std::move(fvs.sz));
-    e.key_fields = 3;
-    e.excuses = witness_.witness(packet, fv, face_level);
-    push(std::move(e));
+    e->key_fields = 3;
+    if (!excuses.empty()) e->excuses = std::move(excuses); // an empty one would drop the spare's capacity
 }
 
-void Recorder::winding(std::int32_t w) { push(winding_event(frames_.back().record, path(), w)); }
+void Recorder::winding(std::int32_t w) {
+    if (EventRecord* e = append()) winding_event(*e, frames_.back().record, path(), w);
+}
 
 void Recorder::control(std::uint32_t next) {
     if (switches_.empty()) return;
@@ -237,8 +235,9 @@ void Recorder::control(std::uint32_t next) {
     emu::Machine& m = o_.machine();
     const std::uint32_t model = m.read_u32(frames_.back().instance + off_inst_model_);
     const std::uint32_t program = m.read_u32(model + kHeaderProgram);
-    push(control_event(frames_.back().record, path(), op - program, m.read_u8(op),
-                       next ? std::int64_t{next} - program : -1));
+    if (EventRecord* e = append())
+        control_event(*e, frames_.back().record, path(), op - program, m.read_u8(op),
+                      next ? std::int64_t{next} - program : -1);
 }
 
 void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
@@ -254,13 +253,17 @@ void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
     for (int i = 0; i < 9; ++i)
         rotation.push_back(static_cast<std::int32_t>(m.read_u32(child + off_inst_rotation_ + 4 * i)));
     const std::uint32_t record = m.read_u32(child + off_inst_record_);
-    EventRecord e;
-    e.kind = "attached_draw";
-    set_fields(e, Field{"record", std::int64_t{frames_.back().record}}, Field{"path", path()},
-               Field{"slot", std::int64_t{slot}}, Field{"model", std::int64_t{record}},
-               Field{"position", std::move(position)}, Field{"rotation", std::move(rotation)});
-    e.key_fields = 3;
-    push(std::move(e));
+    if (EventRecord* e = append()) {
+        e->kind = "attached_draw";
+        e->fields.reserve(6);
+        e->fields.emplace_back("record", std::int64_t{frames_.back().record});
+        e->fields.emplace_back("path", path());
+        e->fields.emplace_back("slot", std::int64_t{slot});
+        e->fields.emplace_back("model", std::int64_t{record});
+        e->fields.emplace_back("position", std::move(position));
+        e->fields.emplace_back("rotation", std::move(rotation));
+        e->key_fields = 3;
+    }
     frames_.push_back({record, child, true});
     slots_.push_back(slot);
 }
@@ -316,19 +319,18 @@ void face_fields(const events::FaceDraw& f, std::vector<Field>& out) {
 
 } // namespace
 
-void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecord>& out,
+void convert_reimpl(const std::vector<events::Event>& in, EventStream& out,
                     std::vector<const events::Event*>& control_flow) {
-    out.reserve(out.size() + in.size());
     for (const auto& ev : in) {
+        EventRecord& e = out.append();
         if (const auto* c = std::get_if<events::ControlFlow>(&ev)) {
             // Compared as the original shows it: where the walk goes next (value, taken and target
             // are the reimplementation's own diagnostics).
             control_flow.push_back(&ev);
-            out.push_back(control_event(c->record, IntList(c->path.begin(), c->path.end()), c->offset,
-                                        c->opcode, c->next));
+            control_event(e, c->record, IntList(c->path.begin(), c->path.end()), c->offset, c->opcode,
+                          c->next);
             continue;
         }
-        EventRecord e;
         e.kind = Name::of_static(events::kind_name(ev));
         if (const auto* f = std::get_if<events::FaceDraw>(&ev)) {
             face_fields(*f, e.fields);
@@ -353,7 +355,6 @@ void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecor
             std::holds_alternative<events::FaceDraw>(ev) || std::holds_alternative<events::AttachedDraw>(ev)
                 ? 3
                 : 2;
-        out.push_back(std::move(e));
     }
 }
 

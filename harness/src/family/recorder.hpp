@@ -4,6 +4,7 @@
 // calls attached_draw events, with the instance path kept on a stack.
 #pragma once
 
+#include "family/event_stream.hpp"
 #include "family/face_witness.hpp"
 #include "refcheck/harness/original.hpp"
 #include "refcheck/harness/record.hpp"
@@ -53,7 +54,8 @@ public:
     // The original's evidence (excuses on face events; the per-pixel taint of frames).
     FaceWitness& witness() { return witness_; }
     void begin(std::uint32_t record, std::uint32_t instance);
-    std::vector<EventRecord> take();
+    // The events recorded since begin(); valid until the next begin() (their storage is reused).
+    const std::vector<EventRecord>& events() const { return events_.events(); }
     // Called from the hook that records an event, just before event #index of the input is
     // appended (bisect's probe; empty on a default run).
     void observe(std::function<void(std::size_t index)> fn) { observer_ = std::move(fn); }
@@ -77,7 +79,9 @@ private:
     void attach_enter(std::uint32_t parent, std::uint32_t slot);
     void attach_leave();
     IntList path() const;
-    void push(EventRecord e);
+    // A blank event at the end of the input's stream, or null past the case's events_per_call (the
+    // call is then being stopped).
+    EventRecord* append();
 
     Original& o_;
     FaceWitness witness_;
@@ -87,7 +91,7 @@ private:
     IntList slots_;
     std::vector<std::uint8_t> bytes_;     // guest bytes of a packet, reused: no allocation per face
     std::vector<std::uint32_t> switches_; // state-switch instructions in progress (op_ifmask...)
-    std::vector<EventRecord> events_;
+    EventStream events_;
     std::function<void(std::size_t)> observer_;
 };
 
@@ -96,7 +100,7 @@ private:
 // the evidence as excuses (missing normals per level, grid rounding). Control-flow events (ops 3,
 // 4, 5) are compared as {record, path, offset, opcode, next}, what the original's state switches
 // show; the full events are also returned separately.
-void convert_reimpl(const std::vector<events::Event>& in, std::vector<EventRecord>& out,
+void convert_reimpl(const std::vector<events::Event>& in, EventStream& out,
                     std::vector<const events::Event*>& control_flow);
 
 } // namespace refcheck::harness
