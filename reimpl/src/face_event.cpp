@@ -76,6 +76,7 @@ events::FaceDraw face_event(const Packet& p, const FaceContext& ctx) {
     if (const auto n = p.face_normal()) e.face_normal = *n;
     e.vertex_normals.assign(p.normals.begin(), p.normals.end());
     bool visible = true;
+    e.screen.reserve(p.vertices.size()); // one allocation, not one per doubling
     for (std::uint8_t index : p.vertices) {
         const ScreenPoint& s = ctx.screen[index];
         e.screen.push_back({s.sx, s.sy, s.z});

@@ -28,13 +28,23 @@ Comparator::Comparator(CompareOptions options) : options_(std::move(options)) {}
 
 namespace {
 
+// Value equality with the integer and list alternatives (nearly every field) tested directly, not
+// through std::variant's generic visit.
+bool same_value(const Value& a, const Value& b) {
+    if (a.index() != b.index()) return false;
+    if (const auto* x = std::get_if<std::int64_t>(&a)) return *x == *std::get_if<std::int64_t>(&b);
+    if (const auto* x = std::get_if<IntList>(&a)) return *x == *std::get_if<IntList>(&b);
+    if (const auto* x = std::get_if<bool>(&a)) return *x == *std::get_if<bool>(&b);
+    return a == b;
+}
+
 std::vector<FieldDiff> diff_fields(const EventRecord& a, const EventRecord& b) {
     // The common case first: both sides list the same fields in the same order (as every family
     // builds them) with the same values. Nothing differs, and no field is looked up by name.
     if (a.fields.size() == b.fields.size()) {
         bool same = true;
         for (std::size_t i = 0; same && i < a.fields.size(); ++i)
-            same = a.fields[i].value == b.fields[i].value && a.fields[i].name == b.fields[i].name;
+            same = same_value(a.fields[i].value, b.fields[i].value) && a.fields[i].name == b.fields[i].name;
         if (same) return {};
     }
     std::vector<FieldDiff> out;

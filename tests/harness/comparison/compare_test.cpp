@@ -31,6 +31,38 @@ TEST(Compare, IdenticalStreamsMatch) {
     EXPECT_FALSE(c.first_unexplained());
 }
 
+// Every kind of value is compared by its alternative and its contents: an integer 1 is not the
+// boolean true (the recorder's `secondary` holds the flags word when it disagrees with the routine
+// called), a list held in place equals the same list on the heap, and each alternative's difference
+// is found.
+TEST(Compare, EachKindOfValueDiffersByAlternativeAndByContent) {
+    const auto event = [](Value v) {
+        EventRecord e;
+        e.kind = "face";
+        e.fields = {{"offset", std::int64_t{4}}, {"secondary", std::move(v)}};
+        e.key_fields = 1;
+        return e;
+    };
+    const auto differs = [&](Value a, Value b) {
+        Comparator c({});
+        c.compare("r", {event(std::move(a))}, {event(std::move(b))});
+        return c.counts().unexplained == 1 && c.counts().changed == 1;
+    };
+    EXPECT_TRUE(differs(std::int64_t{1}, true));
+    EXPECT_TRUE(differs(true, std::int64_t{1}));
+    EXPECT_TRUE(differs(true, false));
+    EXPECT_TRUE(differs(std::int64_t{1}, std::int64_t{3}));
+    EXPECT_TRUE(differs(std::string("a"), std::string("b")));
+    EXPECT_TRUE(differs(IntList{1, 2}, IntList{1, 3}));
+    EXPECT_TRUE(differs(IntList{1, 2}, std::string("[1,2]")));
+    EXPECT_FALSE(differs(true, true));
+    EXPECT_FALSE(differs(std::int64_t{-5}, std::int64_t{-5}));
+    EXPECT_FALSE(differs(std::string("a"), std::string("a")));
+    const std::vector<std::int64_t> seven = {1, 2, 3, 4, 5, 6, 7}; // on the heap (more than 6)
+    EXPECT_FALSE(differs(IntList(seven.begin(), seven.end()), IntList(seven.begin(), seven.end())));
+    EXPECT_TRUE(differs(IntList{1, 2}, IntList{std::int64_t{1} << 40, 2}));
+}
+
 TEST(Compare, FieldMismatchIsUnexplainedWithoutFlag) {
     Comparator c({{"missing_normal"}, 0, 5, 64});
     std::vector<EventRecord> a = {face(0, 3), face(10, 4), face(20, 5)};

@@ -209,7 +209,9 @@ public:
         return a.text_[b.size()] == '\0';
     }
     friend bool operator==(Name a, const std::string& b) { return a == std::string_view(b); }
-    friend bool operator==(Name a, const char* b) { return std::strcmp(a.text_, b) == 0; }
+    // A literal compared with a name made from the same literal is usually the same address (the
+    // linker merges equal literals): no character is read then.
+    friend bool operator==(Name a, const char* b) { return a.text_ == b || std::strcmp(a.text_, b) == 0; }
     friend auto operator<=>(Name a, Name b) { return a.view() <=> b.view(); }
 
 private:
