@@ -299,6 +299,9 @@ bool holds(const PredicateCondition& c, const EventRecord& a, const EventRecord&
     if (const auto* n = std::get_if<std::int64_t>(v)) return compare_int(c, *n);
     if (const auto* t = std::get_if<bool>(v)) return compare_int(c, *t ? 1 : 0);
     if (const auto* s = std::get_if<std::string>(v)) {
+        // Only a string condition compares text: `type = 3` is not satisfied by a string field
+        // (whose comparison word would be empty, and so equal to an empty string).
+        if (c.type != FieldType::String) return false;
         switch (c.op) {
             case Op::Eq: return *s == c.word;
             case Op::Ne: return *s != c.word;
@@ -372,10 +375,18 @@ RulePredicate parse_predicate(std::string_view text) {
 }
 
 namespace {
-bool conditions_hold(const PredicateAlternative& a, const EventRecord& original, const EventRecord& reimpl) {
-    for (const auto& c : a.conditions)
-        if (!holds(c, original, reimpl)) return false;
+bool conditions_hold(const PredicateAlternative& a, const EventRecord& original, const EventRecord& reimpl,
+                     std::size_t from = 0) {
+    for (std::size_t i = from; i < a.conditions.size(); ++i)
+        if (!holds(a.conditions[i], original, reimpl)) return false;
     return true;
+}
+
+// Whether a condition is `FIELD = N` on an integer or boolean field: what holds() then decides from
+// the field's value alone (an integer equal to N, or a boolean whose 0 or 1 is N).
+bool indexable(const PredicateCondition& c) {
+    return c.op == Op::Eq && c.scope == Scope::Value &&
+           (c.type == FieldType::Int || c.type == FieldType::Bool);
 }
 } // namespace
 
@@ -385,10 +396,26 @@ bool satisfies(const PredicateAlternative& a, const EventRecord& original, const
 }
 
 ExerciseCounter::ExerciseCounter(std::vector<std::pair<std::string, const RulePredicate*>> rules)
-    : rules_(std::move(rules)), counts_(rules_.size(), 0) {
+    : rules_(std::move(rules)), counts_(rules_.size(), 0), counted_at_(rules_.size(), 0) {
     for (std::size_t r = 0; r < rules_.size(); ++r)
-        for (const auto& a : rules_[r].second->alternatives)
-            if (a.source == PredicateAlternative::Source::Event) by_kind_[a.name].push_back({r, &a});
+        for (const auto& a : rules_[r].second->alternatives) {
+            if (a.source != PredicateAlternative::Source::Event) continue;
+            KindWatches& k = by_kind_[a.name];
+            const Watch w{r, &a};
+            if (a.conditions.empty() || !indexable(a.conditions.front())) {
+                k.general.push_back(w);
+                continue;
+            }
+            const PredicateCondition& first = a.conditions.front();
+            auto g = std::find_if(k.by_value.begin(), k.by_value.end(),
+                                  [&](const ByValue& b) { return b.field.field == first.field; });
+            if (g == k.by_value.end()) {
+                g = k.by_value.insert(k.by_value.end(), ByValue{});
+                g->field = first; // its field, and where parsing found it
+            }
+            g->watches[first.number].push_back(w);
+            g->all.push_back(w);
+        }
 }
 
 void ExerciseCounter::observe(const EventRecord& original, const EventRecord& reimpl) {
@@ -417,13 +444,32 @@ void ExerciseCounter::observe(const EventRecord& original, const EventRecord& re
 void ExerciseCounter::count(const EventRecord& original, const EventRecord& reimpl) {
     if (!last_ || original.kind != last_kind_) {
         const auto it = by_kind_.find(original.kind.view());
-        static const std::vector<Watch> kNone;
+        static const KindWatches kNone;
         last_ = it == by_kind_.end() ? &kNone : &it->second;
         last_kind_ = original.kind;
     }
     // The watches of this kind's event alternatives (by_kind_): the kind needs no second compare.
-    for (const Watch& w : *last_)
-        if (conditions_hold(*w.alternative, original, reimpl)) ++counts_[w.rule];
+    for (const Watch& w : last_->general)
+        if (conditions_hold(*w.alternative, original, reimpl)) bump(w.rule);
+    for (const ByValue& g : last_->by_value) {
+        const Value* v = field_of(g.field, original);
+        if (!v) continue; // no such field: no `FIELD = N` holds
+        std::int64_t n = 0;
+        if (const auto* i = std::get_if<std::int64_t>(v)) {
+            n = *i;
+        } else if (const auto* b = std::get_if<bool>(v)) {
+            n = *b ? 1 : 0;
+        } else {
+            // A value of another type: holds() decides, condition by condition, as for any watch.
+            for (const Watch& w : g.all)
+                if (conditions_hold(*w.alternative, original, reimpl)) bump(w.rule);
+            continue;
+        }
+        const auto it = g.watches.find(n);
+        if (it == g.watches.end()) continue;
+        for (const Watch& w : it->second)
+            if (conditions_hold(*w.alternative, original, reimpl, 1)) bump(w.rule);
+    }
 }
 
 ojson ExerciseCounter::json(const ojson& report) const {

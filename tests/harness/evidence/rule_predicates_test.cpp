@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <random>
 
 using namespace refcheck::harness;
 namespace fs = std::filesystem;
@@ -147,8 +148,12 @@ TEST(RulePredicates, EventsSatisfyExactlyThePredicatesTheirFieldsFit) {
     EXPECT_FALSE(holds("event face_draw flag tex_right_edge", textured, textured));
     EXPECT_FALSE(holds("event face_draw noflag tex_right_edge", textured, flagged));
     EXPECT_TRUE(holds("event face_draw noflag tex_right_edge", textured, textured));
-    // A field an event lacks satisfies nothing.
+    // A field an event lacks satisfies nothing, nor one holding text where the rule compares numbers.
     EXPECT_FALSE(holds("event face_draw face_level = 31", textured));
+    EventRecord text_type = textured;
+    text_type.fields[6].value = std::string();
+    EXPECT_FALSE(holds("event face_draw type = 0", text_type));
+    EXPECT_FALSE(holds("event face_draw type != 8", text_type));
 }
 
 TEST(RulePredicates, TheCounterCountsMatchedEventsFramesAndRoutines) {
@@ -184,6 +189,63 @@ TEST(RulePredicates, TheCounterCountsMatchedEventsFramesAndRoutines) {
     EXPECT_EQ(j.at("r"), 4);
     EXPECT_EQ(j.at("n"), 0);
     EXPECT_EQ(counter.matched(), 7u);
+}
+
+// The counter indexes `FIELD = N` watches by N (rule_predicates.cpp): its counts must be, rule by
+// rule, how many of the matched events satisfy the predicate, as satisfies() decides for each, with
+// values of every type in the indexed fields (the recorder's `secondary` holds the flags word when it
+// disagrees with the routine called; a list or a string where an integer is expected; a field absent).
+TEST(RulePredicates, TheCounterCountsWhatSatisfiesDecidesEventByEvent) {
+    const std::vector<std::string> texts = {
+        "event face_draw type = 3",
+        "event face_draw type = 4",
+        "event face_draw type = 4 and opcode = 1",
+        "event face_draw type = 9 and clipped = true and noflag missing_normal",
+        "event face_draw type = 0",
+        "event face_draw type = -1",
+        "event face_draw clipped = true",
+        "event face_draw clipped = false and type = 3",
+        "event face_draw secondary = true",
+        "event face_draw secondary = false or event face_draw type = 4",
+        "event face_draw opcode = 1 and len vertices < 3",
+        "event face_draw type in 3..5",
+        "event face_draw",
+    };
+    std::vector<RulePredicate> predicates;
+    for (const auto& t : texts) predicates.push_back(parse_predicate(t));
+    std::vector<std::pair<std::string, const RulePredicate*>> rules;
+    for (std::size_t r = 0; r < predicates.size(); ++r)
+        rules.emplace_back("r" + std::to_string(r), &predicates[r]);
+    ExerciseCounter counter(rules);
+    std::vector<std::uint64_t> expected(rules.size(), 0);
+
+    std::mt19937 rng(17);
+    for (int i = 0; i < 4000; ++i) {
+        EventRecord e = face(static_cast<std::int64_t>(rng() % 12) - 1, rng() % 2,
+                             std::vector<std::int64_t>(rng() % 5, 1), rng() % 2 == 0);
+        switch (rng() % 8) {
+            case 0:
+                e.fields[4].value = static_cast<std::int64_t>(rng() % 3);
+                break;                                                       // secondary as a flags word
+            case 1: e.fields[6].value = std::vector<std::int64_t>{3}; break; // type as a list
+            case 2: e.fields[6].value = std::string(); break;                // type as an empty string
+            case 3: e.fields.erase(e.fields.begin() + 6); break;             // no type
+            case 4: std::swap(e.fields[5], e.fields[6]); break;              // fields out of their order
+            default: break;
+        }
+        if (rng() % 4 == 0) e.flags = static_cast<std::uint32_t>(refcheck::events::FaceFlag::MissingNormal);
+        counter.observe(e, e);
+        for (std::size_t r = 0; r < rules.size(); ++r) {
+            bool any = false;
+            for (const auto& alt : predicates[r].alternatives) any = any || satisfies(alt, e, e);
+            expected[r] += any ? 1 : 0;
+        }
+    }
+    const ojson j = counter.json(ojson::object());
+    for (std::size_t r = 0; r < rules.size(); ++r) {
+        EXPECT_EQ(j.at(rules[r].first).get<std::uint64_t>(), expected[r]) << texts[r];
+        EXPECT_GT(expected[r], 0u) << texts[r] << ": the test must exercise every rule";
+    }
 }
 
 // Runs on the small archives: a program case that selects no record compares nothing and proves

@@ -39,6 +39,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -120,14 +121,34 @@ private:
         std::size_t rule;
         const PredicateAlternative* alternative;
     };
+    // The watches of one event kind. Those whose first condition is `FIELD = N` on an integer or
+    // boolean field are indexed by FIELD and N: the field is read once per event and only the
+    // watches of its value are tried, from their second condition on (a face event used to try each
+    // of the 22 `type = N` rules). The others are tried in full.
+    struct ByValue {
+        PredicateCondition field;                                     // FIELD's lookup (its slot cache)
+        std::unordered_map<std::int64_t, std::vector<Watch>> watches; // by N
+        std::vector<Watch> all;                                       // for a value of another type
+    };
+    struct KindWatches {
+        std::vector<Watch> general;
+        std::vector<ByValue> by_value;
+    };
     std::vector<std::pair<std::string, const RulePredicate*>> rules_;
     std::vector<std::uint64_t> counts_;
-    std::map<std::string, std::vector<Watch>, std::less<>> by_kind_;
+    std::map<std::string, KindWatches, std::less<>> by_kind_;
     Name last_kind_;
-    const std::vector<Watch>* last_ = nullptr;
+    const KindWatches* last_ = nullptr;
     std::uint64_t matched_ = 0;
-    std::uint64_t face_types_ = 0; // bit t: a matched face_draw of type t since the last frame
+    std::uint64_t face_types_ = 0;          // bit t: a matched face_draw of type t since the last frame
+    std::vector<std::uint64_t> counted_at_; // per rule: the matched_ of the event it last counted
     void count(const EventRecord& original, const EventRecord& reimpl);
+    // Counts `rule` for the event being observed, once however many of its alternatives it satisfies.
+    void bump(std::size_t rule) {
+        if (counted_at_[rule] == matched_) return;
+        counted_at_[rule] = matched_;
+        ++counts_[rule];
+    }
 };
 
 } // namespace refcheck::harness
