@@ -178,7 +178,8 @@ void run_program(CaseContext& ctx) {
 
     ProgramMetrics m;
     std::uint64_t unexplained_before = 0;
-    // The reimplementation's converted stream, its storage kept from input to input (EventStream).
+    // The reimplementation's events, raw and converted, their storage kept from input to input
+    // (ReusedSink, EventStream); the null-argument inputs use them too.
     ReusedSink sink;
     EventStream reimpl_stream;
     std::vector<const events::Event*> control_flow;
@@ -226,10 +227,10 @@ void run_program(CaseContext& ctx) {
             for (const auto& call : calls) {
                 const std::string input = "record " + std::to_string(record) + " null " + call.argument;
                 if (!ctx.selected(input)) continue;
-                events::VectorSink null_sink;
+                sink.clear();
                 in_phase(Phase::reimpl, [&] {
                     interpreter.draw(call.instance ? root_p : nullptr, call.camera ? camera_p : nullptr,
-                                     call.light ? light_p : nullptr, 0, null_sink);
+                                     call.light ? light_p : nullptr, 0, sink);
                 });
                 recorder.begin(record, call.guest[0]);
                 const auto r = o.call("draw_3d_object_", {call.guest[0], call.guest[1], call.guest[2], 0});
@@ -238,10 +239,10 @@ void run_program(CaseContext& ctx) {
                                          ": " + r.fault->message);
                 const std::string routine = std::string("draw_3d_object_(null ") + call.argument + ")";
                 std::vector<EventRecord> original = recorder.events();
-                EventStream converted;
-                std::vector<const events::Event*> null_control_flow;
-                convert_reimpl(null_sink.events(), converted, null_control_flow);
-                std::vector<EventRecord> reimpl_events = converted.events();
+                reimpl_stream.clear();
+                control_flow.clear();
+                convert_reimpl(sink.events(), reimpl_stream, control_flow);
+                std::vector<EventRecord> reimpl_events = reimpl_stream.events();
                 original.push_back(rejection_event(routine, 0));
                 reimpl_events.push_back(rejection_event(routine, 0));
                 ctx.events += original.size() + reimpl_events.size();
