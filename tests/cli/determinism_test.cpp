@@ -50,29 +50,5 @@ TEST_F(DeterminismTest, SameDivergentRunTwiceGivesByteIdenticalOutputs) {
     EXPECT_TRUE(read_json(path("first/small-program.json")).contains("first_unexplained"));
 }
 
-// Work below the case (harness/src/run/case_part.hpp): with more than one job, a large program case
-// runs as parts over its records and is finished from their states. Its outputs are those of the
-// unsplit run (--jobs 1), byte for byte, coverage (drcov) included.
-TEST_F(DeterminismTest, CasesSplitBelowTheCaseGiveTheUnsplitOutputs) {
-    const std::string files = join({shipped_case("program-lights"), shipped_case("program-grid-close")});
-    expect_same_outputs("run " + files + " --data " + quote(kSmallData), 0);
-    EXPECT_TRUE(tree(path("first")).count("program-lights/coverage.drcov"));
-}
-
-// A split case whose parts cannot be merged (here a part's worker dies) runs again whole: its report
-// is the unsplit run's, naming the whole case's first input.
-TEST_F(DeterminismTest, ASplitCaseWhosePartCrashedReportsAsTheUnsplitRun) {
-    const std::string args =
-        "run " + shipped_case("program-lights").string() + " --data " + quote(kSmallData);
-    const std::string crash = "REFCHECK_TEST_WORKER_CRASH=program-lights:segv";
-    for (const std::string jobs : {"1", "3"}) {
-        const Result r = refcheck(args + " --out j" + jobs + " --jobs " + jobs, crash);
-        ASSERT_EQ(r.code, 2) << r.out << r.err;
-    }
-    const ojson one = read_json(path("j1/program-lights.json"));
-    EXPECT_EQ(one.at("status"), "error");
-    EXPECT_EQ(read_json(path("j3/program-lights.json")).dump(2), one.dump(2));
-}
-
 } // namespace
 } // namespace refcheck::cli_test

@@ -9,7 +9,6 @@
 #include "family/placement.hpp"
 #include "family/recorder.hpp"
 #include "family/selection.hpp"
-#include "run/case_part.hpp"
 
 #include "refcheck/reimpl/construction.hpp"
 #include "refcheck/reimpl/interpreter.hpp"
@@ -19,9 +18,7 @@
 #include <algorithm>
 #include <optional>
 #include <unordered_set>
-#include <stdexcept>
 #include <tuple>
-#include <type_traits>
 
 namespace refcheck::harness {
 
@@ -57,43 +54,6 @@ struct ProgramMetrics {
     std::unordered_set<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>, IntsHash>
         reimpl_cf_cases; // ops 2-5
 };
-
-// A split case's part hands its metrics to the finish (run/case_part.hpp): the counts, and the
-// seen-sets as flat lists of integers (their union is the unsplit run's set).
-template <class Set>
-ojson flat(const Set& set) {
-    ojson out = ojson::array();
-    for (const auto& e : set) std::apply([&](auto... v) { (out.push_back(v), ...); }, e);
-    return out;
-}
-template <class Set, std::size_t N>
-void unflatten(const ojson& flat, Set& set) {
-    if (flat.size() % N)
-        throw std::runtime_error("part_state: a seen-set's list is not in tuples of " + std::to_string(N));
-    for (std::size_t i = 0; i < flat.size(); i += N) {
-        typename Set::value_type e;
-        std::size_t k = i;
-        std::apply([&](auto&... v) { ((v = flat.at(k++).get<std::remove_reference_t<decltype(v)>>()), ...); },
-                   e);
-        set.insert(e);
-    }
-}
-ojson part_json(const ProgramMetrics& m) {
-    return {{"records", m.records},
-            {"inputs", m.inputs},
-            {"packets", flat(m.packets)},
-            {"cf_outcomes", flat(m.cf_outcomes)},
-            {"cf_instructions", flat(m.cf_instructions)},
-            {"reimpl_cf_cases", flat(m.reimpl_cf_cases)}};
-}
-void absorb(ProgramMetrics& m, const ojson& j) {
-    m.records += j.at("records").get<std::uint64_t>();
-    m.inputs += j.at("inputs").get<std::uint64_t>();
-    unflatten<ProgramMetrics::Pairs, 2>(j.at("packets"), m.packets);
-    unflatten<decltype(m.cf_outcomes), 3>(j.at("cf_outcomes"), m.cf_outcomes);
-    unflatten<ProgramMetrics::Pairs, 2>(j.at("cf_instructions"), m.cf_instructions);
-    unflatten<decltype(m.reimpl_cf_cases), 3>(j.at("reimpl_cf_cases"), m.reimpl_cf_cases);
-}
 
 std::int64_t int_field(const EventRecord& e, std::string_view name) {
     const Value* v = e.find(name);
@@ -224,12 +184,7 @@ void run_program(CaseContext& ctx) {
     EventStream reimpl_stream;
     std::vector<const events::Event*> control_flow;
     if (ctx.probe) recorder.observe([&](std::size_t index) { ctx.probe->event(o, index); });
-    // A split case's part compares the inputs of its share of the records; the finish none.
-    const CasePart* part = case_part();
-    const std::vector<std::uint32_t> records = select_records(c, models);
-    for (std::size_t ri = 0; ri < records.size(); ++ri) {
-        const std::uint32_t record = records[ri];
-        if (part && !part->owns(ri, records.size())) continue;
+    for (const std::uint32_t record : select_records(c, models)) {
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
         ++m.records;
         // abi.null: with "null_arguments", construct_3d_object_'s null position and rotation (the
@@ -345,10 +300,6 @@ void run_program(CaseContext& ctx) {
             }
         }
     }
-    if (part && part->finishing())
-        for (const ojson& state : *part->finish) absorb(m, state.at("family"));
-    else if (part)
-        ctx.report["part_family"] = part_json(m);
     const auto& by_kind = ctx.comparator.counts().by_kind;
     auto kind = [&](const char* k) {
         auto it = by_kind.find(k);

@@ -8,7 +8,6 @@
 #include "refcheck/harness/original.hpp"
 #include "refcheck/harness/profile.hpp"
 #include "run/case_observer.hpp"
-#include "run/case_part.hpp"
 #include "run/workers.hpp"
 #include "refcheck/harness/filter.hpp"
 
@@ -343,115 +342,35 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     if (options.rules_document)
         rules = std::make_shared<const RuleIndex>(load_rule_index(*options.rules_document));
     // Each case runs in a worker process (workers.hpp): a crash inside the emulator is that case's error.
-    // A large case may run as parts over its inputs (case_part.hpp): the first round runs every whole
-    // case and every part; the second finishes each split case from its parts' states, or runs it
-    // whole when they cannot be merged (a part divergent, faulting, stopped or crashed).
-    struct Item {
-        std::size_t c; // the case
-        CasePart part; // {0, 1}: the whole case
-    };
-    std::vector<Item> items;
-    std::vector<std::vector<std::size_t>> items_of(cases.size());
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-        const std::size_t n = case_parts(cases[i], options.injection, options.jobs);
-        for (std::size_t k = 0; k < n; ++k) {
-            items_of[i].push_back(items.size());
-            items.push_back({i, CasePart{k, n}});
-        }
-    }
-    const auto run_one = [&](std::size_t i, const CasePart* part) {
+    WorkerCallbacks callbacks;
+    callbacks.name = [&](std::size_t i) { return cases[i].name; };
+    callbacks.run = [&](std::size_t i) {
         const auto t0 = std::chrono::steady_clock::now();
         Environment env = resolve_environment(cases[i], options);
         env.rules = rules;
-        const CasePartScope scope(part);
         CaseResult r = run_case(cases[i], env, options.injection);
-        if (r.status == Status::Divergent && (!part || part->finishing()))
-            attach_drill_down(r, cases[i], options);
+        if (r.status == Status::Divergent) attach_drill_down(r, cases[i], options);
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return r;
     };
-    WorkerCallbacks callbacks;
-    callbacks.name = [&](std::size_t it) { return cases[items[it].c].name; };
-    callbacks.run = [&](std::size_t it) {
-        const Item& item = items[it];
-        return run_one(item.c, item.part.count > 1 ? &item.part : nullptr);
+    callbacks.died = [&](std::size_t i, const WorkerDeath& d) { return crash_result(cases[i], options, d); };
+    callbacks.done = [&](std::size_t i) {
+        if (options.progress) options.progress(cases[i].name);
     };
-    callbacks.died = [&](std::size_t it, const WorkerDeath& d) {
-        return crash_result(cases[items[it].c], options, d);
-    };
-    callbacks.done = [&](std::size_t it) {
-        if (options.progress && items[it].part.count == 1) options.progress(cases[items[it].c].name);
-    };
-    if (options.started)
-        callbacks.handed = [&](std::size_t it) {
-            if (items[it].part.index == 0) options.started(items[it].c, cases[items[it].c].name);
-        };
+    if (options.started) callbacks.handed = [&](std::size_t i) { options.started(i, cases[i].name); };
     callbacks.tick = options.tick;
-    const auto interrupted = [&](int signal, const std::set<std::size_t>& unfinished) {
+    try {
+        summary.results = run_in_workers(cases.size(), options.jobs, callbacks);
+    } catch (const RunInterrupted& e) {
         // Nothing is written: the output folder keeps the previous complete run (or stays empty).
         std::string names;
-        for (std::size_t i : unfinished) names += (names.empty() ? "" : ", ") + cases[i].name;
-        summary.interrupted = std::string(signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
-                              std::to_string(cases.size() - unfinished.size()) + " of " +
+        for (std::size_t i : e.unfinished) names += (names.empty() ? "" : ", ") + cases[i].name;
+        summary.interrupted = std::string(e.signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
+                              std::to_string(cases.size() - e.unfinished.size()) + " of " +
                               std::to_string(cases.size()) + " cases; not finished: " + names +
                               "; nothing was written, " + options.out.string() + " keeps what it held before";
-        summary.exit_code = 128 + signal;
-    };
-    std::vector<CaseResult> first;
-    try {
-        first = run_in_workers(items.size(), options.jobs, callbacks);
-    } catch (const RunInterrupted& e) {
-        std::set<std::size_t> unfinished;
-        for (std::size_t it : e.unfinished) unfinished.insert(items[it].c);
-        for (std::size_t i = 0; i < cases.size(); ++i)
-            if (items_of[i].size() > 1) unfinished.insert(i); // none was finished yet
-        interrupted(e.signal, unfinished);
+        summary.exit_code = 128 + e.signal;
         return summary;
-    }
-    summary.results.resize(cases.size());
-    std::vector<std::size_t> split;                       // the split cases, in case order
-    std::vector<std::vector<ojson>> states(cases.size()); // their parts' states, when mergeable
-    std::vector<double> part_seconds(cases.size(), 0.0);
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-        if (items_of[i].size() == 1) {
-            summary.results[i] = std::move(first[items_of[i][0]]);
-            continue;
-        }
-        split.push_back(i);
-        std::vector<CaseResult> parts;
-        for (std::size_t it : items_of[i]) {
-            part_seconds[i] += first[it].seconds;
-            parts.push_back(std::move(first[it]));
-        }
-        if (parts_mergeable(cases[i], parts)) states[i] = part_states(parts);
-    }
-    if (!split.empty()) {
-        WorkerCallbacks finish = callbacks;
-        finish.name = [&](std::size_t j) { return cases[split[j]].name; };
-        finish.run = [&](std::size_t j) {
-            const std::size_t i = split[j];
-            if (states[i].empty()) return run_one(i, nullptr); // run whole: the parts could not be merged
-            const CasePart part{0, 1, &states[i]};
-            CaseResult r = run_one(i, &part);
-            r.seconds += part_seconds[i];
-            return r;
-        };
-        finish.died = [&](std::size_t j, const WorkerDeath& d) {
-            return crash_result(cases[split[j]], options, d);
-        };
-        finish.done = [&](std::size_t j) {
-            if (options.progress) options.progress(cases[split[j]].name);
-        };
-        finish.handed = nullptr;
-        try {
-            std::vector<CaseResult> second = run_in_workers(split.size(), options.jobs, finish);
-            for (std::size_t j = 0; j < split.size(); ++j) summary.results[split[j]] = std::move(second[j]);
-        } catch (const RunInterrupted& e) {
-            std::set<std::size_t> unfinished;
-            for (std::size_t j : e.unfinished) unfinished.insert(split[j]);
-            interrupted(e.signal, unfinished);
-            return summary;
-        }
     }
     if (rules) {
         const ojson evidence = evidence_json(*rules);
