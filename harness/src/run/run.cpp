@@ -15,6 +15,7 @@
 #include <csignal>
 #include <chrono>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -330,6 +331,19 @@ list_inputs(const std::vector<fs::path>& case_files, const RunOptions& options) 
     return out;
 }
 
+std::vector<std::size_t> hand_order(const std::vector<Case>& cases,
+                                    const std::map<std::string, double>& previous) {
+    std::vector<std::size_t> order(cases.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto seconds = [&](std::size_t i) {
+        const auto it = previous.find(cases[i].name);
+        return it == previous.end() ? std::numeric_limits<double>::infinity() : it->second;
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return seconds(a) > seconds(b); });
+    return order;
+}
+
 RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& options) {
     RunSummary summary;
     const auto start = std::chrono::steady_clock::now();
@@ -342,9 +356,17 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     if (options.rules_document)
         rules = std::make_shared<const RuleIndex>(load_rule_index(*options.rules_document));
     // Each case runs in a worker process (workers.hpp): a crash inside the emulator is that case's error.
+    // The longest cases of the output folder's previous run are handed out first (hand_order); the
+    // results are kept by case, so the order changes no output.
+    std::map<std::string, double> previous;
+    try {
+        previous = read_junit_times(options.out / "junit.xml");
+    } catch (const std::exception&) {} // unreadable times: every case is new
+    const std::vector<std::size_t> order = hand_order(cases, previous);
     WorkerCallbacks callbacks;
-    callbacks.name = [&](std::size_t i) { return cases[i].name; };
-    callbacks.run = [&](std::size_t i) {
+    callbacks.name = [&](std::size_t j) { return cases[order[j]].name; };
+    callbacks.run = [&](std::size_t j) {
+        const std::size_t i = order[j];
         const auto t0 = std::chrono::steady_clock::now();
         Environment env = resolve_environment(cases[i], options);
         env.rules = rules;
@@ -353,18 +375,25 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return r;
     };
-    callbacks.died = [&](std::size_t i, const WorkerDeath& d) { return crash_result(cases[i], options, d); };
-    callbacks.done = [&](std::size_t i) {
-        if (options.progress) options.progress(cases[i].name);
+    callbacks.died = [&](std::size_t j, const WorkerDeath& d) {
+        return crash_result(cases[order[j]], options, d);
     };
-    if (options.started) callbacks.handed = [&](std::size_t i) { options.started(i, cases[i].name); };
+    callbacks.done = [&](std::size_t j) {
+        if (options.progress) options.progress(cases[order[j]].name);
+    };
+    if (options.started)
+        callbacks.handed = [&](std::size_t j) { options.started(order[j], cases[order[j]].name); };
     callbacks.tick = options.tick;
     try {
-        summary.results = run_in_workers(cases.size(), options.jobs, callbacks);
+        std::vector<CaseResult> handed = run_in_workers(cases.size(), options.jobs, callbacks);
+        summary.results.resize(cases.size());
+        for (std::size_t j = 0; j < order.size(); ++j) summary.results[order[j]] = std::move(handed[j]);
     } catch (const RunInterrupted& e) {
         // Nothing is written: the output folder keeps the previous complete run (or stays empty).
+        std::set<std::size_t> unfinished; // by case, in case order
+        for (std::size_t j : e.unfinished) unfinished.insert(order[j]);
         std::string names;
-        for (std::size_t i : e.unfinished) names += (names.empty() ? "" : ", ") + cases[i].name;
+        for (std::size_t i : unfinished) names += (names.empty() ? "" : ", ") + cases[i].name;
         summary.interrupted = std::string(e.signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
                               std::to_string(cases.size() - e.unfinished.size()) + " of " +
                               std::to_string(cases.size()) + " cases; not finished: " + names +

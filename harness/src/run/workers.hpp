@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -73,6 +74,14 @@ struct WorkerCallbacks {
 // the routine and the last guest EIP known, and "crash" with the same as fields and the command that
 // reproduces it (the case's files by file name, like every report: no host path).
 CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDeath& death);
+
+// The order a run hands its cases to the workers, longest first (longest processing time first, the
+// classic bound on the last worker's finish): by `previous` (case name -> seconds, the output
+// folder's last junit.xml, as CTest orders tests by its cost data), cases it lacks first as if
+// longest (a new case may be long), ties in case order. Only the order changes: results are kept
+// by case, so every output is the same for any order.
+std::vector<std::size_t> hand_order(const std::vector<Case>& cases,
+                                    const std::map<std::string, double>& previous);
 
 // Runs cases 0..n-1 in min(jobs, n) forked workers (at least one) and returns their results by index.
 std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const WorkerCallbacks& callbacks);
