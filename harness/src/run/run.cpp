@@ -15,7 +15,6 @@
 #include <csignal>
 #include <chrono>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -329,19 +328,6 @@ list_inputs(const std::vector<fs::path>& case_files, const RunOptions& options) 
         out.emplace_back(c.name, std::move(unique));
     }
     return out;
-}
-
-std::vector<std::size_t> hand_order(const std::vector<Case>& cases,
-                                    const std::map<std::string, double>& previous) {
-    std::vector<std::size_t> order(cases.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    const auto seconds = [&](std::size_t i) {
-        const auto it = previous.find(cases[i].name);
-        return it == previous.end() ? std::numeric_limits<double>::infinity() : it->second;
-    };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return seconds(a) > seconds(b); });
-    return order;
 }
 
 RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& options) {

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -18,6 +19,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <limits>
+#include <numeric>
 #include <stdexcept>
 
 namespace refcheck::harness {
@@ -215,6 +218,19 @@ void note_input(std::string_view input) {
 std::string WorkerDeath::what() const {
     if (signal) return "was killed by signal " + std::to_string(signal) + " (" + signal_name(signal) + ")";
     return "exited with status " + std::to_string(exit_code) + " without sending its result";
+}
+
+std::vector<std::size_t> hand_order(const std::vector<Case>& cases,
+                                    const std::map<std::string, double>& previous) {
+    std::vector<std::size_t> order(cases.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    const auto seconds = [&](std::size_t i) {
+        const auto it = previous.find(cases[i].name);
+        return it == previous.end() ? std::numeric_limits<double>::infinity() : it->second;
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return seconds(a) > seconds(b); });
+    return order;
 }
 
 CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDeath& d) {
