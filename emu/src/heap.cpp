@@ -49,6 +49,15 @@ Address GuestHeap::allocate(uint32_t size, std::string_view routine, AllocationK
     return static_cast<Address>(start);
 }
 
+void GuestHeap::set_state(State s) {
+    allocations_ = std::move(s.allocations);
+    by_address_ = std::move(s.by_address);
+    base_ = s.base;
+    limit_ = s.limit;
+    next_ = s.next;
+    mapped_end_ = s.mapped_end;
+}
+
 bool GuestHeap::release(Address address) {
     auto it = by_address_.find(address);
     if (it == by_address_.end() || allocations_[it->second].freed) return false;

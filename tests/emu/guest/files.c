@@ -56,3 +56,17 @@ EXPORT int __cdecl count_files(const char* pattern, char* first) {
     FindClose(h);
     return n;
 }
+
+/* Opens path for reading and leaves it open: the handle, or -(GetLastError()). */
+EXPORT int __cdecl open_for_reading(const char* path) {
+    HANDLE h = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ, 0, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, 0);
+    return h == INVALID_HANDLE_VALUE ? -(int)GetLastError() : (int)(INT_PTR)h;
+}
+
+/* The next byte of an open handle, or -1 at its end. */
+EXPORT int __cdecl next_byte(int handle) {
+    unsigned char b = 0;
+    DWORD got = 0;
+    if (!ReadFile((HANDLE)(INT_PTR)handle, &b, 1, &got, 0) || got != 1) return -1;
+    return b;
+}

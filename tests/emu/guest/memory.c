@@ -70,3 +70,10 @@ EXPORT int __cdecl bss_probe(void) {
     }
     return sum;
 }
+
+/* Fills 1 KiB of its own stack frame: the bytes stay below ESP after it returns. */
+EXPORT NOINLINE int __cdecl stack_scribble(int v) {
+    volatile int a[256];
+    for (int i = 0; i < 256; i++) a[i] = v + i;
+    return a[v & 255];
+}

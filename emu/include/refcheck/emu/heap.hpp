@@ -74,6 +74,16 @@ public:
     Range used() const { return {base_, next_}; }
     Range mapped() const { return {base_, mapped_end_}; }
 
+    // The bookkeeping as it stands, and putting it back (Machine::snapshot and Machine::restore,
+    // which also unmap what was mapped after it).
+    struct State {
+        std::vector<Allocation> allocations;
+        std::map<Address, uint32_t> by_address;
+        Address base = 0, limit = 0, next = 0, mapped_end = 0;
+    };
+    State state() const { return {allocations_, by_address_, base_, limit_, next_, mapped_end_}; }
+    void set_state(State s);
+
 private:
     const Allocation* at_or_below(Address address) const;
 

@@ -101,6 +101,33 @@ struct MemoryAccess {
 };
 using WatchFn = std::function<void(Machine&, const MemoryAccess&)>;
 
+// A copy of a machine's guest state (Machine::snapshot): every mapped byte, the CPU's registers
+// (general, segment, flags, FPU and SSE, through uc_context_save), the heap's bookkeeping, and
+// kernel32's and msvcrt's state (handles and their file offsets, search handles, last error, the
+// deterministic clocks, exit callbacks). Not in it, on purpose: what the host keeps about the
+// run (hooks, coverage, the trace, the log, the data root's access list, instruction totals).
+class Snapshot {
+public:
+    Snapshot(Snapshot&&) noexcept;
+    Snapshot& operator=(Snapshot&&) noexcept;
+    ~Snapshot();
+    size_t bytes() const; // guest bytes held
+
+    struct Data;
+
+private:
+    friend class Machine;
+    explicit Snapshot(std::unique_ptr<Data> d);
+    std::unique_ptr<Data> d_;
+};
+
+// What a restore did (for tests and benchmarks).
+struct RestoreStats {
+    uint64_t pages_written = 0;    // 4 KiB pages that differed from the snapshot and were put back
+    uint64_t regions_unmapped = 0; // regions mapped after the snapshot (heap growth), unmapped
+    uint64_t files_closed = 0;     // guest files opened after the snapshot, closed
+};
+
 class Machine {
 public:
     // Where the stack is when the image leaves it free (the stand-in, the test image); stack()
@@ -180,6 +207,17 @@ public:
     uint32_t reg(Reg r) const;
     void set_reg(Reg r, uint32_t v);
     Registers registers() const;
+
+    // The guest's state now (not during a call: EmuError). restore() puts it back, so that what
+    // one call leaves (stack bytes, globals, heap contents and allocations, registers, open
+    // files) cannot reach the calls after the restore: each starts from the same bytes. Pages are
+    // compared with the snapshot and only those that differ are written (through Unicorn, so
+    // code translated from them is dropped); regions mapped since are unmapped; files opened since
+    // are closed and the others are put back at their offsets. EmuError, with the machine
+    // unchanged, when a region or file of the snapshot is gone (a file closed since cannot be
+    // reopened as it was).
+    Snapshot snapshot() const;
+    RestoreStats restore(const Snapshot& s);
 
     // In a child after fork(): gives it its own offsets in the files the guest has open (a forked
     // child otherwise shares each host file description, and its position, with its parent), and
