@@ -48,7 +48,9 @@ constexpr uint64_t page = 0x1000;
 
 off_t offset_of(int fd) {
     const off_t at = ::lseek(fd, 0, SEEK_CUR);
-    if (at < 0) throw EmuError("snapshot: cannot read a guest file's offset (host descriptor " + std::to_string(fd) + ")");
+    if (at < 0)
+        throw EmuError("snapshot: cannot read a guest file's offset (host descriptor " + std::to_string(fd) +
+                       ")");
     return at;
 }
 } // namespace
@@ -66,7 +68,8 @@ Snapshot Machine::snapshot() const {
     d->next_handle = m.kernel32.next_handle;
     d->tick_count = m.kernel32.tick_count;
     d->performance_counter = m.kernel32.performance_counter;
-    for (const auto& [handle, file] : m.kernel32.files) d->kernel32_files[handle] = {offset_of(file.fd), false, false};
+    for (const auto& [handle, file] : m.kernel32.files)
+        d->kernel32_files[handle] = {offset_of(file.fd), false, false};
     for (const auto& [address, file] : m.msvcrt.files)
         d->crt_files[address] = {offset_of(file.fd), file.eof, file.error};
     d->searches = m.kernel32.searches;
@@ -87,7 +90,8 @@ RestoreStats Machine::restore(const Snapshot& s) {
     for (const auto& r : d.regions)
         if (!region_now(r))
             throw EmuError("restore: guest memory " + hex(static_cast<Address>(r.begin)) + "-" +
-                           hex(static_cast<Address>(r.end - 1)) + " was unmapped or remapped since the snapshot");
+                           hex(static_cast<Address>(r.end - 1)) +
+                           " was unmapped or remapped since the snapshot");
     for (const auto& [handle, file] : d.kernel32_files)
         if (!m.kernel32.files.contains(handle))
             throw EmuError("restore: guest file handle " + hex(handle) + " was closed since the snapshot");
@@ -108,7 +112,8 @@ RestoreStats Machine::restore(const Snapshot& s) {
                 if (run == size) run = at;
             } else if (run != size) {
                 if (uc_mem_write(m.uc, r.begin + run, r.bytes.data() + run, at - run) != UC_ERR_OK)
-                    throw EmuError("restore: uc_mem_write failed at " + hex(static_cast<Address>(r.begin + run)));
+                    throw EmuError("restore: uc_mem_write failed at " +
+                                   hex(static_cast<Address>(r.begin + run)));
                 run = size;
             }
         }
@@ -125,7 +130,8 @@ RestoreStats Machine::restore(const Snapshot& s) {
     if (!extra.empty()) m.flush_all_translations();
     m.heap.set_state(d.heap);
 
-    if (uc_context_restore(m.uc, d.context) != UC_ERR_OK) throw EmuError("restore: uc_context_restore failed");
+    if (uc_context_restore(m.uc, d.context) != UC_ERR_OK)
+        throw EmuError("restore: uc_context_restore failed");
 
     // Files: those opened since are closed; the others go back to their offsets.
     for (auto it = m.kernel32.files.begin(); it != m.kernel32.files.end();) {

@@ -265,6 +265,9 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
     if (!c.gouraud && c.family != Family::Program)
         fail(file, "\"selection.gouraud\" applies to the program family only");
     c.null_arguments = get<bool>(sel, "null_arguments", false, file);
+    c.isolate_records = get<bool>(sel, "isolate_records", false, file);
+    if (c.isolate_records && c.family != Family::Program)
+        fail(file, "\"selection.isolate_records\" applies to the program family only");
     if (c.null_arguments && c.family != Family::Program && c.family != Family::Shadow &&
         c.family != Family::Receiver && c.family != Family::Scene && c.family != Family::Construct)
         fail(file,

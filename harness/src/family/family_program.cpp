@@ -184,8 +184,15 @@ void run_program(CaseContext& ctx) {
     EventStream reimpl_stream;
     std::vector<const events::Event*> control_flow;
     if (ctx.probe) recorder.observe([&](std::size_t index) { ctx.probe->event(o, index); });
+    // With isolate_records, every record starts from the guest state here, after the boot and the
+    // set-up: the stale stack and heap bytes the original reads (a missing normal's face level,
+    // fault.normal.missing) are then the set-up's, not the previous record's.
+    std::optional<emu::Snapshot> start;
+    if (c.isolate_records) start.emplace(o.machine().snapshot());
+    ctx.report["record_start"] = c.isolate_records ? "isolated" : "carried";
     for (const std::uint32_t record : select_records(c, models)) {
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
+        if (start) o.machine().restore(*start);
         ++m.records;
         // abi.null: with "null_arguments", construct_3d_object_'s null position and rotation (the
         // origin and the identity) build every instance.

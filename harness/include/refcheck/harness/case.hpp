@@ -114,6 +114,14 @@ struct Case {
     // and the identity, abi.construct); the construct family adds its turned placement built with
     // the position null, then with the rotation null.
     bool null_arguments = false;
+    // Program family ("selection.isolate_records": true): each record starts from the guest state
+    // after the case's set-up (the machine's snapshot taken there is restored before every
+    // record), so what one record's calls leave on the stack, in globals or on the heap cannot
+    // reach another's: a record's results are its own, whichever records run before it (a run of
+    // some records, a part of the case). Without it (the default) the records run as one sequence
+    // of calls, as the original runs them, and a case can catch what one draw leaves for the next.
+    // Only isolated cases are split into parts across workers (case_part.hpp).
+    bool isolate_records = false;
     std::vector<std::vector<std::int32_t>> suns; // shadow family: sun directions (Q14, y < 0)
     std::uint32_t steps = 0;                     // mobile family: steps of the scripted sequence
     std::uint32_t queries = 0;                   // receiver family: queries
