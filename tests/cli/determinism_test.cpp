@@ -11,20 +11,23 @@ namespace {
 
 class DeterminismTest : public CliTest {
 protected:
-    void expect_same_outputs(const std::string& args, int expected_code) {
+    // Returns the parallel run's stderr.
+    std::string expect_same_outputs(const std::string& args, int expected_code) {
+        std::string parallel_err;
         for (const std::string out : {"first", "second", "parallel"}) {
             const Result r =
                 refcheck(args + " --out " + out + (out == "parallel" ? " --jobs 4" : " --jobs 1"));
-            ASSERT_EQ(r.code, expected_code) << r.out << r.err;
+            EXPECT_EQ(r.code, expected_code) << r.out << r.err;
+            if (out == "parallel") parallel_err = r.err;
         }
         const auto first = tree_without_junit_times(path("first"));
-        ASSERT_GE(first.size(), 4u);
+        EXPECT_GE(first.size(), 4u);
         for (const std::string other : {"second", "parallel"}) {
             const auto files = tree_without_junit_times(path(other));
             EXPECT_EQ(files.size(), first.size()) << other;
             for (const auto& [file, bytes] : first) {
-                ASSERT_TRUE(files.count(file)) << file << " missing in " << other;
-                EXPECT_TRUE(files.at(file) == bytes) << file << " differs in " << other;
+                EXPECT_TRUE(files.count(file)) << file << " missing in " << other;
+                EXPECT_TRUE(files.count(file) && files.at(file) == bytes) << file << " differs in " << other;
             }
         }
         for (const auto& [file, bytes] : first) {
@@ -33,6 +36,7 @@ protected:
             EXPECT_EQ(bytes.find(kImage.parent_path().string()), std::string::npos)
                 << file << " names the image's folder";
         }
+        return parallel_err;
     }
 };
 
@@ -83,6 +87,46 @@ TEST_F(DeterminismTest, TheOrderCasesAreHandedOutInChangesNoOutput) {
         ASSERT_TRUE(timed.count(file)) << file;
         EXPECT_TRUE(timed.at(file) == bytes) << file << " differs";
     }
+}
+
+// Work below the case (harness/src/run/case_part.hpp): with more than one job, a large program case
+// runs as parts over its records and is finished from their states. Its outputs are those of the
+// unsplit run (--jobs 1), byte for byte, coverage (drcov) included.
+TEST_F(DeterminismTest, CasesSplitBelowTheCaseGiveTheUnsplitOutputs) {
+    const std::string files =
+        join({shipped_case("program-lights"), shipped_case("program-grid-close"), shipped_case("frames")});
+    const std::string err = expect_same_outputs("run " + files + " --data " + quote(kSmallData), 0);
+    // The parallel run did split and merge (no fallback to whole runs), and the outputs compared
+    // hold what a split must get right: coverage and the frames' pictures.
+    EXPECT_NE(err.find("refcheck: program-lights ran as 4 parts over its records, merged"), std::string::npos)
+        << err;
+    EXPECT_NE(err.find("refcheck: frames ran as 4 parts over its records, merged"), std::string::npos) << err;
+    EXPECT_EQ(err.find("program-grid-close ran as"), std::string::npos) << err; // not isolated: whole
+    EXPECT_TRUE(tree(path("first")).count("program-lights/coverage.drcov"));
+    std::size_t pictures = 0;
+    for (const auto& [file, bytes] : tree(path("first"))) pictures += file.rfind("frames/frame-", 0) == 0;
+    EXPECT_GT(pictures, 3u);
+}
+
+// A split case whose parts cannot be merged (here a part's worker dies) runs again whole: its report
+// is the unsplit run's, naming the whole case's first input.
+TEST_F(DeterminismTest, ASplitCaseWhosePartCrashedReportsAsTheUnsplitRun) {
+    const std::string args =
+        "run " + shipped_case("program-lights").string() + " --data " + quote(kSmallData);
+    const std::string crash = "REFCHECK_TEST_WORKER_CRASH=program-lights:segv";
+    for (const std::string jobs : {"1", "3"}) {
+        const Result r = refcheck(args + " --out j" + jobs + " --jobs " + jobs, crash);
+        ASSERT_EQ(r.code, 2) << r.out << r.err;
+        if (jobs == "3")
+            EXPECT_NE(
+                r.err.find("refcheck: program-lights ran as 3 parts over its records; they could not be "
+                           "merged (part 1 of 3: status error): it ran again whole"),
+                std::string::npos)
+                << r.err;
+    }
+    const ojson one = read_json(path("j1/program-lights.json"));
+    EXPECT_EQ(one.at("status"), "error");
+    EXPECT_EQ(read_json(path("j3/program-lights.json")).dump(2), one.dump(2));
 }
 
 } // namespace

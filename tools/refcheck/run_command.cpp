@@ -216,6 +216,7 @@ const Command& run_command() {
                     std::cerr << "\nrefcheck: interrupted by " << summary.interrupted << "\n";
                     return summary.exit_code;
                 }
+                for (const auto& line : summary.splits) std::cerr << "refcheck: " << line << "\n";
                 print_summary(summary, files, o);
                 return summary.exit_code;
             };

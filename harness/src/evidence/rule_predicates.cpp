@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <stdexcept>
 #include <optional>
 
 namespace refcheck::harness {
@@ -470,6 +471,14 @@ void ExerciseCounter::count(const EventRecord& original, const EventRecord& reim
         for (const Watch& w : it->second)
             if (conditions_hold(*w.alternative, original, reimpl, 1)) bump(w.rule);
     }
+}
+
+void ExerciseCounter::absorb(const std::vector<std::uint64_t>& observed, std::uint64_t matched) {
+    if (observed.size() != counts_.size())
+        throw std::runtime_error("exercise counts of " + std::to_string(observed.size()) +
+                                 " rules, the case claims " + std::to_string(counts_.size()));
+    for (std::size_t r = 0; r < counts_.size(); ++r) counts_[r] += observed[r];
+    matched_ += matched;
 }
 
 ojson ExerciseCounter::json(const ojson& report) const {

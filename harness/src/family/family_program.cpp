@@ -9,6 +9,7 @@
 #include "family/placement.hpp"
 #include "family/recorder.hpp"
 #include "family/selection.hpp"
+#include "run/case_part.hpp"
 
 #include "refcheck/reimpl/construction.hpp"
 #include "refcheck/reimpl/interpreter.hpp"
@@ -18,7 +19,9 @@
 #include <algorithm>
 #include <optional>
 #include <unordered_set>
+#include <stdexcept>
 #include <tuple>
+#include <type_traits>
 
 namespace refcheck::harness {
 
@@ -54,6 +57,43 @@ struct ProgramMetrics {
     std::unordered_set<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>, IntsHash>
         reimpl_cf_cases; // ops 2-5
 };
+
+// A split case's part hands its metrics to the finish (run/case_part.hpp): the counts, and the
+// seen-sets as flat lists of integers (their union is the unsplit run's set).
+template <class Set>
+ojson flat(const Set& set) {
+    ojson out = ojson::array();
+    for (const auto& e : set) std::apply([&](auto... v) { (out.push_back(v), ...); }, e);
+    return out;
+}
+template <class Set, std::size_t N>
+void unflatten(const ojson& flat, Set& set) {
+    if (flat.size() % N)
+        throw std::runtime_error("part_state: a seen-set's list is not in tuples of " + std::to_string(N));
+    for (std::size_t i = 0; i < flat.size(); i += N) {
+        typename Set::value_type e;
+        std::size_t k = i;
+        std::apply([&](auto&... v) { ((v = flat.at(k++).get<std::remove_reference_t<decltype(v)>>()), ...); },
+                   e);
+        set.insert(e);
+    }
+}
+ojson part_json(const ProgramMetrics& m) {
+    return {{"records", m.records},
+            {"inputs", m.inputs},
+            {"packets", flat(m.packets)},
+            {"cf_outcomes", flat(m.cf_outcomes)},
+            {"cf_instructions", flat(m.cf_instructions)},
+            {"reimpl_cf_cases", flat(m.reimpl_cf_cases)}};
+}
+void absorb(ProgramMetrics& m, const ojson& j) {
+    m.records += j.at("records").get<std::uint64_t>();
+    m.inputs += j.at("inputs").get<std::uint64_t>();
+    unflatten<ProgramMetrics::Pairs, 2>(j.at("packets"), m.packets);
+    unflatten<decltype(m.cf_outcomes), 3>(j.at("cf_outcomes"), m.cf_outcomes);
+    unflatten<ProgramMetrics::Pairs, 2>(j.at("cf_instructions"), m.cf_instructions);
+    unflatten<decltype(m.reimpl_cf_cases), 3>(j.at("reimpl_cf_cases"), m.reimpl_cf_cases);
+}
 
 std::int64_t int_field(const EventRecord& e, std::string_view name) {
     const Value* v = e.find(name);
@@ -127,6 +167,40 @@ public:
         if (pictures_.choose(fc.differing != 0, drawn)) save(input, original, frame.pixels, fc);
     }
     ojson metrics() const { return {{"frames", frames_}, {"frames_differing", differing_}}; }
+    // A split case (run/case_part.hpp): a part hands on its frame counts (its pictures are in its
+    // report's "frames" and beside it); the finish takes the parts' frames in order, numbering them on
+    // from the frames before, and keeps the pictures the unsplit run keeps: every differing frame,
+    // and the first part's sample (a later part's first drawn frame is not the case's first).
+    ojson part_json() const { return {{"frames", frames_}, {"differing", differing_}}; }
+    void absorb(const std::vector<CaseResult>& parts) {
+        const std::string prefix = ctx_.c.name + "/frame-";
+        for (const CaseResult& p : parts) {
+            const ojson& state = part_state_of(p).at("family").at("frames");
+            const auto frames = state.at("frames").get<std::uint64_t>();
+            const ojson& saved = member(p.report, "frames");
+            for (const ojson& entry : saved) {
+                if (!pictures_.choose(entry.at("differing_pixels").get<std::uint64_t>() != 0, true)) continue;
+                ojson kept = entry;
+                for (const char* png : {"original_png", "reimpl_png", "diff_png"}) {
+                    const std::string name = entry.at(png).get<std::string>();
+                    const std::size_t dash = name.find('-', prefix.size());
+                    if (name.rfind(prefix, 0) != 0 || dash == std::string::npos)
+                        throw std::runtime_error("part_state: a frame picture named " + name);
+                    const std::uint64_t n = std::stoull(name.substr(prefix.size(), dash - prefix.size()));
+                    const std::string renamed = prefix + std::to_string(frames_ + n) + name.substr(dash);
+                    const auto file = std::find_if(p.files.begin(), p.files.end(),
+                                                   [&](const auto& f) { return f.first == name; });
+                    if (file == p.files.end()) throw std::runtime_error("part_state: no picture " + name);
+                    ctx_.files->emplace_back(renamed, file->second);
+                    kept[png] = renamed;
+                }
+                ctx_.report["frames"].push_back(std::move(kept));
+            }
+            for (std::uint64_t k = saved.size(); k < frames; ++k) pictures_.choose(false, false);
+            frames_ += frames;
+            differing_ += state.at("differing").get<std::uint64_t>();
+        }
+    }
     ojson selection() const { return pictures_.json(); }
 
 private:
@@ -190,7 +264,12 @@ void run_program(CaseContext& ctx) {
     std::optional<emu::Snapshot> start;
     if (c.isolate_records) start.emplace(o.machine().snapshot());
     ctx.report["record_start"] = c.isolate_records ? "isolated" : "carried";
-    for (const std::uint32_t record : select_records(c, models)) {
+    // A split case's part compares the inputs of its share of the records; the finish none.
+    const CasePart* part = case_part();
+    const std::vector<std::uint32_t> records = select_records(c, models);
+    for (std::size_t ri = 0; ri < records.size(); ++ri) {
+        const std::uint32_t record = records[ri];
+        if (part && !part->owns(ri, records.size())) continue;
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
         if (start) o.machine().restore(*start);
         ++m.records;
@@ -306,6 +385,13 @@ void run_program(CaseContext& ctx) {
                 }
             }
         }
+    }
+    if (part && part->finishing()) {
+        for (const CaseResult& p : *part->finish) absorb(m, part_state_of(p).at("family"));
+        if (frames) frames->absorb(*part->finish);
+    } else if (part) {
+        ctx.report["part_family"] = part_json(m);
+        if (frames) ctx.report["part_family"]["frames"] = frames->part_json();
     }
     const auto& by_kind = ctx.comparator.counts().by_kind;
     auto kind = [&](const char* k) {

@@ -101,6 +101,24 @@ ojson to_json(const Counts& c) {
     return j;
 }
 
+Counts counts_from_json(const ojson& j) {
+    Counts c;
+    const auto n = [&](const char* key) { return j.at(key).get<std::uint64_t>(); };
+    c.compared = n("compared");
+    c.matched = n("matched");
+    c.known = n("known");
+    c.unexplained = n("unexplained");
+    c.faults = n("faults");
+    c.missing = n("missing_in_reimpl");
+    c.extra = n("extra_in_reimpl");
+    c.changed = n("changed");
+    c.inputs = n("inputs");
+    c.blank_frames = n("blank_frames");
+    for (const auto& [k, v] : j.at("known_by_cause").items()) c.known_by_cause[k] = v.get<std::uint64_t>();
+    for (const auto& [k, v] : j.at("by_kind").items()) c.by_kind[k] = v.get<std::uint64_t>();
+    return c;
+}
+
 namespace {
 ojson events(const std::vector<EventRecord>& es) {
     ojson a = ojson::array();

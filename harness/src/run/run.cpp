@@ -8,6 +8,9 @@
 #include "refcheck/harness/original.hpp"
 #include "refcheck/harness/profile.hpp"
 #include "run/case_observer.hpp"
+#include "run/case_part.hpp"
+
+#include <limits>
 #include "run/workers.hpp"
 #include "refcheck/harness/filter.hpp"
 
@@ -342,50 +345,140 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     if (options.rules_document)
         rules = std::make_shared<const RuleIndex>(load_rule_index(*options.rules_document));
     // Each case runs in a worker process (workers.hpp): a crash inside the emulator is that case's error.
-    // The longest cases of the output folder's previous run are handed out first (hand_order); the
-    // results are kept by case, so the order changes no output.
+    // A large case may run as parts over its inputs (case_part.hpp): the first round runs every whole
+    // case and every part; the second finishes each split case from its parts' states, or runs it
+    // whole when they cannot be merged (a part divergent, faulting, stopped or crashed).
+    struct Item {
+        std::size_t c; // the case
+        CasePart part; // {0, 1}: the whole case
+    };
+    std::vector<Item> items;
+    std::vector<std::vector<std::size_t>> items_of(cases.size());
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const std::size_t n = case_parts(cases[i], options.injection, options.jobs);
+        for (std::size_t k = 0; k < n; ++k) {
+            items_of[i].push_back(items.size());
+            items.push_back({i, CasePart{k, n}});
+        }
+    }
+    // The longest work of the output folder's previous run is handed out first (a part counts as its
+    // case's time over the parts); the results are kept by case and part, so the order changes no
+    // output.
     std::map<std::string, double> previous;
     try {
         previous = read_junit_times(options.out / "junit.xml");
     } catch (const std::exception&) {} // unreadable times: every case is new
-    const std::vector<std::size_t> order = hand_order(cases, previous);
-    WorkerCallbacks callbacks;
-    callbacks.name = [&](std::size_t j) { return cases[order[j]].name; };
-    callbacks.run = [&](std::size_t j) {
-        const std::size_t i = order[j];
+    std::vector<double> shares;
+    for (const Item& item : items) {
+        const auto it = previous.find(cases[item.c].name);
+        shares.push_back(it == previous.end() ? std::numeric_limits<double>::infinity()
+                                              : it->second / static_cast<double>(item.part.count));
+    }
+    const std::vector<std::size_t> order = longest_first(shares);
+    const auto run_one = [&](std::size_t i, const CasePart* part) {
         const auto t0 = std::chrono::steady_clock::now();
         Environment env = resolve_environment(cases[i], options);
         env.rules = rules;
+        const CasePartScope scope(part);
         CaseResult r = run_case(cases[i], env, options.injection);
-        if (r.status == Status::Divergent) attach_drill_down(r, cases[i], options);
+        if (r.status == Status::Divergent && (!part || part->finishing()))
+            attach_drill_down(r, cases[i], options);
         r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return r;
     };
+    WorkerCallbacks callbacks;
+    callbacks.name = [&](std::size_t j) { return cases[items[order[j]].c].name; };
+    callbacks.run = [&](std::size_t j) {
+        const Item& item = items[order[j]];
+        return run_one(item.c, item.part.count > 1 ? &item.part : nullptr);
+    };
     callbacks.died = [&](std::size_t j, const WorkerDeath& d) {
-        return crash_result(cases[order[j]], options, d);
+        return crash_result(cases[items[order[j]].c], options, d);
     };
     callbacks.done = [&](std::size_t j) {
-        if (options.progress) options.progress(cases[order[j]].name);
+        if (options.progress && items[order[j]].part.count == 1)
+            options.progress(cases[items[order[j]].c].name);
     };
     if (options.started)
-        callbacks.handed = [&](std::size_t j) { options.started(order[j], cases[order[j]].name); };
+        callbacks.handed = [&](std::size_t j) {
+            const Item& item = items[order[j]];
+            if (item.part.index == 0) options.started(item.c, cases[item.c].name);
+        };
     callbacks.tick = options.tick;
-    try {
-        std::vector<CaseResult> handed = run_in_workers(cases.size(), options.jobs, callbacks);
-        summary.results.resize(cases.size());
-        for (std::size_t j = 0; j < order.size(); ++j) summary.results[order[j]] = std::move(handed[j]);
-    } catch (const RunInterrupted& e) {
+    const auto interrupted = [&](int signal, const std::set<std::size_t>& unfinished) {
         // Nothing is written: the output folder keeps the previous complete run (or stays empty).
-        std::set<std::size_t> unfinished; // by case, in case order
-        for (std::size_t j : e.unfinished) unfinished.insert(order[j]);
         std::string names;
         for (std::size_t i : unfinished) names += (names.empty() ? "" : ", ") + cases[i].name;
-        summary.interrupted = std::string(e.signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
-                              std::to_string(cases.size() - e.unfinished.size()) + " of " +
+        summary.interrupted = std::string(signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
+                              std::to_string(cases.size() - unfinished.size()) + " of " +
                               std::to_string(cases.size()) + " cases; not finished: " + names +
                               "; nothing was written, " + options.out.string() + " keeps what it held before";
-        summary.exit_code = 128 + e.signal;
+        summary.exit_code = 128 + signal;
+    };
+    std::vector<CaseResult> first(items.size()); // by item
+    try {
+        std::vector<CaseResult> handed = run_in_workers(items.size(), options.jobs, callbacks);
+        for (std::size_t j = 0; j < order.size(); ++j) first[order[j]] = std::move(handed[j]);
+    } catch (const RunInterrupted& e) {
+        std::set<std::size_t> unfinished; // by case, in case order
+        for (std::size_t j : e.unfinished) unfinished.insert(items[order[j]].c);
+        for (std::size_t i = 0; i < cases.size(); ++i)
+            if (items_of[i].size() > 1) unfinished.insert(i); // none was finished yet
+        interrupted(e.signal, unfinished);
         return summary;
+    }
+    summary.results.resize(cases.size());
+    std::vector<std::size_t> split;                              // the split cases, in case order
+    std::vector<std::vector<CaseResult>> parts_of(cases.size()); // their parts, when mergeable
+    std::vector<double> part_seconds(cases.size(), 0.0);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (items_of[i].size() == 1) {
+            summary.results[i] = std::move(first[items_of[i][0]]);
+            continue;
+        }
+        split.push_back(i);
+        std::vector<CaseResult> parts;
+        for (std::size_t it : items_of[i]) {
+            part_seconds[i] += first[it].seconds;
+            parts.push_back(std::move(first[it]));
+        }
+        std::string why;
+        const std::string ran =
+            cases[i].name + " ran as " + std::to_string(parts.size()) + " parts over its records";
+        if (parts_mergeable(cases[i], parts, &why)) {
+            parts_of[i] = std::move(parts);
+            summary.splits.push_back(ran + ", merged");
+        } else {
+            summary.splits.push_back(ran + "; they could not be merged (" + why + "): it ran again whole");
+        }
+    }
+    if (!split.empty()) {
+        WorkerCallbacks finish = callbacks;
+        finish.name = [&](std::size_t j) { return cases[split[j]].name; };
+        finish.run = [&](std::size_t j) {
+            const std::size_t i = split[j];
+            if (parts_of[i].empty()) return run_one(i, nullptr); // run whole: the parts could not be merged
+            const CasePart part{0, 1, &parts_of[i]};
+            CaseResult r = run_one(i, &part);
+            r.seconds += part_seconds[i];
+            return r;
+        };
+        finish.died = [&](std::size_t j, const WorkerDeath& d) {
+            return crash_result(cases[split[j]], options, d);
+        };
+        finish.done = [&](std::size_t j) {
+            if (options.progress) options.progress(cases[split[j]].name);
+        };
+        finish.handed = nullptr;
+        try {
+            std::vector<CaseResult> second = run_in_workers(split.size(), options.jobs, finish);
+            for (std::size_t j = 0; j < split.size(); ++j) summary.results[split[j]] = std::move(second[j]);
+        } catch (const RunInterrupted& e) {
+            std::set<std::size_t> unfinished;
+            for (std::size_t j : e.unfinished) unfinished.insert(split[j]);
+            interrupted(e.signal, unfinished);
+            return summary;
+        }
     }
     if (rules) {
         const ojson evidence = evidence_json(*rules);

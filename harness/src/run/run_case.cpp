@@ -1,6 +1,7 @@
 // One case from start to report: profile checked, inputs hashed, the original booted, the family
 // run, the report assembled. Never throws: problems become a report with status "error".
 #include "run/case_observer.hpp"
+#include "run/case_part.hpp"
 #include "refcheck/harness/filter.hpp"
 #include "family/families.hpp"
 
@@ -220,6 +221,7 @@ std::string describe_selection(const Case& c) {
 // An equivalent verdict must rest on something compared: an input selected, events compared, and
 // every event kind the case exists to compare compared at least once.
 void require_compared(const Case& c, const Counts& counts) {
+    if (const CasePart* part = case_part(); part && !part->finishing()) return; // a share: the finish checks
     if (counts.inputs == 0)
         throw std::runtime_error(
             "nothing compared: the case's selection selects no input on this data root (" +
@@ -260,12 +262,60 @@ ojson case_report_head(const Case& c) {
     return r;
 }
 
+namespace {
+// The finish of a split case (case_part.hpp): what the parts compared, added before the family runs
+// (which then compares nothing and reports the merged metrics) and the report is assembled.
+void absorb_parts(const std::vector<CaseResult>& parts, CaseContext& ctx, Comparator& comparator,
+                  ExerciseCounter* exercised, Original& original) {
+    emu::Coverage& coverage = original.machine().coverage();
+    for (const CaseResult& part : parts) {
+        const ojson& s = part_state_of(part);
+        comparator.absorb(counts_from_json(s.at("counts")));
+        if (exercised)
+            exercised->absorb(s.at("observed").get<std::vector<std::uint64_t>>(),
+                              s.at("matched").get<std::uint64_t>());
+        for (const ojson& b : s.at("blocks"))
+            coverage.record(b.at(0).get<std::uint32_t>(), b.at(1).get<std::uint32_t>());
+        ctx.events += s.at("events").get<std::uint64_t>();
+        for (const ojson& name : s.at("ran")) original.note_ran(name.get<std::string>());
+    }
+}
+
+// A part's state for the finish (case_part.hpp).
+ojson part_state(std::uint64_t events, const Comparator& comparator, const ExerciseCounter* exercised,
+                 Original& original, std::uint64_t boot_instructions, const ojson& family) {
+    ojson s;
+    s["counts"] = to_json(comparator.counts());
+    if (exercised) {
+        s["observed"] = exercised->observed();
+        s["matched"] = exercised->matched();
+        s["face_types_pending"] = exercised->face_types_pending();
+    }
+    ojson blocks = ojson::array();
+    for (const auto& [address, hits] : original.machine().coverage().blocks())
+        blocks.push_back(ojson::array({address, hits.size}));
+    s["blocks"] = std::move(blocks);
+    s["events"] = events;
+    s["ran"] = original.hooks_json().at("ran");
+    s["instructions_boot"] = boot_instructions;
+    s["instructions_total"] = original.instructions_total();
+    if (comparator.first_known()) s["first_known"] = to_json(*comparator.first_known());
+    s["family"] = family;
+    return s;
+}
+} // namespace
+
 CaseResult run_case_with(const Case& c, const Environment& env, const Injection& injection,
                          InputProbe* probe) {
+    const CasePart* part = case_part();
     CaseResult result;
     result.name = c.name;
     ojson& r = result.report;
     r = case_report_head(c);
+    if (part && (probe || !splittable(c, injection))) {
+        r["error"] = "case " + c.name + " cannot be split below the case level, yet ran as a part of one";
+        return result;
+    }
     CompareOptions options;
     options.allowed = c.allow;
     options.tolerance = c.tolerance;
@@ -288,6 +338,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     std::optional<CoverageReasons> reasons; // for this image, when the run has them
     std::vector<KeyedBlock> keyed;          // the blocks of the reasons' groups
     bool reasons_apply = false;             // the reasons are for this image's hash
+    std::uint64_t boot_instructions = 0;    // a part's instructions before its family ran
     try {
         const Profile profile = load_profile(env.profile);
         std::vector<std::string> needed = needed_symbols(c.family);
@@ -385,6 +436,10 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
                 require_success(ctx, boot, "initialise_3d_objects_", Expect::Zero);
                 original->note_ran("initialise_3d_objects_");
                 ctx.inputs_started = true;
+                boot_instructions = original->instructions_total();
+                if (part && part->finishing())
+                    absorb_parts(*part->finish, ctx, comparator, exercised ? &*exercised : nullptr,
+                                 *original);
                 switch (c.family) {
                     case Family::Loader: run_loader(ctx); break;
                     case Family::Palette: run_palette(ctx); break;
@@ -424,7 +479,16 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     r["files"] = original ? original->files_json() : ojson::array();
     r["counts"] = to_json(comparator.counts());
     if (comparator.first_unexplained()) r["first_unexplained"] = to_json(*comparator.first_unexplained());
-    if (comparator.first_known()) r["first_known"] = to_json(*comparator.first_known());
+    if (comparator.first_known()) {
+        r["first_known"] = to_json(*comparator.first_known());
+    } else if (part && part->finishing()) {
+        // The first known divergence of the unsplit run is the first part's that has one.
+        for (const CaseResult& p : *part->finish)
+            if (part_state_of(p).contains("first_known")) {
+                r["first_known"] = part_state_of(p).at("first_known");
+                break;
+            }
+    }
     r["faults"] = original ? ojson(original->faults()) : ojson::array();
     if (original && !covered.empty()) {
         const std::string drcov = c.name + "/coverage.drcov";
@@ -435,6 +499,12 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         result.files.emplace_back(drcov, drcov_bytes(original->machine()));
     }
     if (exercised) r["exercised"] = exercised->json(r);
+    if (part && !part->finishing() && original && r.at("status") == "equivalent") {
+        ojson family = r.contains("part_family") ? r.at("part_family") : ojson::object();
+        r.erase("part_family");
+        r["part_state"] = part_state(result.events, comparator, exercised ? &*exercised : nullptr, *original,
+                                     boot_instructions, family);
+    }
     if (CaseObserver* observer = case_observer(); observer && original) observer->finished(*original, r);
     return result;
 }

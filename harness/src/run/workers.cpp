@@ -220,17 +220,22 @@ std::string WorkerDeath::what() const {
     return "exited with status " + std::to_string(exit_code) + " without sending its result";
 }
 
+std::vector<std::size_t> longest_first(const std::vector<double>& seconds) {
+    std::vector<std::size_t> order(seconds.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return seconds[a] > seconds[b]; });
+    return order;
+}
+
 std::vector<std::size_t> hand_order(const std::vector<Case>& cases,
                                     const std::map<std::string, double>& previous) {
-    std::vector<std::size_t> order(cases.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    const auto seconds = [&](std::size_t i) {
-        const auto it = previous.find(cases[i].name);
-        return it == previous.end() ? std::numeric_limits<double>::infinity() : it->second;
-    };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return seconds(a) > seconds(b); });
-    return order;
+    std::vector<double> seconds;
+    for (const Case& c : cases) {
+        const auto it = previous.find(c.name);
+        seconds.push_back(it == previous.end() ? std::numeric_limits<double>::infinity() : it->second);
+    }
+    return longest_first(seconds);
 }
 
 CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDeath& d) {

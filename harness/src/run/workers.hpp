@@ -82,6 +82,8 @@ CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDe
 // by case, so every output is the same for any order.
 std::vector<std::size_t> hand_order(const std::vector<Case>& cases,
                                     const std::map<std::string, double>& previous);
+// The indices of `seconds` by descending value, ties in index order (infinity: unknown, first).
+std::vector<std::size_t> longest_first(const std::vector<double>& seconds);
 
 // Runs cases 0..n-1 in min(jobs, n) forked workers (at least one) and returns their results by index.
 std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const WorkerCallbacks& callbacks);

@@ -84,6 +84,9 @@ public:
     void compare(const std::string& input, const std::vector<EventRecord>& original,
                  const std::vector<EventRecord>& reimpl);
     const Counts& counts() const { return counts_; }
+    // Adds the counts of streams compared elsewhere: the parts of a case split below the case level
+    // (run/case_part.hpp), added by the run that finishes it.
+    void absorb(const Counts& counts) { counts_.add(counts); }
     const std::optional<Divergence>& first_unexplained() const { return first_unexplained_; }
     const std::optional<Divergence>& first_known() const { return first_known_; }
     // Narrowing (Case::only): streams of every input but `input` are not compared (empty: all are).

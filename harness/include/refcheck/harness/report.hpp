@@ -42,6 +42,7 @@ std::string escape_markup(const std::string& s);
 ojson to_json(const Value& v);
 ojson to_json(const EventRecord& e);
 ojson to_json(const Counts& c);
+Counts counts_from_json(const ojson& j); // to_json's inverse; throws on a missing or mistyped count
 ojson to_json(const Divergence& d);
 
 void write_json(const std::filesystem::path& file, const ojson& j);

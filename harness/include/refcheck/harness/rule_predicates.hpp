@@ -111,6 +111,12 @@ public:
     // One fully matched pair (Comparator::observe_matches).
     void observe(const EventRecord& original, const EventRecord& reimpl);
     std::uint64_t matched() const { return matched_; }
+    // The counts observe() made, rule by rule in the order given, and the matched pairs: what a part
+    // of a split case hands to the run that finishes it (run/case_part.hpp), which adds them.
+    const std::vector<std::uint64_t>& observed() const { return counts_; }
+    void absorb(const std::vector<std::uint64_t>& observed, std::uint64_t matched);
+    // The face types matched since the last matched frame (bit t: type t), which the next frame takes.
+    std::uint64_t face_types_pending() const { return face_types_; }
     // {rule id: count} for every claimed rule (0 when not exercised). Routine alternatives read the
     // case report's "coverage" (routines -> executed) and count only when the case matched at least
     // one event; known alternatives read its "counts" (known_by_cause).

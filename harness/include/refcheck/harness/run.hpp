@@ -128,6 +128,9 @@ struct RunSummary {
     int exit_code = 2;
     std::vector<std::string> problems; // from preflight(); nothing ran when not empty
     std::string interrupted; // SIGINT/SIGTERM stopped the run: what did not finish (exit 128 + signal)
+    // Cases split below the case (case_part.hpp), one line each in case order: "frames ran as 2 parts
+    // over its records, merged", or why the parts could not be merged and the case ran whole.
+    std::vector<std::string> splits;
     std::vector<CaseResult> results;
     ojson index;
     double seconds = 0;
