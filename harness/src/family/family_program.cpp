@@ -267,9 +267,15 @@ void run_program(CaseContext& ctx) {
     // A split case's part compares the inputs of its share of the records; the finish none.
     const CasePart* part = case_part();
     const std::vector<std::uint32_t> records = select_records(c, models);
+    // A record's weight for sharing the records out: its bytes (vertices, normals, face program)
+    // and a fixed cost per record (the restore, the instance's construction), in bytes' stead.
+    std::vector<std::uint64_t> weights;
+    if (part)
+        for (const std::uint32_t record : records)
+            weights.push_back(models.record(record).extent.size() + 1024);
     for (std::size_t ri = 0; ri < records.size(); ++ri) {
         const std::uint32_t record = records[ri];
-        if (part && !part->owns(ri, records.size())) continue;
+        if (part && !part->owns(ri, weights)) continue;
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
         if (start) o.machine().restore(*start);
         ++m.records;

@@ -12,6 +12,19 @@ const CasePart* case_part() { return g_part; }
 CasePartScope::CasePartScope(const CasePart* part) : previous_(g_part) { g_part = part; }
 CasePartScope::~CasePartScope() { g_part = previous_; }
 
+bool CasePart::owns(std::size_t i, const std::vector<std::uint64_t>& weights) const {
+    if (finish) return false;
+    std::uint64_t before = 0, total = 0;
+    for (std::size_t j = 0; j < weights.size(); ++j) {
+        if (j < i) before += weights[j];
+        total += weights[j];
+    }
+    if (total == 0) return owns(i, weights.size());
+    // 2 * (before + w / 2) * count / (2 * total), in integers; the last share is closed above.
+    const std::uint64_t share = (2 * before + weights[i]) * count / (2 * total);
+    return std::min<std::uint64_t>(share, count - 1) == index;
+}
+
 bool splittable(const Case& c, const Injection& injection) {
     return c.family == Family::Program && c.isolate_records && !c.null_arguments && !c.invalid_program &&
            !c.narrowed() && injection.empty();

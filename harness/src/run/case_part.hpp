@@ -43,6 +43,10 @@ struct CasePart {
         if (finish) return false;
         return index * n / count <= i && i < (index + 1) * n / count;
     }
+    // The same by weight (a record's expected cost): element i is part k's when the middle of its
+    // weight lies in the k-th of `count` equal shares of the total, so the parts stay contiguous and
+    // in order and take about equal work. The finish owns none.
+    bool owns(std::size_t i, const std::vector<std::uint64_t>& weights) const;
 };
 
 // The part the running case is (set by CasePartScope around run_case), or null: a whole case.
