@@ -134,30 +134,26 @@ RestoreStats Machine::restore(const Snapshot& s) {
         throw EmuError("restore: uc_context_restore failed");
 
     // Files: those opened since are closed; the others go back to their offsets.
-    for (auto it = m.kernel32.files.begin(); it != m.kernel32.files.end();) {
-        auto saved = d.kernel32_files.find(it->first);
-        if (saved == d.kernel32_files.end()) {
-            ::close(it->second.fd);
-            it = m.kernel32.files.erase(it);
-            ++stats.files_closed;
-        } else {
-            ::lseek(it->second.fd, saved->second.offset, SEEK_SET);
+    const auto put_back = [&](auto& files, const std::map<uint32_t, Snapshot::Data::File>& saved,
+                              auto&& flags) {
+        for (auto it = files.begin(); it != files.end();) {
+            const auto s = saved.find(it->first);
+            if (s == saved.end()) {
+                ::close(it->second.fd);
+                it = files.erase(it);
+                ++stats.files_closed;
+                continue;
+            }
+            ::lseek(it->second.fd, s->second.offset, SEEK_SET);
+            flags(it->second, s->second);
             ++it;
         }
-    }
-    for (auto it = m.msvcrt.files.begin(); it != m.msvcrt.files.end();) {
-        auto saved = d.crt_files.find(it->first);
-        if (saved == d.crt_files.end()) {
-            ::close(it->second.fd);
-            it = m.msvcrt.files.erase(it);
-            ++stats.files_closed;
-        } else {
-            ::lseek(it->second.fd, saved->second.offset, SEEK_SET);
-            it->second.eof = saved->second.eof;
-            it->second.error = saved->second.error;
-            ++it;
-        }
-    }
+    };
+    put_back(m.kernel32.files, d.kernel32_files, [](win32::OpenFile&, const Snapshot::Data::File&) {});
+    put_back(m.msvcrt.files, d.crt_files, [](win32::CrtFile& f, const Snapshot::Data::File& s) {
+        f.eof = s.eof;
+        f.error = s.error;
+    });
     m.kernel32.searches = d.searches;
     m.kernel32.last_error = d.last_error;
     m.kernel32.next_handle = d.next_handle;

@@ -273,9 +273,11 @@ void run_program(CaseContext& ctx) {
     if (part)
         for (const std::uint32_t record : records)
             weights.push_back(models.record(record).extent.size() + 1024);
+    const std::vector<std::size_t> owner =
+        part && !part->finishing() ? part->shares(weights) : std::vector<std::size_t>{};
     for (std::size_t ri = 0; ri < records.size(); ++ri) {
         const std::uint32_t record = records[ri];
-        if (part && !part->owns(ri, weights)) continue;
+        if (part && (part->finishing() || owner[ri] != part->index)) continue;
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
         if (start) o.machine().restore(*start);
         ++m.records;
@@ -393,10 +395,40 @@ void run_program(CaseContext& ctx) {
         }
     }
     if (part && part->finishing()) {
+        // The parts must have shared out exactly this selection, in order: each part's records are
+        // the next ones after the part before, and together they end at the selection's end. A
+        // merge that would lose or repeat a record is refused (the case is an error).
+        std::size_t next = 0;
+        for (std::size_t k = 0; k < part->finish->size(); ++k) {
+            const ojson& f = part_state_of((*part->finish)[k]).at("family");
+            const auto from = f.at("owned_from").get<std::size_t>(), to = f.at("owned_to").get<std::size_t>();
+            if (f.at("selected").get<std::size_t>() != records.size() || from != next || to < from)
+                throw std::runtime_error("the parts do not share out the case's " +
+                                         std::to_string(records.size()) +
+                                         " selected records in order: part " + std::to_string(k + 1) +
+                                         " of " + std::to_string(part->finish->size()) + " holds records " +
+                                         std::to_string(from) + " to " + std::to_string(to) + " of " +
+                                         f.at("selected").dump() + ", expected from " + std::to_string(next));
+            next = to;
+        }
+        if (next != records.size())
+            throw std::runtime_error("the parts do not share out the case's " +
+                                     std::to_string(records.size()) + " selected records: they end at " +
+                                     std::to_string(next));
         for (const CaseResult& p : *part->finish) absorb(m, part_state_of(p).at("family"));
         if (frames) frames->absorb(*part->finish);
     } else if (part) {
         ctx.report["part_family"] = part_json(m);
+        // Which of the selected records this part held: [owned_from, owned_to) of `selected`.
+        // The owners are non-decreasing: a part's records run from the first owned by it or a later
+        // part to the first owned by a later part (an empty share is an empty range there).
+        const auto from = static_cast<std::size_t>(std::lower_bound(owner.begin(), owner.end(), part->index) -
+                                                   owner.begin());
+        const auto to = static_cast<std::size_t>(std::upper_bound(owner.begin(), owner.end(), part->index) -
+                                                 owner.begin());
+        ctx.report["part_family"]["selected"] = records.size();
+        ctx.report["part_family"]["owned_from"] = from;
+        ctx.report["part_family"]["owned_to"] = to;
         if (frames) ctx.report["part_family"]["frames"] = frames->part_json();
     }
     const auto& by_kind = ctx.comparator.counts().by_kind;

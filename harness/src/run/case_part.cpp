@@ -12,17 +12,24 @@ const CasePart* case_part() { return g_part; }
 CasePartScope::CasePartScope(const CasePart* part) : previous_(g_part) { g_part = part; }
 CasePartScope::~CasePartScope() { g_part = previous_; }
 
-bool CasePart::owns(std::size_t i, const std::vector<std::uint64_t>& weights) const {
-    if (finish) return false;
-    std::uint64_t before = 0, total = 0;
-    for (std::size_t j = 0; j < weights.size(); ++j) {
-        if (j < i) before += weights[j];
-        total += weights[j];
+std::vector<std::size_t> CasePart::shares(const std::vector<std::uint64_t>& weights) const {
+    std::uint64_t total = 0;
+    for (const std::uint64_t w : weights) total += w;
+    std::vector<std::size_t> out;
+    std::uint64_t before = 0;
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+        // The middle of element i's weight, 2 * (before + w / 2), in shares of 2 * total / count;
+        // with no weight at all, by count.
+        const std::uint64_t share =
+            total == 0 ? i * count / weights.size() : (2 * before + weights[i]) * count / (2 * total);
+        out.push_back(static_cast<std::size_t>(std::min<std::uint64_t>(share, count - 1)));
+        before += weights[i];
     }
-    if (total == 0) return owns(i, weights.size());
-    // 2 * (before + w / 2) * count / (2 * total), in integers; the last share is closed above.
-    const std::uint64_t share = (2 * before + weights[i]) * count / (2 * total);
-    return std::min<std::uint64_t>(share, count - 1) == index;
+    return out;
+}
+
+bool CasePart::owns(std::size_t i, const std::vector<std::uint64_t>& weights) const {
+    return !finish && shares(weights).at(i) == index;
 }
 
 bool splittable(const Case& c, const Injection& injection) {

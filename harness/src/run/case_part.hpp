@@ -47,6 +47,8 @@ struct CasePart {
     // weight lies in the k-th of `count` equal shares of the total, so the parts stay contiguous and
     // in order and take about equal work. The finish owns none.
     bool owns(std::size_t i, const std::vector<std::uint64_t>& weights) const;
+    // The part each element goes to by weight (as owns() decides): non-decreasing, each < count.
+    std::vector<std::size_t> shares(const std::vector<std::uint64_t>& weights) const;
 };
 
 // The part the running case is (set by CasePartScope around run_case), or null: a whole case.
