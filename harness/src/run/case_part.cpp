@@ -68,6 +68,9 @@ bool parts_mergeable(const Case& c, const std::vector<CaseResult>& parts, std::s
         if (r.contains("stopped") || r.contains("error") || r.contains("construct_failures"))
             return no(k, "it stopped or failed");
         if (!member(r, "faults").empty()) return no(k, "the original faulted");
+        // The finish merges no file access: the parts' must all be the boot's (records read none).
+        if (k > 0 && member(r, "files") != member(parts[0].report, "files"))
+            return no(k, "its file accesses differ from part 1's (its records read files)");
         const ojson& s = r.at("part_state");
         const auto boot = s.at("instructions_boot").get<std::uint64_t>();
         const auto total = s.at("instructions_total").get<std::uint64_t>();

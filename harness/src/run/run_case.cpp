@@ -450,6 +450,19 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
                     case Family::Receiver: run_receiver(ctx); break;
                     case Family::Scene: run_scene(ctx); break;
                 }
+                if (part && part->finishing()) {
+                    // The report's file accesses are the finish's own (its boot's and set-up's, no
+                    // record): each part's must be the same, or its records read files the merged
+                    // report would not show.
+                    const ojson files = original->files_json();
+                    for (std::size_t k = 0; k < part->finish->size(); ++k)
+                        if (member((*part->finish)[k].report, "files") != files)
+                            throw std::runtime_error(
+                                "part " + std::to_string(k + 1) + " of " +
+                                std::to_string(part->finish->size()) +
+                                " read files the boot and set-up did not (its records read files): its "
+                                "accesses cannot be merged");
+                }
             }
         } catch (const OriginalFailed& e) {
             stopped = true;

@@ -197,6 +197,19 @@ TEST(CasePart, PartsThatCannotBeMergedAreNamed) {
     EXPECT_EQ(why, "part 1 of 2: the original faulted");
 
     bad = parts;
+    bad[1].report["files"].push_back({{"path", "C:\\3DDATA\\MORE.BIN"}}); // records that read a file
+    EXPECT_FALSE(parts_mergeable(c, bad, &why));
+    EXPECT_EQ(why, "part 2 of 2: its file accesses differ from part 1's (its records read files)");
+    // Every part alike but not the boot's: the finish refuses (the case is an error).
+    for (auto& p : bad) p.report["files"] = bad[1].report["files"];
+    const CaseResult merged = finish(c, env, bad);
+    EXPECT_EQ(merged.status, Status::Error);
+    EXPECT_NE(merged.report.value("error", std::string())
+                  .find("part 1 of 2 read files the boot and set-up did not"),
+              std::string::npos)
+        << merged.report.dump(2);
+
+    bad = parts;
     bad[1].report.erase("part_state"); // e.g. a crash report
     EXPECT_FALSE(parts_mergeable(c, bad, &why));
 
