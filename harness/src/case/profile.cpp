@@ -37,6 +37,18 @@ std::optional<std::uint32_t> parse_address(const json& j, const std::filesystem:
     }
 }
 
+// A count or offset of the profile ("size", "offset"): absent is 0; anything but a whole number from 0
+// to 2^32-1 is refused. nlohmann's get<unsigned>() of a fraction or of a number past the type is a
+// cast C++ leaves undefined (found by fuzz/profile_json: "size": 1e300), so the range is checked here.
+std::uint32_t u32_field(const json& j, const char* key, const std::filesystem::path& file,
+                        const std::string& who) {
+    if (!j.contains(key)) return 0;
+    const json& v = j.at(key);
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= 0xffffffffULL) return v.get<std::uint32_t>();
+    if (v.is_number_integer() && !v.is_number_unsigned() && v.get<std::int64_t>() == 0) return 0;
+    fail(file, who + ": \"" + key + "\" must be a whole number from 0 to 4294967295, not " + v.dump());
+}
+
 } // namespace
 
 const ProfileRoutine& Profile::routine(const std::string& name) const {
@@ -135,15 +147,19 @@ Profile load_profile(const std::filesystem::path& file) {
             pd.name = d.at("name").get<std::string>();
             pd.address = parse_address(d, file, pd.name);
             pd.type = d.value("type", "");
-            pd.size = d.value("size", 0u);
+            pd.size = u32_field(d, "size", file, pd.name);
             p.data[pd.name] = pd;
         }
         const json structs = j.value("structs", json::object());
         for (const auto& [name, fields] : structs.items()) {
             auto& out = p.structs[name];
             const json& list = fields.is_object() && fields.contains("fields") ? fields.at("fields") : fields;
-            for (const auto& f : list)
-                out.push_back({f.at("name").get<std::string>(), f.value("offset", 0u), f.value("size", 0u)});
+            for (const auto& f : list) {
+                std::string field = f.at("name").get<std::string>();
+                const std::string who = name + "." + field;
+                out.push_back(
+                    {std::move(field), u32_field(f, "offset", file, who), u32_field(f, "size", file, who)});
+            }
         }
     } catch (const json::exception& e) {
         fail(file, std::string("malformed: ") + e.what());

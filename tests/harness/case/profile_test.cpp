@@ -1,0 +1,67 @@
+// refcheck-profile/1's counts and offsets ("size", "offset"): a whole number from 0 to 2^32-1 is read,
+// anything else (a fraction, a number past 32 bits, a negative one, a string) is a ProfileError naming
+// the file, the entry and the key, never a cast C++ leaves undefined (fuzz/profile_json found
+// "size": 1e300 reaching nlohmann's get<unsigned>()).
+#include "refcheck/harness/profile.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+using namespace refcheck::harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+Profile load_text(const std::string& text) {
+    const fs::path file =
+        fs::temp_directory_path() / ("refcheck-profile-" + std::to_string(::getpid()) + ".json");
+    std::ofstream(file) << text;
+    struct Remove {
+        fs::path f;
+        ~Remove() { fs::remove(f); }
+    } remove{file};
+    return load_profile(file);
+}
+
+std::string with_data_size(const std::string& size) {
+    return R"({"schema": "refcheck-profile/1", "data": [{"name": "table_", "size": )" + size + "}]}";
+}
+
+std::string with_field_offset(const std::string& offset) {
+    return R"({"schema": "refcheck-profile/1", "structs": {"Obj": [{"name": "count", "offset": )" + offset +
+           "}]}}";
+}
+
+std::string refusal(const std::string& text) {
+    try {
+        load_text(text);
+    } catch (const ProfileError& e) {
+        return e.what();
+    }
+    return "(read without an error)";
+}
+
+} // namespace
+
+TEST(Profile, CountsAndOffsetsInRangeAreRead) {
+    EXPECT_EQ(load_text(with_data_size("4294967295")).data.at("table_").size, 4294967295u);
+    EXPECT_EQ(load_text(with_data_size("0")).data.at("table_").size, 0u);
+    EXPECT_EQ(load_text(with_field_offset("12")).offset_of("Obj", "count"), 12u);
+    const Profile absent = load_text(R"({"schema": "refcheck-profile/1", "data": [{"name": "t"}]})");
+    EXPECT_EQ(absent.data.at("t").size, 0u);
+}
+
+TEST(Profile, CountsAndOffsetsOutOfRangeOrNotWholeAreRefusedByName) {
+    for (const std::string bad : {"1e300", "-1e300", "1.5", "4294967296", "-1", "\"12\"", "true"}) {
+        const std::string data = refusal(with_data_size(bad));
+        EXPECT_NE(data.find("table_: \"size\" must be a whole number"), std::string::npos)
+            << bad << ": " << data;
+        const std::string field = refusal(with_field_offset(bad));
+        EXPECT_NE(field.find("Obj.count: \"offset\" must be a whole number"), std::string::npos)
+            << bad << ": " << field;
+    }
+}
