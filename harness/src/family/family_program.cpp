@@ -270,7 +270,7 @@ void run_program(CaseContext& ctx) {
     // A record's weight for sharing the records out: its bytes (vertices, normals, face program)
     // and a fixed cost per record (the restore, the instance's construction), in bytes' stead.
     std::vector<std::uint64_t> weights;
-    if (part)
+    if (part && !part->finishing())
         for (const std::uint32_t record : records)
             weights.push_back(models.record(record).extent.size() + 1024);
     const std::vector<std::size_t> owner =

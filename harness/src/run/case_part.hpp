@@ -37,15 +37,10 @@ struct CasePart {
     // their reports' "part_state" and the frame pictures beside them).
     const std::vector<CaseResult>* finish = nullptr;
     bool finishing() const { return finish != nullptr; }
-    // Whether element i of n (a selected record, in selection order) is this part's: part k owns
-    // [k n / count, (k + 1) n / count). The finish owns none.
-    bool owns(std::size_t i, std::size_t n) const {
-        if (finish) return false;
-        return index * n / count <= i && i < (index + 1) * n / count;
-    }
-    // The same by weight (a record's expected cost): element i is part k's when the middle of its
-    // weight lies in the k-th of `count` equal shares of the total, so the parts stay contiguous and
-    // in order and take about equal work. The finish owns none.
+    // Whether element i (a selected record, in selection order) is this part's, by weight (a record's
+    // expected cost): part k's when the middle of its weight lies in the k-th of `count` equal shares
+    // of the total, so the parts stay contiguous and in order and take about equal work; with every
+    // weight 0, by count (part k owns [k n / count, (k + 1) n / count)). The finish owns none.
     bool owns(std::size_t i, const std::vector<std::uint64_t>& weights) const;
     // The part each element goes to by weight (as owns() decides): non-decreasing, each < count.
     std::vector<std::size_t> shares(const std::vector<std::uint64_t>& weights) const;

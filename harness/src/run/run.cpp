@@ -9,8 +9,6 @@
 #include "refcheck/harness/profile.hpp"
 #include "run/case_observer.hpp"
 #include "run/case_part.hpp"
-
-#include <limits>
 #include "run/workers.hpp"
 #include "refcheck/harness/filter.hpp"
 
@@ -368,13 +366,13 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     try {
         previous = read_junit_times(options.out / "junit.xml");
     } catch (const std::exception&) {} // unreadable times: every case is new
-    std::vector<double> shares;
+    std::vector<std::string> names;
+    std::vector<std::size_t> parts;
     for (const Item& item : items) {
-        const auto it = previous.find(cases[item.c].name);
-        shares.push_back(it == previous.end() ? std::numeric_limits<double>::infinity()
-                                              : it->second / static_cast<double>(item.part.count));
+        names.push_back(cases[item.c].name);
+        parts.push_back(item.part.count);
     }
-    const std::vector<std::size_t> order = longest_first(shares);
+    const std::vector<std::size_t> order = hand_order(names, parts, previous);
     const auto run_one = [&](std::size_t i, const CasePart* part) {
         const auto t0 = std::chrono::steady_clock::now();
         Environment env = resolve_environment(cases[i], options);

@@ -220,7 +220,15 @@ std::string WorkerDeath::what() const {
     return "exited with status " + std::to_string(exit_code) + " without sending its result";
 }
 
-std::vector<std::size_t> longest_first(const std::vector<double>& seconds) {
+std::vector<std::size_t> hand_order(const std::vector<std::string>& names,
+                                    const std::vector<std::size_t>& parts,
+                                    const std::map<std::string, double>& previous) {
+    std::vector<double> seconds;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const auto it = previous.find(names[i]);
+        seconds.push_back(it == previous.end() ? std::numeric_limits<double>::infinity()
+                                               : it->second / static_cast<double>(parts[i]));
+    }
     std::vector<std::size_t> order(seconds.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(),
@@ -230,12 +238,9 @@ std::vector<std::size_t> longest_first(const std::vector<double>& seconds) {
 
 std::vector<std::size_t> hand_order(const std::vector<Case>& cases,
                                     const std::map<std::string, double>& previous) {
-    std::vector<double> seconds;
-    for (const Case& c : cases) {
-        const auto it = previous.find(c.name);
-        seconds.push_back(it == previous.end() ? std::numeric_limits<double>::infinity() : it->second);
-    }
-    return longest_first(seconds);
+    std::vector<std::string> names;
+    for (const Case& c : cases) names.push_back(c.name);
+    return hand_order(names, std::vector<std::size_t>(cases.size(), 1), previous);
 }
 
 CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDeath& d) {

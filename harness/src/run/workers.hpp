@@ -82,8 +82,11 @@ CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDe
 // by case, so every output is the same for any order.
 std::vector<std::size_t> hand_order(const std::vector<Case>& cases,
                                     const std::map<std::string, double>& previous);
-// The indices of `seconds` by descending value, ties in index order (infinity: unknown, first).
-std::vector<std::size_t> longest_first(const std::vector<double>& seconds);
+// The same for work items that may be shares of a case (a case run as parts, case_part.hpp): item i
+// is one of parts[i] parts of the case named names[i], and counts as its previous time over parts[i].
+std::vector<std::size_t> hand_order(const std::vector<std::string>& names,
+                                    const std::vector<std::size_t>& parts,
+                                    const std::map<std::string, double>& previous);
 
 // Runs cases 0..n-1 in min(jobs, n) forked workers (at least one) and returns their results by index.
 std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const WorkerCallbacks& callbacks);

@@ -298,7 +298,7 @@ TEST(CasePart, OwnershipCoversEveryRecordOnce) {
             for (std::size_t i = 0; i < n; ++i) {
                 std::size_t owners = 0, last = 0;
                 for (std::size_t k = 0; k < count; ++k)
-                    if (CasePart{k, count}.owns(i, n)) {
+                    if (CasePart{k, count}.owns(i, std::vector<std::uint64_t>(n))) { // by count
                         ++owners;
                         last = k;
                     }
@@ -307,12 +307,12 @@ TEST(CasePart, OwnershipCoversEveryRecordOnce) {
                 if (i > 0) {
                     std::size_t prev = 0;
                     for (std::size_t k = 0; k < count; ++k)
-                        if (CasePart{k, count}.owns(i - 1, n)) prev = k;
+                        if (CasePart{k, count}.owns(i - 1, std::vector<std::uint64_t>(n))) prev = k;
                     EXPECT_LE(prev, last);
                 }
             }
     const std::vector<CaseResult> none;
-    EXPECT_FALSE((CasePart{0, 1, &none}.owns(0, 1))); // the finish owns nothing
+    EXPECT_FALSE((CasePart{0, 1, &none}.owns(0, std::vector<std::uint64_t>(1)))); // the finish owns nothing
 }
 
 } // namespace
