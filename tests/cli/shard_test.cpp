@@ -2,7 +2,9 @@
 // --shard is absent) split the cases; `refcheck merge` joins shard outputs into exactly the bytes
 // of an unsharded run.
 #include "cli_support.hpp"
+#include "json_schema.hpp"
 
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -73,6 +75,112 @@ TEST_F(ShardTest, MergedShardsAreByteIdenticalToAnUnshardedRun) { expect_merge_i
 TEST_F(ShardTest, MergedShardsOfADivergentRunAreByteIdenticalToIt) {
     expect_merge_identical(" --inject-reimpl-light-swap", 1);
     EXPECT_EQ(read_json(path("merged/run.json")).at("status"), "divergent");
+}
+
+// A large case is split across the shards below the case (its records shared out as across workers,
+// harness/src/run/case_part.hpp): each shard compares its part and writes it, and merge finishes the
+// case from every part, so the merged outputs are the unsharded run's, byte for byte.
+TEST_F(ShardTest, CasesSplitAcrossTheShardsMergeIntoTheUnshardedOutputs) {
+    const std::string files =
+        join({shipped_case("program-lights"), shipped_case("frames"), shipped_case("loader")});
+    ASSERT_EQ(refcheck("run " + files + common_ + " --jobs 1 --out all").code, 0);
+    for (int k = 0; k < 2; ++k) {
+        const std::string n = std::to_string(k);
+        const Result shard = refcheck("run " + files + common_ + " --jobs 1 --shard " + n + "/2 --out s" + n);
+        ASSERT_EQ(shard.code, 0) << shard.out << shard.err;
+        EXPECT_NE(shard.err.find("program-lights: this shard ran part " + std::to_string(k + 1) + " of 2"),
+                  std::string::npos)
+            << shard.err;
+    }
+    // Part p of case file i is shard (i + p) mod 2's; the loader (file 2) runs whole in shard 0.
+    const ojson s0 = read_json(path("s0/run.json")), s1 = read_json(path("s1/run.json"));
+    EXPECT_EQ(cases_of("s0"), (std::set<std::string>{"loader"}));
+    EXPECT_TRUE(cases_of("s1").empty());
+    ASSERT_EQ(s0.at("parts").size(), 2u);
+    EXPECT_EQ(s0.at("parts").at(0).at("case"), "frames");
+    EXPECT_EQ(s0.at("parts").at(0).at("part"), 1);
+    EXPECT_EQ(s0.at("parts").at(1).at("case"), "program-lights");
+    EXPECT_EQ(s0.at("parts").at(1).at("part"), 0);
+    EXPECT_EQ(s1.at("parts").at(0).at("part"), 0); // frames
+    EXPECT_EQ(s1.at("status"), "equivalent");
+    test::SchemaSet schemas; // a shard's index with parts is valid (the schema lists every property)
+    for (const char* f : {"case-report.schema.json", "run-index.schema.json"})
+        schemas.add_file(fs::path(REFCHECK_CLI_SCHEMAS) / f);
+    for (const ojson* index : {&s0, &s1})
+        for (const auto& e : schemas.validate(*index, "run-index.schema.json"))
+            ADD_FAILURE() << "run.json " << e;
+
+    const std::string env = " --data " + quote(kSmallData) + " --jobs 1", cases = " --cases " + files + env;
+    const Result merge = refcheck("merge --out merged s1 s0" + cases);
+    ASSERT_EQ(merge.code, 0) << merge.out << merge.err;
+    EXPECT_NE(merge.err.find("refcheck: frames ran as 2 parts over its records, merged"), std::string::npos)
+        << merge.err;
+    EXPECT_NE(merge.err.find("refcheck: program-lights ran as 2 parts over its records, merged"),
+              std::string::npos)
+        << merge.err;
+    const auto unsharded = tree_without_junit_times(path("all"));
+    const auto merged = tree_without_junit_times(path("merged"));
+    EXPECT_EQ(merged.size(), unsharded.size());
+    for (const auto& [file, bytes] : unsharded) {
+        ASSERT_TRUE(merged.count(file)) << file << " missing from the merge";
+        EXPECT_TRUE(merged.at(file) == bytes) << file << " differs after the merge";
+    }
+    std::size_t pictures = 0;
+    for (const auto& [file, bytes] : unsharded) pictures += file.rfind("frames/frame-", 0) == 0;
+    EXPECT_GT(pictures, 1u);
+    EXPECT_TRUE(unsharded.count("program-lights/coverage.drcov"));
+
+    // What would make the merge wrong is refused: the parts need the environment to finish, the
+    // case file the shards ran, their data root, every part once and bytes a shard wrote.
+    const Result bare = refcheck("merge --out m-bare s0 s1 --cases " + files);
+    EXPECT_EQ(bare.code, 2) << bare.out << bare.err; // the default archives: other records, an error
+    EXPECT_EQ(read_json(path("m-bare/frames.json")).at("status"), "error");
+    // The shards' archives with one palette byte changed: the same records, other inputs.
+    fs::copy(kSmallData, path("other-data"), fs::copy_options::recursive);
+    std::string palette = read_text(path("other-data/3DPAL.RGB"));
+    palette[100] = static_cast<char>(palette[100] ^ 0x01);
+    std::ofstream(path("other-data/3DPAL.RGB"), std::ios::binary | std::ios::trunc) << palette;
+    const Result elsewhere = refcheck("merge --out m-other s0 s1 --cases " + files + " --data " +
+                                      quote(path("other-data")) + " --jobs 1");
+    EXPECT_EQ(elsewhere.code, 2) << elsewhere.out << elsewhere.err;
+    for (const char* name : {"m-other/frames.json", "m-other/program-lights.json"}) {
+        const ojson r = read_json(path(name));
+        EXPECT_EQ(r.at("status"), "error") << name;
+        EXPECT_NE(r.value("error", std::string()).find("ran on other inputs than this finish"),
+                  std::string::npos)
+            << name << ": " << r.value("error", std::string());
+    }
+    ojson edited = read_json(shipped_case("frames"));
+    edited["description"] = edited.value("description", std::string()) + " (edited)";
+    const fs::path other = write_case("frames", edited);
+    const Result changed = refcheck("merge --out m-changed s0 s1 --cases " +
+                                    join({other, shipped_case("program-lights")}) + env);
+    EXPECT_EQ(changed.code, 2) << changed.out << changed.err;
+    EXPECT_NE(changed.err.find("is not the file the shards ran"), std::string::npos) << changed.err;
+    ojson dropped = s1;
+    dropped.erase("parts");
+    fs::create_directories(path("s1-dropped"));
+    std::ofstream(path("s1-dropped/run.json")) << dropped.dump(2);
+    const Result missing = refcheck("merge --out m-missing s0 s1-dropped" + cases);
+    EXPECT_EQ(missing.code, 2) << missing.out << missing.err;
+    EXPECT_NE(missing.err.find("case frames: part 0 of 2 is in no shard output"), std::string::npos)
+        << missing.err;
+    ojson twice = s1;
+    twice["parts"].push_back(s1.at("parts").at(0));
+    fs::create_directories(path("s1-twice/parts"));
+    fs::copy(path("s1/parts"), path("s1-twice/parts"));
+    std::ofstream(path("s1-twice/run.json")) << twice.dump(2);
+    const Result repeated = refcheck("merge --out m-twice s0 s1-twice" + cases);
+    EXPECT_EQ(repeated.code, 2) << repeated.out << repeated.err;
+    EXPECT_NE(repeated.err.find("is in more than one shard output"), std::string::npos) << repeated.err;
+    const std::string part = s1.at("parts").at(0).at("file").get<std::string>();
+    fs::resize_file(path("s1-twice/" + part), fs::file_size(path("s1-twice/" + part)) / 2);
+    std::ofstream(path("s1-twice/run.json")) << s1.dump(2);
+    const Result cut = refcheck("merge --out m-cut s0 s1-twice" + cases);
+    EXPECT_EQ(cut.code, 2) << cut.out << cut.err;
+    EXPECT_NE(cut.err.find("is not a part a shard wrote"), std::string::npos) << cut.err;
+    for (const char* m : {"m-changed", "m-missing", "m-twice", "m-cut"})
+        EXPECT_FALSE(fs::exists(path(std::string(m) + "/run.json"))) << m;
 }
 
 TEST_F(ShardTest, GoogleTestShardingVariablesSelectTheSameCasesAsShard) {

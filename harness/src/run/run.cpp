@@ -16,6 +16,7 @@
 #include <csignal>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -170,10 +171,19 @@ std::vector<fs::path> select_shard(const std::vector<fs::path>& cases, Shard sha
 
 ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, const Shard& shard,
                         const ojson& seeded_faults, const std::map<std::string, double>& seconds,
-                        const ojson& image_coverage) {
+                        const ojson& image_coverage, const ojson& parts) {
     ojson index = make_run_index(reports, seeded_faults);
     if (!image_coverage.empty()) index["image_coverage"] = image_coverage;
     if (shard.count > 1) index["shard"] = {{"index", shard.index}, {"count", shard.count}};
+    if (parts.is_array() && !parts.empty()) {
+        index["parts"] = parts;
+        // A shard's status is its parts' too: a part not equivalent is not hidden until the merge.
+        for (const ojson& p : parts) {
+            const std::string part = p.at("status").get<std::string>(),
+                              now = index.at("status").get<std::string>();
+            if (part == "error" || (part == "divergent" && now == "equivalent")) index["status"] = part;
+        }
+    }
     // The index last: a folder whose run.json is there holds a complete run.
     write_junit(out / "junit.xml", index, reports, seconds);
     write_html(out / "index.html", index, reports, out);
@@ -269,18 +279,50 @@ std::vector<std::string> preflight(const std::vector<Case>& cases, const RunOpti
     return problems;
 }
 
+namespace {
+// A case a run runs and, in one shard of a split run, the part of it the shard holds: the shard
+// compares that share of the case's inputs and writes what it compared for refcheck merge, which
+// finishes the case from all its parts.
+struct Planned {
+    Case c;
+    std::optional<CasePart> shard_part;
+};
+
+// The parts a case is split into across the shards of a run: as across workers (case_parts, with a
+// shard for a worker), so 1 for a small or unsplittable case, which one shard runs whole.
+std::size_t shard_parts(const Case& c, const RunOptions& o) {
+    return o.shard.count > 1 ? case_parts(c, o.injection, o.shard.count) : 1;
+}
+
 // The cases a run runs: the shard's, those the filter selects, narrowed as the options say, sorted
-// by name (reports are ordered by case name, so a sharded run merges into the same index).
-std::vector<Case> run_cases(const std::vector<fs::path>& case_files, const RunOptions& options) {
-    std::vector<Case> cases;
-    for (const auto& f : select_shard(case_files, options.shard)) {
-        Case c = load_case(f);
+// by name (reports are ordered by case name, so a sharded run merges into the same index). Case file
+// i goes whole to shard i mod N; part p of a split one to shard (i + p) mod N, so its parts go to
+// different shards.
+std::vector<Planned> plan_cases(const std::vector<fs::path>& case_files, const RunOptions& options) {
+    const Shard shard = options.shard;
+    std::vector<Planned> out;
+    for (std::size_t i = 0; i < case_files.size(); ++i) {
+        Case c = load_case(case_files[i]); // every file: whether it is split depends on the case
         if (options.filter && !options.filter->selects_case(c.name)) continue;
         c.only = options.only;
         c.filter = options.filter;
-        cases.push_back(std::move(c));
+        const std::size_t n = shard_parts(c, options);
+        if (n == 1) {
+            if (shard.count <= 1 || i % shard.count == shard.index)
+                out.push_back({std::move(c), std::nullopt});
+            continue;
+        }
+        const std::size_t p = (shard.index + shard.count - i % shard.count) % shard.count;
+        if (p < n) out.push_back({std::move(c), CasePart{p, n}});
     }
-    std::sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+    std::sort(out.begin(), out.end(), [](const Planned& a, const Planned& b) { return a.c.name < b.c.name; });
+    return out;
+}
+} // namespace
+
+std::vector<Case> run_cases(const std::vector<fs::path>& case_files, const RunOptions& options) {
+    std::vector<Case> cases;
+    for (Planned& p : plan_cases(case_files, options)) cases.push_back(std::move(p.c));
     return cases;
 }
 
@@ -311,10 +353,12 @@ private:
 std::vector<std::pair<std::string, std::vector<std::string>>>
 list_inputs(const std::vector<fs::path>& case_files, const RunOptions& options) {
     std::vector<std::pair<std::string, std::vector<std::string>>> out;
-    for (const Case& c : run_cases(case_files, options)) {
+    for (const Planned& planned : plan_cases(case_files, options)) {
+        const Case& c = planned.c;
         ListingObserver observer(c);
         set_case_observer(&observer);
         Environment env = resolve_environment(c, options);
+        const CasePartScope scope(planned.shard_part ? &*planned.shard_part : nullptr);
         const CaseResult r = run_case(c, env, {});
         set_case_observer(nullptr);
         std::vector<std::string> inputs = std::move(observer.inputs);
@@ -331,10 +375,79 @@ list_inputs(const std::vector<fs::path>& case_files, const RunOptions& options) 
     return out;
 }
 
+namespace {
+// Runs case `c` (or a part of it, or its finish) and times it; a divergent whole case or finish gets
+// its drill-down (bisect).
+CaseResult run_timed(const Case& c, const RunOptions& options, const std::shared_ptr<const RuleIndex>& rules,
+                     const CasePart* part) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Environment env = resolve_environment(c, options);
+    env.rules = rules;
+    const CasePartScope scope(part);
+    CaseResult r = run_case(c, env, options.injection);
+    if (r.status == Status::Divergent && (!part || part->finishing())) attach_drill_down(r, c, options);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+// A case run as parts (across the workers of a run, or across shards), with its parts' results.
+struct SplitCase {
+    const Case* c;
+    std::vector<CaseResult> parts;
+};
+
+// Finishes each split case from its parts, one a worker (`callbacks` gives the tick and how the run
+// is told), or runs it again whole when its parts cannot be merged; `lines` gets what became of
+// each. Throws RunInterrupted on SIGINT/SIGTERM (its indices: into `split`).
+std::vector<CaseResult> finish_split_cases(std::vector<SplitCase>& split, const RunOptions& options,
+                                           const std::shared_ptr<const RuleIndex>& rules,
+                                           WorkerCallbacks callbacks, std::vector<std::string>& lines) {
+    std::vector<double> part_seconds(split.size(), 0.0);
+    for (std::size_t j = 0; j < split.size(); ++j) {
+        for (const CaseResult& p : split[j].parts) part_seconds[j] += p.seconds;
+        std::string why;
+        const std::string ran =
+            split[j].c->name + " ran as " + std::to_string(split[j].parts.size()) + " parts over its records";
+        if (parts_mergeable(*split[j].c, split[j].parts, &why)) {
+            lines.push_back(ran + ", merged");
+        } else {
+            split[j].parts.clear(); // runs whole
+            lines.push_back(ran + "; they could not be merged (" + why + "): it ran again whole");
+        }
+    }
+    callbacks.name = [&](std::size_t j) { return split[j].c->name; };
+    callbacks.run = [&](std::size_t j) {
+        if (split[j].parts.empty()) return run_timed(*split[j].c, options, rules, nullptr);
+        const CasePart part{0, 1, &split[j].parts};
+        CaseResult r = run_timed(*split[j].c, options, rules, &part);
+        r.seconds += part_seconds[j];
+        return r;
+    };
+    callbacks.died = [&](std::size_t j, const WorkerDeath& d) {
+        return crash_result(*split[j].c, options, d);
+    };
+    callbacks.done = [&](std::size_t j) {
+        if (options.progress) options.progress(split[j].c->name);
+    };
+    callbacks.handed = nullptr;
+    return run_in_workers(split.size(), options.jobs, callbacks);
+}
+
+// Where a shard writes the part of a split case it holds (refcheck merge reads it).
+std::string part_file(const std::string& name, const CasePart& part) {
+    return "parts/" + name + ".part-" + std::to_string(part.index) + "-of-" + std::to_string(part.count);
+}
+} // namespace
+
 RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& options) {
     RunSummary summary;
     const auto start = std::chrono::steady_clock::now();
-    std::vector<Case> cases = run_cases(case_files, options);
+    std::vector<Case> cases;
+    std::vector<std::optional<CasePart>> shard_part; // by case: the part of it this shard holds
+    for (Planned& p : plan_cases(case_files, options)) {
+        cases.push_back(std::move(p.c));
+        shard_part.push_back(p.shard_part);
+    }
     std::vector<PatchSite> sites;
     summary.problems = preflight(cases, options, &sites);
     if (!summary.problems.empty()) return summary;
@@ -345,18 +458,26 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     // Each case runs in a worker process (workers.hpp): a crash inside the emulator is that case's error.
     // A large case may run as parts over its inputs (case_part.hpp): the first round runs every whole
     // case and every part; the second finishes each split case from its parts' states, or runs it
-    // whole when they cannot be merged (a part divergent, faulting, stopped or crashed).
+    // whole when they cannot be merged (a part divergent, faulting, stopped or crashed). A shard of
+    // a split run runs only its part of a case split across the shards, and leaves the finish to
+    // refcheck merge.
     struct Item {
         std::size_t c; // the case
         CasePart part; // {0, 1}: the whole case
+        bool held;     // a shard's part of a case split across the shards: not finished here
     };
     std::vector<Item> items;
     std::vector<std::vector<std::size_t>> items_of(cases.size());
     for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (shard_part[i]) {
+            items_of[i].push_back(items.size());
+            items.push_back({i, *shard_part[i], true});
+            continue;
+        }
         const std::size_t n = case_parts(cases[i], options.injection, options.jobs);
         for (std::size_t k = 0; k < n; ++k) {
             items_of[i].push_back(items.size());
-            items.push_back({i, CasePart{k, n}});
+            items.push_back({i, CasePart{k, n}, false});
         }
     }
     // The longest work of the output folder's previous run is handed out first (a part counts as its
@@ -373,34 +494,23 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         parts.push_back(item.part.count);
     }
     const std::vector<std::size_t> order = hand_order(names, parts, previous);
-    const auto run_one = [&](std::size_t i, const CasePart* part) {
-        const auto t0 = std::chrono::steady_clock::now();
-        Environment env = resolve_environment(cases[i], options);
-        env.rules = rules;
-        const CasePartScope scope(part);
-        CaseResult r = run_case(cases[i], env, options.injection);
-        if (r.status == Status::Divergent && (!part || part->finishing()))
-            attach_drill_down(r, cases[i], options);
-        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return r;
-    };
     WorkerCallbacks callbacks;
     callbacks.name = [&](std::size_t j) { return cases[items[order[j]].c].name; };
     callbacks.run = [&](std::size_t j) {
         const Item& item = items[order[j]];
-        return run_one(item.c, item.part.count > 1 ? &item.part : nullptr);
+        return run_timed(cases[item.c], options, rules, item.part.count > 1 ? &item.part : nullptr);
     };
     callbacks.died = [&](std::size_t j, const WorkerDeath& d) {
         return crash_result(cases[items[order[j]].c], options, d);
     };
     callbacks.done = [&](std::size_t j) {
-        if (options.progress && items[order[j]].part.count == 1)
+        if (options.progress && (items[order[j]].part.count == 1 || items[order[j]].held))
             options.progress(cases[items[order[j]].c].name);
     };
     if (options.started)
         callbacks.handed = [&](std::size_t j) {
             const Item& item = items[order[j]];
-            if (item.part.index == 0) options.started(item.c, cases[item.c].name);
+            if (item.part.index == 0 || item.held) options.started(item.c, cases[item.c].name);
         };
     callbacks.tick = options.tick;
     const auto interrupted = [&](int signal, const std::set<std::size_t>& unfinished) {
@@ -425,83 +535,76 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         interrupted(e.signal, unfinished);
         return summary;
     }
-    summary.results.resize(cases.size());
-    std::vector<std::size_t> split;                              // the split cases, in case order
-    std::vector<std::vector<CaseResult>> parts_of(cases.size()); // their parts, when mergeable
-    std::vector<double> part_seconds(cases.size(), 0.0);
+    std::vector<CaseResult> results(cases.size()); // by case
+    std::vector<std::size_t> split_at;             // the split cases, in case order
+    std::vector<SplitCase> split;
     for (std::size_t i = 0; i < cases.size(); ++i) {
         if (items_of[i].size() == 1) {
-            summary.results[i] = std::move(first[items_of[i][0]]);
+            results[i] = std::move(first[items_of[i][0]]);
             continue;
         }
-        split.push_back(i);
-        std::vector<CaseResult> parts;
-        for (std::size_t it : items_of[i]) {
-            part_seconds[i] += first[it].seconds;
-            parts.push_back(std::move(first[it]));
-        }
-        std::string why;
-        const std::string ran =
-            cases[i].name + " ran as " + std::to_string(parts.size()) + " parts over its records";
-        if (parts_mergeable(cases[i], parts, &why)) {
-            parts_of[i] = std::move(parts);
-            summary.splits.push_back(ran + ", merged");
-        } else {
-            summary.splits.push_back(ran + "; they could not be merged (" + why + "): it ran again whole");
-        }
+        split_at.push_back(i);
+        split.push_back({&cases[i], {}});
+        for (std::size_t it : items_of[i]) split.back().parts.push_back(std::move(first[it]));
     }
     if (!split.empty()) {
-        WorkerCallbacks finish = callbacks;
-        finish.name = [&](std::size_t j) { return cases[split[j]].name; };
-        finish.run = [&](std::size_t j) {
-            const std::size_t i = split[j];
-            if (parts_of[i].empty()) return run_one(i, nullptr); // run whole: the parts could not be merged
-            const CasePart part{0, 1, &parts_of[i]};
-            CaseResult r = run_one(i, &part);
-            r.seconds += part_seconds[i];
-            return r;
-        };
-        finish.died = [&](std::size_t j, const WorkerDeath& d) {
-            return crash_result(cases[split[j]], options, d);
-        };
-        finish.done = [&](std::size_t j) {
-            if (options.progress) options.progress(cases[split[j]].name);
-        };
-        finish.handed = nullptr;
         try {
-            std::vector<CaseResult> second = run_in_workers(split.size(), options.jobs, finish);
-            for (std::size_t j = 0; j < split.size(); ++j) summary.results[split[j]] = std::move(second[j]);
+            std::vector<CaseResult> second =
+                finish_split_cases(split, options, rules, callbacks, summary.splits);
+            for (std::size_t j = 0; j < split.size(); ++j) results[split_at[j]] = std::move(second[j]);
         } catch (const RunInterrupted& e) {
             std::set<std::size_t> unfinished;
-            for (std::size_t j : e.unfinished) unfinished.insert(split[j]);
+            for (std::size_t j : e.unfinished) unfinished.insert(split_at[j]);
             interrupted(e.signal, unfinished);
             return summary;
         }
     }
     if (rules) {
         const ojson evidence = evidence_json(*rules);
-        for (auto& r : summary.results) r.report["evidence"] = evidence;
+        for (std::size_t i = 0; i < cases.size(); ++i)
+            if (!shard_part[i]) results[i].report["evidence"] = evidence;
     }
 
     std::vector<ojson> reports;
     // The earlier run's index goes first: until the new one is written last, the folder holds no
     // complete run. Every file is written whole (write_file_atomically).
     fs::remove(options.out / "run.json");
-    for (const auto& r : summary.results) fs::remove_all(options.out / r.name); // pictures of an earlier run
-    SharedCoverage shared; // what every report would repeat, written once in run.json
-    for (const auto& r : summary.results) {
+    fs::remove_all(options.out / "parts");
+    ojson held = ojson::array(); // the parts of cases split across the shards, for refcheck merge
+    SharedCoverage shared;       // what every report would repeat, written once in run.json
+    std::map<std::string, double> seconds;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        CaseResult& r = results[i];
+        summary.events += r.events;
+        if (shard_part[i]) {
+            const CasePart& p = *shard_part[i];
+            const std::string file = part_file(cases[i].name, p);
+            write_file_atomically(options.out / file, encode_result(p.index, r));
+            held.push_back({{"case", cases[i].name},
+                            {"case_sha256", sha256_file(cases[i].file)},
+                            {"part", p.index},
+                            {"of", p.count},
+                            {"file", file},
+                            {"status", std::string(status_name(r.status))}});
+            summary.splits.push_back(
+                cases[i].name + ": this shard ran part " + std::to_string(p.index + 1) + " of " +
+                std::to_string(p.count) +
+                " over its records (refcheck merge finishes it from all the shards' parts)");
+            continue;
+        }
+        fs::remove_all(options.out / r.name); // pictures of an earlier run
         write_json(options.out / (r.name + ".json"), shared.store(r.report));
         for (const auto& [rel, bytes] : r.files)
             write_file_atomically(
                 options.out / rel,
                 std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
         reports.push_back(r.report);
-        summary.events += r.events;
+        seconds[r.name] = r.seconds;
+        summary.results.push_back(std::move(r));
     }
-    std::map<std::string, double> seconds;
-    for (const auto& r : summary.results) seconds[r.name] = r.seconds;
-    summary.index = write_run_outputs(options.out, reports, options.shard,
-                                      seeded_faults_json(options.injection, sites), seconds, shared.json());
+    summary.index =
+        write_run_outputs(options.out, reports, options.shard, seeded_faults_json(options.injection, sites),
+                          seconds, shared.json(), held);
     summary.html = options.out / "index.html";
     const std::string status = summary.index.at("status").get<std::string>();
     summary.exit_code = status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
@@ -561,7 +664,73 @@ static fs::path name_inside(const std::string& name, const fs::path& dir, const 
     return p;
 }
 
-int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
+namespace {
+// The parts of the cases the shards split (their run.json "parts"), read and checked: each case's
+// parts all there, each once, all of one split (their count) and of one case file (its SHA-256).
+struct HeldCase {
+    std::size_t of = 0;
+    std::string case_sha256;
+    std::vector<std::optional<CaseResult>> parts;
+};
+
+std::map<std::string, HeldCase> read_held_parts(const std::vector<fs::path>& shard_dirs,
+                                                const std::vector<ojson>& indexes) {
+    std::map<std::string, HeldCase> held;
+    for (std::size_t d = 0; d < shard_dirs.size(); ++d) {
+        const fs::path& dir = shard_dirs[d];
+        for (const ojson& row : member(indexes[d], "parts")) {
+            const std::string where = (dir / "run.json").string() + ": \"parts\" " + row.dump();
+            const std::string name = row.at("case").get<std::string>();
+            name_inside(name + ".json", dir, "case");
+            const auto count = [&](const char* key) {
+                const ojson& v = row.at(key);
+                if (!v.is_number_unsigned() || v.get<std::uint64_t>() > kMaxParts)
+                    throw std::runtime_error(where + ": \"" + key + "\" is not a part count");
+                return static_cast<std::size_t>(v.get<std::uint64_t>());
+            };
+            const std::size_t part = count("part"), of = count("of");
+            if (of < 2 || part >= of) throw std::runtime_error(where + ": not a part of a split case");
+            HeldCase& h = held[name];
+            const std::string sha = row.at("case_sha256").get<std::string>();
+            if (h.parts.empty()) {
+                h.of = of;
+                h.case_sha256 = sha;
+                h.parts.resize(of);
+            } else if (h.of != of || h.case_sha256 != sha) {
+                throw std::runtime_error(where + ": the shards split case " + name +
+                                         " differently, or ran different files of it");
+            }
+            if (h.parts[part])
+                throw std::runtime_error("case " + name + ": part " + std::to_string(part) + " of " +
+                                         std::to_string(of) + " is in more than one shard output");
+            const fs::path file = dir / name_inside(row.at("file").get<std::string>(), dir, "part file");
+            std::ifstream in(file, std::ios::binary);
+            const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+            if (!in && !in.eof()) throw std::runtime_error("cannot read " + file.string());
+            std::pair<std::size_t, CaseResult> decoded;
+            try {
+                decoded = decode_result(bytes);
+            } catch (const std::exception& e) {
+                throw std::runtime_error(file.string() + " is not a part a shard wrote: " + e.what());
+            }
+            if (decoded.first != part || decoded.second.name != name)
+                throw std::runtime_error(file.string() + " holds part " + std::to_string(decoded.first) +
+                                         " of case \"" + decoded.second.name + "\", not part " +
+                                         std::to_string(part) + " of " + name);
+            h.parts[part] = std::move(decoded.second);
+        }
+    }
+    for (const auto& [name, h] : held)
+        for (std::size_t p = 0; p < h.of; ++p)
+            if (!h.parts[p])
+                throw std::runtime_error("case " + name + ": part " + std::to_string(p) + " of " +
+                                         std::to_string(h.of) + " is in no shard output");
+    return held;
+}
+} // namespace
+
+int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const RunOptions* finish,
+          const std::vector<fs::path>& case_files, std::vector<std::string>* splits) {
     if (shard_dirs.empty()) throw std::runtime_error("merge needs at least one shard output");
     std::vector<std::pair<std::string, ojson>> named;
     std::vector<ojson> indexes;
@@ -603,11 +772,67 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out) {
             named.emplace_back(name, std::move(report));
         }
     }
+    // The cases split across the shards: finished here from their parts, as a run finishes a case
+    // split across its workers.
+    std::map<std::string, HeldCase> held = read_held_parts(shard_dirs, indexes);
+    if (!held.empty()) {
+        std::string listed;
+        for (const auto& [name, h] : held) listed += (listed.empty() ? "" : ", ") + name;
+        if (!finish)
+            throw std::runtime_error("the shard outputs hold parts of split cases (" + listed +
+                                     "): merging them finishes each, which runs the original");
+        std::vector<Case> cases;
+        for (const auto& [name, h] : held) {
+            const auto file =
+                std::find_if(case_files.begin(), case_files.end(),
+                             [&name = name](const fs::path& f) { return f.stem().string() == name; });
+            if (file == case_files.end())
+                throw std::runtime_error("case " + name +
+                                         " was split across the shards, but no case file "
+                                         "given to merge is named " +
+                                         name + ".json");
+            if (sha256_file(*file) != h.case_sha256)
+                throw std::runtime_error("case " + name + ": " + file->string() +
+                                         " is not the file the shards ran (its SHA-256 differs)");
+            Case c = load_case(*file);
+            c.only = finish->only;
+            c.filter = finish->filter;
+            cases.push_back(std::move(c));
+        }
+        std::vector<SplitCase> split;
+        std::size_t k = 0;
+        for (auto& [name, h] : held) {
+            split.push_back({&cases[k++], {}});
+            for (auto& p : h.parts) split.back().parts.push_back(std::move(*p));
+        }
+        std::shared_ptr<const RuleIndex> rules;
+        if (finish->rules_document)
+            rules = std::make_shared<const RuleIndex>(load_rule_index(*finish->rules_document));
+        std::vector<std::string> lines;
+        WorkerCallbacks callbacks;
+        std::vector<CaseResult> finished;
+        try {
+            finished = finish_split_cases(split, *finish, rules, callbacks, lines);
+        } catch (const RunInterrupted& e) {
+            throw std::runtime_error(std::string(e.signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                                     " while finishing the split cases; nothing was merged");
+        }
+        if (splits) *splits = std::move(lines);
+        for (CaseResult& r : finished) {
+            if (rules) r.report["evidence"] = evidence_json(*rules);
+            for (const auto& [rel, bytes] : r.files)
+                write_file_atomically(
+                    out / rel, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+            seconds[r.name] = r.seconds;
+            named.emplace_back(r.name, shared.store(r.report));
+        }
+    }
     // Unsharded runs list cases in sorted file order; the case name is the file stem.
     std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (std::size_t i = 1; i < named.size(); ++i)
         if (named[i].first == named[i - 1].first)
-            throw std::runtime_error("case \"" + named[i].first + "\" is in more than one shard output");
+            throw std::runtime_error("case \"" + named[i].first +
+                                     "\" is in more than one shard output (whole, or whole and in parts)");
     std::vector<ojson> reports;
     for (auto& [name, report] : named) {
         write_json(out / (name + ".json"), report); // as the shard wrote it

@@ -455,6 +455,17 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
                     // record): each part's must be the same, or its records read files the merged
                     // report would not show.
                     const ojson files = original->files_json();
+                    // Each part ran on this finish's image, profile and archives (by SHA-256): parts
+                    // of another run (refcheck merge with another --data) are not this case's.
+                    for (std::size_t k = 0; k < part->finish->size(); ++k)
+                        if (member((*part->finish)[k].report, "inputs") != r.at("inputs"))
+                            throw std::runtime_error("part " + std::to_string(k + 1) + " of " +
+                                                     std::to_string(part->finish->size()) +
+                                                     " ran on other inputs than this finish (image, profile "
+                                                     "or archives by SHA-256: " +
+                                                     member((*part->finish)[k].report, "inputs").dump() +
+                                                     " against " + r.at("inputs").dump() +
+                                                     "): its results are not this case's");
                     for (std::size_t k = 0; k < part->finish->size(); ++k)
                         if (member((*part->finish)[k].report, "files") != files)
                             throw std::runtime_error(

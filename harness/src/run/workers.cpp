@@ -196,6 +196,24 @@ struct Worker {
 
 } // namespace
 
+std::string encode_result(std::size_t index, const CaseResult& r) { return encode(index, r); }
+
+std::pair<std::size_t, CaseResult> decode_result(std::string_view message) {
+    Reader rd{message};
+    if (rd.u64() != message.size() - 8) throw std::runtime_error("its length is not the length it gives");
+    auto decoded = [&] {
+        try {
+            return decode(message.substr(8));
+        } catch (const ojson::exception& e) {
+            throw std::runtime_error(std::string("its report is not JSON (") + e.what() + ")");
+        }
+    }();
+    if (decoded.second.status != Status::Equivalent && decoded.second.status != Status::Divergent &&
+        decoded.second.status != Status::Error)
+        throw std::runtime_error("its status is none of equivalent, divergent, error");
+    return decoded;
+}
+
 void note_input(std::string_view input) {
     if (!g_crumb) return;
     copy_cut(g_crumb->input, sizeof g_crumb->input, input);

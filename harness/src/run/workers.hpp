@@ -70,6 +70,12 @@ struct WorkerCallbacks {
     std::function<std::string(std::size_t)> name; // case i's name (the breadcrumb)
 };
 
+// A result as a worker sends it to the parent (a length, then the fields; its index, e.g. a part's),
+// and back: refcheck run --shard writes the parts it holds so, and refcheck merge reads them.
+// decode_result throws std::runtime_error on bytes that are not one whole message.
+std::string encode_result(std::size_t index, const CaseResult& r);
+std::pair<std::size_t, CaseResult> decode_result(std::string_view message);
+
 // The error report of a case whose worker died: status "error", "error" naming the death, the input,
 // the routine and the last guest EIP known, and "crash" with the same as fields and the command that
 // reproduces it (the case's files by file name, like every report: no host path).

@@ -177,7 +177,16 @@ RunSummary run(const std::vector<std::filesystem::path>& case_files, const RunOp
 // Joins shard outputs (each a folder with run.json and case reports) into `out`, producing the same
 // run index, JUnit XML and HTML an unsharded run would. Throws std::runtime_error when a shard of
 // the split is missing, given twice, or from another split.
-int merge(const std::vector<std::filesystem::path>& shard_dirs, const std::filesystem::path& out);
+// A case split across the shards (run.json "parts": each shard ran a share of its inputs) is
+// finished here as a run finishes a case split across its workers: every part must be there once,
+// of the same case file (by SHA-256), found by name among `case_files`; the original boots once more
+// in a worker on `finish`'s environment, and the parts must have run on the same image, profile and
+// archives (by SHA-256), or the case is an error. Parts that cannot be merged (one not equivalent)
+// make the case run again whole, as a run does. `splits` gets one line per such case. Without
+// `finish`, shard outputs holding parts are refused.
+int merge(const std::vector<std::filesystem::path>& shard_dirs, const std::filesystem::path& out,
+          const RunOptions* finish = nullptr, const std::vector<std::filesystem::path>& case_files = {},
+          std::vector<std::string>* splits = nullptr);
 
 // Writes index, JUnit and HTML for reports already in `out`.
 // A shard of a split run (count > 1) says which it is in run.json ("shard"), so that merge can
@@ -187,10 +196,11 @@ int merge(const std::vector<std::filesystem::path>& shard_dirs, const std::files
 // seeded faults differ.
 // `seconds` (case name -> wall time) goes into junit.xml's time attributes only. `reports` are the
 // case reports as the run holds them (SharedCoverage::restore of what was written);
-// `image_coverage` (SharedCoverage::json) becomes run.json's "image_coverage".
+// `image_coverage` (SharedCoverage::json) becomes run.json's "image_coverage". `parts` (a shard's
+// parts of cases split across the shards, for merge) becomes "parts", and counts in "status".
 ojson write_run_outputs(const std::filesystem::path& out, const std::vector<ojson>& reports,
                         const Shard& shard = {}, const ojson& seeded_faults = nullptr,
                         const std::map<std::string, double>& seconds = {},
-                        const ojson& image_coverage = ojson::array());
+                        const ojson& image_coverage = ojson::array(), const ojson& parts = nullptr);
 
 } // namespace refcheck::harness
