@@ -195,7 +195,35 @@ std::uint32_t extent_end(const emu::Image& image, const std::set<std::uint32_t>&
     return std::max(end, a);
 }
 
-SweptCode sweep_at(const emu::Machine& m, const std::set<std::uint32_t>& starts, std::uint32_t a) {
+// The guest memory discover_routines reads, each read kept in a log (when given): the result is a
+// function of these reads, the image's sections and names, and the entries, so a later call whose
+// reads all give the same answers has the same result (DiscoveryMemo).
+class LoggedMemory {
+public:
+    LoggedMemory(const emu::Machine& m, DiscoveryMemo::Log* log) : m_(m), log_(log) {}
+    const emu::Image& image() const { return m_.image(); }
+    std::vector<std::uint8_t> read_bytes(std::uint32_t a, std::uint32_t n) const {
+        std::vector<std::uint8_t> b = m_.read_bytes(a, n);
+        if (log_) log_->bytes.emplace_back(a, b);
+        return b;
+    }
+    bool is_mapped(std::uint32_t a) const {
+        const bool mapped = m_.is_mapped(a);
+        if (log_) log_->mapped.emplace_back(a, mapped);
+        return mapped;
+    }
+    std::uint32_t read_u32(std::uint32_t a) const {
+        const std::uint32_t v = m_.read_u32(a);
+        if (log_) log_->words.emplace_back(a, v);
+        return v;
+    }
+
+private:
+    const emu::Machine& m_;
+    DiscoveryMemo::Log* log_;
+};
+
+SweptCode sweep_at(const LoggedMemory& m, const std::set<std::uint32_t>& starts, std::uint32_t a) {
     const emu::Image& image = m.image();
     const std::uint32_t end = extent_end(image, starts, a);
     const std::vector<std::uint8_t> bytes = m.read_bytes(a, end - a);
@@ -207,7 +235,7 @@ SweptCode sweep_at(const emu::Machine& m, const std::set<std::uint32_t>& starts,
 
 // The routines a swept extent reaches: direct targets in code, the entries of its routine-pointer
 // tables, and the named routines whose address it takes. `named` holds every export and symbol.
-std::vector<std::uint32_t> reached_from(const emu::Machine& m, const SweptCode& swept,
+std::vector<std::uint32_t> reached_from(const LoggedMemory& m, const SweptCode& swept,
                                         const std::map<emu::Address, std::string>& named) {
     const emu::Image& image = m.image();
     std::set<std::uint32_t> out;
@@ -228,8 +256,10 @@ std::vector<std::uint32_t> reached_from(const emu::Machine& m, const SweptCode& 
 
 } // namespace
 
-std::vector<RoutineBlocks>
-discover_routines(const emu::Machine& m, const std::vector<std::pair<std::string, std::uint32_t>>& entries) {
+namespace {
+
+std::vector<RoutineBlocks> discover(const LoggedMemory& m,
+                                    const std::vector<std::pair<std::string, std::uint32_t>>& entries) {
     const emu::Image& image = m.image();
     std::set<std::uint32_t> starts;
     std::map<std::uint32_t, std::string> symbol_names, entry_names;
@@ -272,6 +302,57 @@ discover_routines(const emu::Machine& m, const std::vector<std::pair<std::string
         out.push_back(std::move(r));
     }
     return out;
+}
+
+} // namespace
+
+std::vector<RoutineBlocks>
+discover_routines(const emu::Machine& m, const std::vector<std::pair<std::string, std::uint32_t>>& entries) {
+    return discover(LoggedMemory(m, nullptr), entries);
+}
+
+bool DiscoveryMemo::Entry::holds_on(const emu::Machine& m) const {
+    for (const auto& [a, bytes] : log.bytes)
+        if (m.read_bytes(a, bytes.size()) != bytes) return false;
+    for (const auto& [a, mapped] : log.mapped)
+        if (m.is_mapped(a) != mapped) return false;
+    for (const auto& [a, v] : log.words)
+        if (m.read_u32(a) != v) return false;
+    return true;
+}
+
+const std::vector<RoutineBlocks>&
+DiscoveryMemo::routines(const emu::Machine& m, const std::string& image_sha256,
+                        const std::vector<std::pair<std::string, std::uint32_t>>& entries, bool* reused) {
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        Entry& e = entries_[i];
+        if (e.image_sha256 != image_sha256 || e.entries != entries || !e.holds_on(m)) continue;
+        if (reused) *reused = true;
+        std::rotate(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(i),
+                    entries_.begin() + static_cast<std::ptrdiff_t>(i) + 1); // most recent first
+        return entries_.front().routines;
+    }
+    if (reused) *reused = false;
+    Entry e;
+    e.image_sha256 = image_sha256;
+    e.entries = entries;
+    e.routines = discover(LoggedMemory(m, &e.log), entries);
+    if (entries_.size() >= kEntries) entries_.pop_back();
+    entries_.insert(entries_.begin(), std::move(e));
+    return entries_.front().routines;
+}
+
+const std::vector<KeyedBlock>& DiscoveryMemo::keyed(const emu::Machine& m,
+                                                    const std::vector<RoutineBlocks>& routines,
+                                                    const CoverageReasons& reasons) {
+    // `routines` is the front entry's (routines() just returned it): its blocks lie in the code it
+    // read and checked, so the keys depend on nothing else but the reasons (by SHA-256) and the image.
+    Entry& e = entries_.front();
+    if (&routines != &e.routines)
+        throw std::logic_error("DiscoveryMemo::keyed: routines not from routines()");
+    const auto it = e.keyed.find(reasons.sha256);
+    if (it != e.keyed.end()) return it->second;
+    return e.keyed.emplace(reasons.sha256, keyed_blocks(m, routines, reasons)).first->second;
 }
 
 std::vector<std::pair<std::string, std::uint32_t>> profile_entries(const Profile& profile) {

@@ -281,6 +281,11 @@ void absorb_parts(const std::vector<CaseResult>& parts, CaseContext& ctx, Compar
     }
 }
 
+DiscoveryMemo& discovery_memo() {
+    static DiscoveryMemo memo;
+    return memo;
+}
+
 // A part's state for the finish (case_part.hpp).
 ojson part_state(std::uint64_t events, const Comparator& comparator, const ExerciseCounter* exercised,
                  Original& original, std::uint64_t boot_instructions, const ojson& family) {
@@ -385,14 +390,18 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
                        {"events_per_call", c.events_per_call},
                        {"wall_ms_per_call", Original::kWallBackstopMs},
                        {"stops_at_first_overrun", true}};
-        covered = discover_routines(original->machine(), profile_entries(profile)); // before any patch
+        // Before any patch; the static disassembly is remembered across the cases of this process
+        // (a worker's, single-threaded) and reused only where the memory it read is unchanged.
+        const std::vector<RoutineBlocks>& found =
+            discovery_memo().routines(original->machine(), image_sha256, profile_entries(profile));
+        covered = found;
         enable_coverage(original->machine(), covered);
         if (CaseObserver* observer = case_observer()) observer->booted(*original, comparator);
         if (env.coverage_reasons) {
             reasons = load_coverage_reasons(*env.coverage_reasons);
             // The reasons are scoped to one image hash: another image gets none, and says so.
             reasons_apply = reasons->image_sha256 == image_sha256;
-            if (reasons_apply) keyed = keyed_blocks(original->machine(), covered, *reasons);
+            if (reasons_apply) keyed = discovery_memo().keyed(original->machine(), found, *reasons);
         }
         if (!injection.empty()) r["injected"] = apply_injection(*original, injection);
         ctx.injection = &injection;

@@ -3,6 +3,7 @@
 // calls, executed blocks from emu's block hook, the run-level union, and the sharding property of
 // a run that carries coverage, drcov files and the evidence ledger.
 #include "refcheck/harness/coverage.hpp"
+#include "refcheck/harness/coverage_reasons.hpp"
 #include "refcheck/harness/run.hpp"
 
 #include <gtest/gtest.h>
@@ -232,4 +233,55 @@ TEST(Coverage, ReasonsForAnotherImageAreReportedAsSuch) {
     EXPECT_TRUE(read_json(root / "out" / "loader.json")["coverage"].contains("reasons_for_another_image"));
     EXPECT_NE(slurp(root / "out" / "index.html").find("No coverage reasons apply to this image"),
               std::string::npos);
+}
+
+namespace {
+// Everything discover_routines answers, as text: names, extents, blocks, calls.
+std::string spelled(const std::vector<RoutineBlocks>& routines) {
+    std::ostringstream s;
+    for (const auto& r : routines) {
+        s << r.name << ' ' << r.range.begin << '-' << r.range.end << ' ' << r.in_profile << " blocks";
+        for (const auto& b : r.blocks) s << ' ' << b.address << '+' << b.size;
+        s << " calls";
+        for (const auto c : r.calls) s << ' ' << c;
+        s << '\n';
+    }
+    return s.str();
+}
+} // namespace
+
+// The memo of the static disassembly (run_case's, across a worker's cases) answers from an earlier
+// discovery only when the image, the entries and every byte it read are the same: a code byte
+// changed since makes it discover again (seeded: a ret written over call_add3's first byte).
+TEST(Coverage, TheDiscoveryMemoReusesOnlyWhatTheMemoryStillSays) {
+    DiscoveryMemo memo;
+    emu::Machine first;
+    first.load(EMU_TEST_IMAGE);
+    const std::uint32_t entry = *first.image().address_of("call_add3");
+    const std::vector<std::pair<std::string, std::uint32_t>> entries{{"call_add3", entry}};
+    bool reused = true;
+    const std::string fresh = spelled(discover_routines(first, entries));
+    EXPECT_EQ(spelled(memo.routines(first, "image-a", entries, &reused)), fresh);
+    EXPECT_FALSE(reused);
+
+    emu::Machine again;
+    again.load(EMU_TEST_IMAGE);
+    EXPECT_EQ(spelled(memo.routines(again, "image-a", entries, &reused)), fresh);
+    EXPECT_TRUE(reused);
+    memo.routines(again, "image-b", entries, &reused); // another image's hash
+    EXPECT_FALSE(reused);
+    memo.routines(again, "image-a",
+                  {{"call_add3", entry}, {"add3_cdecl", *again.image().address_of("add3_cdecl")}},
+                  &reused); // other entries
+    EXPECT_FALSE(reused);
+
+    emu::Machine patched;
+    patched.load(EMU_TEST_IMAGE);
+    patched.write_u8(entry, 0xc3); // ret
+    const std::string changed = spelled(discover_routines(patched, entries));
+    ASSERT_NE(changed, fresh) << "the seeded byte must change what is discovered";
+    EXPECT_EQ(spelled(memo.routines(patched, "image-a", entries, &reused)), changed);
+    EXPECT_FALSE(reused);
+    EXPECT_EQ(spelled(memo.routines(first, "image-a", entries, &reused)), fresh); // the first one kept
+    EXPECT_TRUE(reused);
 }

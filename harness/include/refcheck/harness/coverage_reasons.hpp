@@ -83,6 +83,41 @@ std::string block_code(const emu::Machine& machine, const StaticBlock& block,
 std::vector<KeyedBlock> keyed_blocks(const emu::Machine& machine, const std::vector<RoutineBlocks>& routines,
                                      const CoverageReasons& reasons);
 
+// discover_routines and keyed_blocks, remembered across the cases a process runs (a worker runs many
+// on one image): a call is answered from an earlier one when the image (by SHA-256) and the entries
+// are the same and every read of guest memory the earlier discovery made (the code it swept, the
+// routine-pointer tables it followed, what was mapped) gives the same answer on this machine,
+// checked on every call; so the answer is the one discover_routines would give. The keyed blocks of
+// that discovery are kept by the reasons' SHA-256. The few most recent discoveries are kept.
+class DiscoveryMemo {
+public:
+    struct Log {
+        std::vector<std::pair<std::uint32_t, std::vector<std::uint8_t>>> bytes;
+        std::vector<std::pair<std::uint32_t, bool>> mapped;
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> words;
+    };
+    // `reused` (when given) says whether the answer was an earlier call's.
+    const std::vector<RoutineBlocks>&
+    routines(const emu::Machine& machine, const std::string& image_sha256,
+             const std::vector<std::pair<std::string, std::uint32_t>>& entries, bool* reused = nullptr);
+    // keyed_blocks of what routines() just returned (it must be that vector).
+    const std::vector<KeyedBlock>& keyed(const emu::Machine& machine,
+                                         const std::vector<RoutineBlocks>& routines,
+                                         const CoverageReasons& reasons);
+
+private:
+    struct Entry {
+        std::string image_sha256;
+        std::vector<std::pair<std::string, std::uint32_t>> entries;
+        Log log;
+        std::vector<RoutineBlocks> routines;
+        std::map<std::string, std::vector<KeyedBlock>> keyed; // by the reasons' SHA-256
+        bool holds_on(const emu::Machine& machine) const;
+    };
+    static constexpr std::size_t kEntries = 4;
+    std::vector<Entry> entries_; // most recent first
+};
+
 // Adds to a case's coverage (coverage_json) the groups' routines' "groups", "unreached" and
 // "reached_with_reason", and "reasons" (file, hash, the causes' explanations, reasons naming no
 // block).
