@@ -3,7 +3,6 @@
 #include "refcheck/reimpl/format_error.hpp"
 
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
 
 namespace refcheck::reimpl {
@@ -11,7 +10,16 @@ namespace refcheck::reimpl {
 std::vector<std::uint8_t> read_file_bytes(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot open " + path.string());
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // In blocks until the end (not by the size the file had when opened: a file that grows or
+    // shrinks meanwhile, or one of no size such as a pipe, is read as it is), not byte by byte.
+    std::vector<std::uint8_t> bytes;
+    constexpr std::size_t kBlock = 1 << 16;
+    while (in) {
+        const std::size_t had = bytes.size();
+        bytes.resize(had + kBlock);
+        in.read(reinterpret_cast<char*>(bytes.data() + had), static_cast<std::streamsize>(kBlock));
+        bytes.resize(had + static_cast<std::size_t>(in.gcount()));
+    }
     if (in.bad()) throw std::runtime_error("cannot read " + path.string());
     return bytes;
 }

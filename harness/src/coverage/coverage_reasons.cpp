@@ -213,11 +213,21 @@ void annotate_coverage(ojson& coverage, const std::vector<KeyedBlock>& blocks,
     for (const auto& r : reasons.blocks) by_key.emplace(r.key, &r);
     std::set<BlockKey> matched;
     ojson& routines = coverage["routines"];
+    // The blocks come routine by routine: each routine's entry is found (a linear search in an
+    // ordered object) and its missed blocks gathered once, not once a block.
+    ojson* r_at = nullptr;
+    const std::string* r_name = nullptr;
+    std::set<std::string> missed;
     for (const KeyedBlock& b : blocks) {
-        ojson& r = routines[b.key.routine];
+        if (!r_name || *r_name != b.key.routine) {
+            r_name = &b.key.routine;
+            r_at = &routines[b.key.routine];
+            missed.clear();
+            for (const ojson& m : member(*r_at, "missed")) missed.insert(m.get<std::string>());
+        }
+        ojson& r = *r_at;
         if (!r.contains("groups")) r["groups"] = b.groups, r["unreached"] = ojson::array();
-        const auto missed = member(r, "missed");
-        const bool unreached = std::find(missed.begin(), missed.end(), emu::hex(b.address)) != missed.end();
+        const bool unreached = missed.count(emu::hex(b.address)) > 0;
         const auto reason = by_key.find(b.key);
         if (reason != by_key.end()) matched.insert(b.key);
         const CoverageReason* why = reason != by_key.end() ? reason->second : nullptr;
