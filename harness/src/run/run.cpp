@@ -717,6 +717,8 @@ std::map<std::string, HeldCase> read_held_parts(const std::vector<fs::path>& sha
                 throw std::runtime_error(file.string() + " holds part " + std::to_string(decoded.first) +
                                          " of case \"" + decoded.second.name + "\", not part " +
                                          std::to_string(part) + " of " + name);
+            for (const auto& [rel, bytes] : decoded.second.files) // written by the finish: inside `out`
+                name_inside(rel, dir, "file of a part");
             h.parts[part] = std::move(decoded.second);
         }
     }
