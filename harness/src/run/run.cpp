@@ -162,13 +162,6 @@ ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite
     return j;
 }
 
-std::vector<fs::path> select_shard(const std::vector<fs::path>& cases, Shard shard) {
-    std::vector<fs::path> out;
-    for (std::size_t i = 0; i < cases.size(); ++i)
-        if (shard.count <= 1 || i % shard.count == shard.index) out.push_back(cases[i]);
-    return out;
-}
-
 ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, const Shard& shard,
                         const ojson& seeded_faults, const std::map<std::string, double>& seconds,
                         const ojson& image_coverage, const ojson& parts) {
@@ -717,8 +710,8 @@ std::map<std::string, HeldCase> read_held_parts(const std::vector<fs::path>& sha
                 throw std::runtime_error(file.string() + " holds part " + std::to_string(decoded.first) +
                                          " of case \"" + decoded.second.name + "\", not part " +
                                          std::to_string(part) + " of " + name);
-            for (const auto& [rel, bytes] : decoded.second.files) // written by the finish: inside `out`
-                name_inside(rel, dir, "file of a part");
+            for (const auto& written : decoded.second.files) // written by the finish: inside `out`
+                name_inside(written.first, dir, "file of a part");
             h.parts[part] = std::move(decoded.second);
         }
     }

@@ -466,22 +466,24 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
                     const ojson files = original->files_json();
                     // Each part ran on this finish's image, profile and archives (by SHA-256): parts
                     // of another run (refcheck merge with another --data) are not this case's.
-                    for (std::size_t k = 0; k < part->finish->size(); ++k)
-                        if (member((*part->finish)[k].report, "inputs") != r.at("inputs"))
-                            throw std::runtime_error("part " + std::to_string(k + 1) + " of " +
-                                                     std::to_string(part->finish->size()) +
+                    const std::size_t n = part->finish->size();
+                    for (std::size_t k = 0; k < n; ++k) {
+                        const ojson& report = (*part->finish)[k].report;
+                        const std::string which =
+                            "part " + std::to_string(k + 1) + " of " + std::to_string(n);
+                        if (member(report, "inputs") != r.at("inputs"))
+                            throw std::runtime_error(which +
                                                      " ran on other inputs than this finish (image, profile "
                                                      "or archives by SHA-256: " +
-                                                     member((*part->finish)[k].report, "inputs").dump() +
-                                                     " against " + r.at("inputs").dump() +
+                                                     member(report, "inputs").dump() + " against " +
+                                                     r.at("inputs").dump() +
                                                      "): its results are not this case's");
-                    for (std::size_t k = 0; k < part->finish->size(); ++k)
-                        if (member((*part->finish)[k].report, "files") != files)
+                        if (member(report, "files") != files)
                             throw std::runtime_error(
-                                "part " + std::to_string(k + 1) + " of " +
-                                std::to_string(part->finish->size()) +
+                                which +
                                 " read files the boot and set-up did not (its records read files): its "
                                 "accesses cannot be merged");
+                    }
                 }
             }
         } catch (const OriginalFailed& e) {

@@ -145,9 +145,6 @@ Environment resolve_environment(const Case& c, const RunOptions& options);
 // Runs one case; never throws: a bad environment or a failed boot is a report with status "error".
 CaseResult run_case(const Case& c, const Environment& env, const Injection& injection = {});
 
-// The cases of a shard: case i (in sorted order) belongs to shard i % count.
-std::vector<std::filesystem::path> select_shard(const std::vector<std::filesystem::path>& cases, Shard shard);
-
 // Checks before anything runs: every case's image, data root and profile exist, and its profile has
 // an address for every routine and global the case's family needs; with a rules document, the
 // document's index parses and lists every rule id the cases name. One line per problem; a
