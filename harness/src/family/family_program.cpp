@@ -374,7 +374,9 @@ void run_program(CaseContext& ctx) {
                     if (ctx.probe) ctx.probe->begin(o);
                     o.call("draw_3d_object_", {built.eax, camera_at, light_at, state});
                     if (ctx.probe) ctx.probe->end(o);
-                    const std::vector<std::uint8_t> original_taint = recorder.witness().take_taint();
+                    // Only frames read the taint (64,000 bytes an input, all zero when not armed).
+                    std::vector<std::uint8_t> original_taint;
+                    if (frames) original_taint = recorder.witness().take_taint();
                     if (watched) recorder.witness().arm(0);
                     const std::vector<EventRecord>& original = recorder.events();
 
