@@ -66,6 +66,29 @@ void on_block(uc_engine* uc, uint64_t address, uint32_t size, void* user) {
     impl.executed = after;
 }
 
+// on_cover_block's rare case: a block not yet decoded (or another block in its slot), or not yet
+// recorded in this coverage generation. Decoded as for the budget, so the slot's count stays right.
+[[gnu::noinline, gnu::cold]] void cover_block_slow(Address start, uint32_t size, Machine::Impl& impl) {
+    if (impl.trial) return;
+    Machine::Impl::BlockCount* e = &impl.block_counts[Machine::Impl::block_slot(start)];
+    if (e->start != start || e->size != size) {
+        impl.count_block(start, size);
+        e = &impl.block_counts[Machine::Impl::block_slot(start)];
+    }
+    if (impl.in_coverage(start)) impl.coverage.record(start, size);
+    e->covered = impl.coverage.generation();
+}
+
+// The block hook of CoverageMode::blocks without a budget once the ranged hooks are outgrown: a
+// block already recorded in this generation costs a slot compare.
+void on_cover_block(uc_engine*, uint64_t address, uint32_t size, void* user) {
+    auto& impl = *static_cast<Machine::Impl*>(user);
+    const auto start = static_cast<Address>(address);
+    const Machine::Impl::BlockCount& e = impl.block_counts[Machine::Impl::block_slot(start)];
+    if (e.start != start || e.size != size || e.covered != impl.coverage.generation()) [[unlikely]]
+        cover_block_slow(start, size, impl);
+}
+
 // Registers every call starts from: arguments aside, nothing leaks from the previous call.
 void reset_registers(uc_engine* uc) {
     static const int ids[] = {UC_X86_REG_EAX, UC_X86_REG_EBX, UC_X86_REG_ECX, UC_X86_REG_EDX,
@@ -92,9 +115,16 @@ uint32_t Machine::Impl::count_block(Address start, uint32_t size) {
 
 void Machine::Impl::update_block_hook() {
     const bool blocks_mode = coverage_on && coverage.mode() == CoverageMode::blocks;
-    const bool want = budget_on || (coverage_on && !blocks_mode);
-    void* const callback =
-        budget_on ? reinterpret_cast<void*>(on_block) : reinterpret_cast<void*>(on_execution);
+    // The ranged hooks record coverage while no budget is on and the covered starts fit them.
+    bool ranged = blocks_mode && !budget_on && !cover_overflow;
+    if (ranged && !cover_hooks_fit()) {
+        cover_overflow = true;
+        ranged = false;
+    }
+    const bool want = budget_on || (coverage_on && !ranged);
+    void* const callback = budget_on     ? reinterpret_cast<void*>(on_block)
+                           : blocks_mode ? reinterpret_cast<void*>(on_cover_block)
+                                         : reinterpret_cast<void*>(on_execution);
     bool flushed = false;
     if (want != (block_hook != 0)) {
         if (want) {
@@ -113,7 +143,16 @@ void Machine::Impl::update_block_hook() {
     }
     block_callback = want ? callback : nullptr;
     // While the block hook is on it records coverage itself: the ranged hooks would only add calls.
-    update_cover_hooks(blocks_mode && !budget_on, flushed);
+    update_cover_hooks(ranged, flushed);
+}
+
+bool Machine::Impl::cover_hooks_fit() const {
+    // Each left-out start splits a range in two: room for max_cover_hooks hooks in all. The fresh
+    // starts are new to this generation's covered starts (a clear forgets those).
+    const size_t room =
+        max_cover_hooks > coverage_ranges.size() ? max_cover_hooks - coverage_ranges.size() : 0;
+    const bool cleared = coverage.generation() != cover_generation;
+    return (cleared ? 0 : covered_starts.size()) + coverage.fresh_count() <= room;
 }
 
 void Machine::Impl::update_cover_hooks(bool want, bool flushed) {
@@ -143,16 +182,8 @@ void Machine::Impl::update_cover_hooks(bool want, bool flushed) {
                        covered_starts.end());
     covered_starts.erase(std::unique(covered_starts.begin(), covered_starts.end()), covered_starts.end());
 
-    // Each left-out start splits a range in two: room for max_cover_hooks hooks in all.
-    const size_t room =
-        max_cover_hooks > coverage_ranges.size() ? max_cover_hooks - coverage_ranges.size() : 0;
+    // Every covered start is left out (cover_hooks_fit: they fit in max_cover_hooks hooks).
     std::vector<Address> excluded = covered_starts;
-    if (excluded.size() > room) {
-        std::stable_sort(excluded.begin(), excluded.end(),
-                         [&](Address a, Address b) { return coverage.recorded(a) > coverage.recorded(b); });
-        excluded.resize(room);
-        std::sort(excluded.begin(), excluded.end());
-    }
     if (cover_installed && !cleared && excluded == cover_excluded) return;
 
     // Translations to drop: a start newly left out still carries the hook call (only a cost); after

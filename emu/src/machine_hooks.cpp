@@ -167,11 +167,13 @@ void Machine::enable_coverage(std::vector<Routine> routines, CoverageMode mode) 
     impl_->coverage.clear();
     impl_->coverage_ranges = merged(ranges);
     impl_->coverage_on = true;
-    impl_->update_block_hook(); // the hooks (machine_call.cpp) that record the covered ranges' blocks
+    impl_->cover_overflow = false; // the ranged hooks first, while the covered starts fit them
+    impl_->update_block_hook();    // the hooks (machine_call.cpp) that record the covered ranges' blocks
 }
 
 void Machine::disable_coverage() {
     impl_->coverage_on = false;
+    impl_->cover_overflow = false;
     impl_->coverage_ranges.clear();
     impl_->update_block_hook();
 }

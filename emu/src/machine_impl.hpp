@@ -105,11 +105,15 @@ struct Machine::Impl {
     std::unique_ptr<Watchdog> watchdog; // declared after uc: destroyed (joined) before uc_close
 
     // One block hook over all code, installed while a block-hook budget is on (on_block: adds up
-    // the budget and records coverage, one call per block for both) or coverage counts executions
-    // (on_execution without a budget).
+    // the budget and records coverage, one call per block for both), while coverage counts
+    // executions (on_execution without a budget), or while CoverageMode::blocks has outgrown the
+    // ranged hooks below (on_cover_block without a budget: records each block once a generation).
     uc_hook block_hook = 0;
-    void* block_callback = nullptr; // on_block with a budget, on_execution without
+    void* block_callback = nullptr; // on_block, on_execution or on_cover_block
     bool budget_on = false, coverage_on = false;
+    // CoverageMode::blocks without a budget had more covered starts than the ranged hooks can leave
+    // out: from then on (until coverage is enabled again) the one block hook records coverage.
+    bool cover_overflow = false;
     std::vector<Range> coverage_ranges; // merged, sorted: blocks recorded for coverage
     bool in_coverage(Address a) const {
         auto it = std::upper_bound(coverage_ranges.begin(), coverage_ranges.end(), a,
@@ -123,8 +127,9 @@ struct Machine::Impl {
     // ranges minus the start addresses of covered blocks, so a covered block is translated without
     // a hook call. Unicorn compiles the call into a block only if a hook's range holds the block's
     // first address; every address not yet a covered block's start stays inside a hook's range.
-    // At most max_cover_hooks hooks (Unicorn walks all of them on each hooked block): past that the
-    // hottest covered starts (recorded most often while hooked) are left out, the rest stay hooked.
+    // At most max_cover_hooks hooks: Unicorn walks all of them on each hooked block, so with more
+    // covered starts than they can leave out, the hooks give way to the one block hook
+    // (cover_overflow), whose covered blocks cost a slot compare.
     static constexpr size_t max_cover_hooks = 64;
     std::vector<uc_hook> cover_hooks;
     bool cover_installed = false;
@@ -136,6 +141,9 @@ struct Machine::Impl {
     // Rebuilds the coverage hooks if blocks were covered (or coverage cleared) since the last
     // build; `want`: whether they should exist at all; `flushed`: every translation already dropped.
     void update_cover_hooks(bool want, bool flushed);
+    // Whether every covered start (with those first recorded since the last build) can be left out
+    // of at most max_cover_hooks hooks.
+    bool cover_hooks_fit() const;
     void add_cover_hook(Range r);
     uint64_t budget = 0;
     uint64_t executed = 0;

@@ -142,8 +142,9 @@ TEST_F(CoverageModes, CoveredBlocksLeaveTheHooks) {
     EXPECT_EQ(blocks.coverage().blocks().at(entry).hits, 1u); // blocks mode: ran, not how often
 }
 
-// More covered starts than hooks (the machine keeps at most 64): the starts left out are the
-// hottest, the others stay hooked, and nothing is lost or added across the rebuilds.
+// More covered starts than the ranged hooks can leave out (the machine keeps at most 64 hooks): the
+// one block hook takes over, nothing is lost or added across the switch, and a block already
+// recorded is not recorded again (it costs a slot compare, not a walk of 64 hooks per run).
 TEST_F(CoverageModes, MoreCoveredBlocksThanHooks) {
     std::vector<Routine> only = routines_named(blocks, {"cover_many"});
     ASSERT_EQ(only.size(), 1u);
@@ -153,6 +154,19 @@ TEST_F(CoverageModes, MoreCoveredBlocksThanHooks) {
     for (uint32_t x : {0u, 0xffffffffu, 0x5555u, 0u, 0xaaaa0000u, 0x12345678u, 0xffffffffu, 0x0f0f0f0fu})
         steps.push_back({"cover_many", {x}});
     run_both(steps);
+    EXPECT_GT(blocks.coverage().executed_blocks(), 150u);
+    const auto recorded = [&] {
+        uint64_t n = 0;
+        for (const auto& [a, b] : blocks.coverage().blocks()) n += blocks.coverage().recorded(a);
+        return n;
+    };
+    run_both(steps); // every covered block runs once more, under the block hook
+    const uint64_t settled = recorded();
+    run_both(steps);
+    EXPECT_EQ(recorded(), settled) << "covered blocks were recorded again: still hooked";
+    blocks.coverage().clear();
+    executions.coverage().clear();
+    run_both(steps); // a clear brings every block back, under the same hook
     EXPECT_GT(blocks.coverage().executed_blocks(), 150u);
 }
 

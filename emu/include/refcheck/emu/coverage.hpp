@@ -67,6 +67,7 @@ public:
     // For the machine's hook rebuild (CoverageMode::blocks). The blocks first recorded since the
     // last take, in the order they first ran.
     std::vector<Address> take_fresh() { return std::exchange(fresh_, {}); }
+    size_t fresh_count() const { return fresh_.size(); }
     // Bumped by clear() and set_routines(): blocks taken before are no longer covered.
     uint64_t generation() const { return generation_; }
     // Times the block was recorded (how hot it ran while still hooked); 0: never ran.

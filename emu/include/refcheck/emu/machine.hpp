@@ -21,7 +21,9 @@
 // page has one ranged code hook that fires only when guest code executes there; replace/tap hooks
 // cover one address each; coverage and trace hooks exist only while enabled, and coverage's
 // (CoverageMode::blocks) only over block starts not yet covered: a covered block runs without a
-// hook call from the call after the one that covered it (docs/architecture.md, emu/ coverage). Memory watches are
+// hook call from the call after the one that covered it, until more blocks are covered than 64
+// ranged hooks can leave out; then one block hook, for which a covered block is a slot compare
+// (docs/architecture.md, emu/ coverage). Memory watches are
 // the exception: while any watch (or watch_heap_strays) is installed, Unicorn takes its slow path
 // for every guest memory access (about 10x on memory-bound code) — a Unicorn property.
 #pragma once
@@ -241,9 +243,11 @@ public:
     // records which blocks ran: only block starts not yet covered are hooked, and the hooks are
     // rebuilt after each call() that covered new blocks (or at the next call after
     // Coverage::clear()), so a covered block runs without a hook call from the next call on
-    // (within the call that covered it, it stays hooked). CoverageMode::executions hooks every
-    // block and counts each execution. Under a block-hook budget both record from the budget's
-    // hook (one call per block for both).
+    // (within the call that covered it, it stays hooked). Once more blocks are covered than the
+    // ranged hooks can leave out (64 hooks), one block hook over all code records instead: a block
+    // already recorded since the last Coverage::clear() costs a slot compare there, not a walk of
+    // the hooks. CoverageMode::executions hooks every block and counts each execution. Under a
+    // block-hook budget both record from the budget's hook (one call per block for both).
     void enable_coverage(std::vector<Routine> routines, CoverageMode mode = CoverageMode::blocks);
     void disable_coverage();
     Coverage& coverage();
