@@ -76,6 +76,16 @@ TEST_F(SeededDisclosureTest, APatchedRunSaysSoFirstOnStdoutInRunJsonJunitHtmlAnd
     EXPECT_EQ(injected.at("patches").at(0).at("bytes"), "78");
     EXPECT_EQ(injected.at("patches").at(0).at("replaced"), "79");
     EXPECT_EQ(injected.at("patches").at(0).at("expected"), "79");
+    // The light swap was seeded, but a palette case gives the reimplementation no light: the report
+    // says the swap changed nothing here, and the summary that it changed no case's input.
+    EXPECT_EQ(injected.at("reimpl_light"), "x and z swapped");
+    EXPECT_EQ(injected.at("reimpl_lights"), 0);
+    EXPECT_EQ(injected.at("reimpl_lights_changed"), 0);
+    EXPECT_EQ(injected.at("reimpl_light_inert"), "the palette family gives the reimplementation no light");
+    EXPECT_NE(run.out.find("seeded light swap: the reimplementation got another light in 0 of 1 case(s); in "
+                           "none, so its input was not modified in this run\n"),
+              std::string::npos)
+        << run.out;
 
     // JUnit: testsuite properties.
     const std::string junit = read_text(path("patched/junit.xml"));

@@ -174,6 +174,13 @@ TEST_F(SeededFaultTest, ReimplementationGivenASwappedLightDivergesAtTheFirstLeve
     const ojson report = read_json(path("out/small-program.json"));
     EXPECT_EQ(report.at("status"), "divergent");
     EXPECT_EQ(report.at("injected").at("reimpl_light"), "x and z swapped");
+    // Of the case's two lights, the swap changes the asymmetric one.
+    EXPECT_EQ(report.at("injected").at("reimpl_lights"), 2);
+    EXPECT_EQ(report.at("injected").at("reimpl_lights_changed"), 1);
+    EXPECT_FALSE(report.at("injected").contains("reimpl_light_inert"));
+    EXPECT_NE(run.out.find("seeded light swap: the reimplementation got another light in 1 of 1 case(s)\n"),
+              std::string::npos)
+        << run.out;
     ASSERT_TRUE(report.contains("first_unexplained"));
     const ojson& d = report.at("first_unexplained");
     EXPECT_EQ(d.at("kind"), "field_mismatch");
@@ -189,6 +196,29 @@ TEST_F(SeededFaultTest, ReimplementationGivenASwappedLightDivergesAtTheFirstLeve
         EXPECT_EQ(f.at("original"), truth.at("fields").at(name).dump()) << name;
         EXPECT_EQ(f.at("reimpl"), swapped.at("fields").at(name).dump()) << name;
     }
+}
+
+// A case whose every light has x equal to z: the swap gives the reimplementation the same light,
+// the run compares the unmodified input and is equivalent, and the report and the summary say that
+// the seeded swap changed nothing, rather than "the reimplementation's input is modified" alone.
+TEST_F(SeededFaultTest, ASwapOfLightsSymmetricInXAndZChangesNothingAndSaysSo) {
+    ProgramCase pc = small_program();
+    pc.lights = {{6689, 13377, 6689}};
+    ASSERT_FALSE(first_light_swap_change(pc)) << "a light with x equal to z swapped is the same light";
+
+    const fs::path file = write_case("symmetric-light", pc.to_json());
+    const Result run = refcheck("run " + quote(file) + " --data " + quote(kSmallData) +
+                                " --out out --inject-reimpl-light-swap");
+    ASSERT_EQ(run.code, 0) << run.out << run.err;
+    const ojson injected = read_json(path("out/symmetric-light.json")).at("injected");
+    EXPECT_EQ(injected.at("reimpl_light"), "x and z swapped");
+    EXPECT_EQ(injected.at("reimpl_lights"), 1);
+    EXPECT_EQ(injected.at("reimpl_lights_changed"), 0);
+    EXPECT_EQ(injected.at("reimpl_light_inert"), "every light of this case has x equal to z");
+    EXPECT_NE(run.out.find("seeded light swap: the reimplementation got another light in 0 of 1 case(s); in "
+                           "none, so its input was not modified in this run\n"),
+              std::string::npos)
+        << run.out;
 }
 
 } // namespace

@@ -123,6 +123,16 @@ void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& fi
         std::cout << "  known divergence " << cause << ": " << with_commas(n.get<std::uint64_t>())
                   << " (the cause witnessed on both sides)\n";
     if (s.index.contains("ledger")) std::cout << harness::ledger_summary(s.index.at("ledger")) << "\n";
+    if (o.injection.reimpl_light_swapped) {
+        // What the swap changed, by the case reports: a light with x equal to z, or a family that
+        // gives the reimplementation no light, leaves its input as it was.
+        std::size_t changed = 0;
+        for (const auto& r : s.results)
+            changed += harness::member(r.report, "injected").value("reimpl_lights_changed", 0ull) > 0 ? 1 : 0;
+        std::cout << "seeded light swap: the reimplementation got another light in " << changed << " of "
+                  << s.results.size() << " case(s)"
+                  << (changed == 0 ? "; in none, so its input was not modified in this run" : "") << "\n";
+    }
     std::printf(
         "wall time %.1f s, %s events/s\n", s.seconds,
         with_commas(static_cast<std::uint64_t>(s.seconds > 0 ? double(s.events) / s.seconds : 0)).c_str());

@@ -17,6 +17,8 @@
 #include "refcheck/reimpl/rasteriser.hpp"
 #include "refcheck/reimpl/texture_archive.hpp"
 
+#include <algorithm>
+
 namespace refcheck::harness {
 
 namespace fs = std::filesystem;
@@ -104,8 +106,21 @@ ojson selection_json(const Case& c) {
 
 } // namespace
 
+LightSwapEffect light_swap_effect(const Case& c) {
+    std::size_t given = 0;
+    if (c.family == Family::Program) given = c.lights.size();
+    if (c.family == Family::Scene) given = std::min<std::size_t>(1, c.lights.size());
+    LightSwapEffect e;
+    e.lights = given;
+    for (std::size_t k = 0; k < given; ++k) e.changed += c.lights[k].at(0) != c.lights[k].at(2) ? 1 : 0;
+    return e;
+}
+
 namespace {
-ojson apply_injection(Original& o, const Injection& injection) {
+// The case report's "injected": each patch with the bytes it replaced, and the light swap with what
+// it changed in this case (none is said in words: such a case tests the reimplementation's input
+// unmodified, whatever the banner announced).
+ojson apply_injection(Original& o, const Injection& injection, const Case& c) {
     ojson j = ojson::object();
     ojson patches = ojson::array();
     for (const auto& p : injection.patches) {
@@ -118,7 +133,16 @@ ojson apply_injection(Original& o, const Injection& injection) {
         patches.push_back(entry);
     }
     if (!patches.empty()) j["patches"] = patches;
-    if (injection.reimpl_light_swapped) j["reimpl_light"] = "x and z swapped";
+    if (injection.reimpl_light_swapped) {
+        j["reimpl_light"] = "x and z swapped";
+        const LightSwapEffect e = light_swap_effect(c);
+        j["reimpl_lights"] = e.lights;
+        j["reimpl_lights_changed"] = e.changed;
+        if (e.changed == 0)
+            j["reimpl_light_inert"] = e.lights == 0 ? "the " + std::string(family_name(c.family)) +
+                                                          " family gives the reimplementation no light"
+                                                    : "every light of this case has x equal to z";
+    }
     return j;
 }
 } // namespace
@@ -403,7 +427,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
             reasons_apply = reasons->image_sha256 == image_sha256;
             if (reasons_apply) keyed = discovery_memo().keyed(original->machine(), found, *reasons);
         }
-        if (!injection.empty()) r["injected"] = apply_injection(*original, injection);
+        if (!injection.empty()) r["injected"] = apply_injection(*original, injection, c);
         ctx.injection = &injection;
         ctx.files = &result.files;
         ctx.probe = probe;
