@@ -390,6 +390,7 @@ SymbolTable& Machine::symbols() { return impl_->symbols; }
 const SymbolTable& Machine::symbols() const { return impl_->symbols; }
 Log& Machine::log() { return impl_->log; }
 Coverage& Machine::coverage() { return impl_->coverage; }
+const Coverage& Machine::coverage() const { return impl_->coverage; }
 const Trace& Machine::trace() const { return impl_->trace; }
 const std::vector<std::string>& Machine::heap_strays() const { return impl_->strays; }
 uc_engine* Machine::engine() { return impl_->uc; }

@@ -76,6 +76,14 @@ TEST_F(SeededDisclosureTest, APatchedRunSaysSoFirstOnStdoutInRunJsonJunitHtmlAnd
     EXPECT_EQ(injected.at("patches").at(0).at("bytes"), "78");
     EXPECT_EQ(injected.at("patches").at(0).at("replaced"), "79");
     EXPECT_EQ(injected.at("patches").at(0).at("expected"), "79");
+    // The palette never runs op_secondary: its coverage says the patched bytes did not run, and the
+    // summary that no case ran the modified original.
+    EXPECT_EQ(injected.at("patches").at(0).at("executed"), false);
+    EXPECT_NE(
+        run.out.find("seeded patch " + site.where() +
+                     ": its bytes ran in 0 of 1 case(s); in none, so no case ran the modified original\n"),
+        std::string::npos)
+        << run.out;
     // The light swap was seeded, but a palette case gives the reimplementation no light: the report
     // says the swap changed nothing here, and the summary that it changed no case's input.
     EXPECT_EQ(injected.at("reimpl_light"), "x and z swapped");
@@ -135,6 +143,21 @@ TEST_F(SeededDisclosureTest, AnUnseededRunHasNoneOfIt) {
     EXPECT_FALSE(read_json(path("clean/small-palette.json")).contains("injected"));
     EXPECT_EQ(read_text(path("clean/junit.xml")).find("seeded_fault"), std::string::npos);
     EXPECT_EQ(read_text(path("clean/index.html")).find("<div class=seeded"), std::string::npos);
+}
+
+// A patch over data (the framebuffer's first byte) lies outside the covered routines: coverage
+// cannot tell whether anything ran it, and the report and the summary say so rather than "no".
+TEST_F(SeededDisclosureTest, APatchOutsideTheCoveredRoutinesIsNeitherRunNorNotRun) {
+    const Result run = refcheck("run " + common() + " --out data --patch framebuffer+0:07");
+    ASSERT_EQ(run.code, 0) << run.out << run.err;
+    const ojson patch = read_json(path("data/small-palette.json")).at("injected").at("patches").at(0);
+    EXPECT_EQ(patch.at("where"), "framebuffer+0");
+    EXPECT_TRUE(patch.at("executed").is_null()) << patch.dump();
+    EXPECT_NE(
+        run.out.find("seeded patch framebuffer+0: its bytes ran in 0 of 1 case(s); 1 case(s) cannot tell "
+                     "(the bytes lie outside the covered routines)\n"),
+        std::string::npos)
+        << run.out;
 }
 
 TEST_F(SeededDisclosureTest, APatchStatingOtherBytesThanTheImageHasExits2NamingThemAndRunsNothing) {

@@ -72,6 +72,9 @@ TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecon
 
     const Result run = refcheck("run " + common + " --out patched --patch " + where + ":78"); // jns -> js
     ASSERT_EQ(run.code, 1) << run.out << run.err;
+    EXPECT_NE(run.out.find("seeded patch " + where + ": its bytes ran in 1 of 1 case(s)\n"),
+              std::string::npos)
+        << run.out;
     EXPECT_EQ(read_json(path("patched/run.json")).at("status"), "divergent");
     const ojson report = read_json(path("patched/small-program.json"));
     EXPECT_EQ(report.at("status"), "divergent");
@@ -196,6 +199,26 @@ TEST_F(SeededFaultTest, ReimplementationGivenASwappedLightDivergesAtTheFirstLeve
         EXPECT_EQ(f.at("original"), truth.at("fields").at(name).dump()) << name;
         EXPECT_EQ(f.at("reimpl"), swapped.at("fields").at(name).dump()) << name;
     }
+}
+
+// The program family replaces the face routines: a patch over one's first byte is never run, though
+// the block at its entry is entered as far as the replacement's hook. Coverage must not count that
+// block: the report says the bytes did not run, and the run, comparing the unmodified routines'
+// replacements, is equivalent.
+TEST_F(SeededFaultTest, APatchOverAReplacedRoutineDidNotRun) {
+    const fs::path file = write_case("small-program", small_program().to_json());
+    const std::string where = "draw_completely_visible_primary_face_+0";
+    const Result run = refcheck("run " + quote(file) + " --data " + quote(kSmallData) +
+                                " --out out --patch " + where + ":c3");
+    ASSERT_EQ(run.code, 0) << run.out << run.err;
+    const ojson report = read_json(path("out/small-program.json"));
+    EXPECT_GT(report.at("counts").at("by_kind").value("face_draw", 0ull), 0u) << "the case drew no face";
+    EXPECT_EQ(report.at("injected").at("patches").at(0).at("executed"), false);
+    EXPECT_NE(
+        run.out.find("seeded patch " + where +
+                     ": its bytes ran in 0 of 1 case(s); in none, so no case ran the modified original\n"),
+        std::string::npos)
+        << run.out;
 }
 
 // A case whose every light has x equal to z: the swap gives the reimplementation the same light,

@@ -202,6 +202,7 @@ std::uint32_t Original::scratch(std::uint32_t size) {
 
 emu::HookId Original::replace(const std::string& routine, unsigned nargs, emu::ReplaceFn fn) {
     replaced_.push_back(routine);
+    replaced_entries_.push_back(profile_.address_of(routine));
     if (PhaseClock::current()) // refcheck bench: the callback is harness time inside an emulated call
         fn = [inner = std::move(fn)](emu::Machine& m, const emu::Args& a) {
             const ScopedPhase phase(Phase::harness);

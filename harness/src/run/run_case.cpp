@@ -120,11 +120,13 @@ namespace {
 // The case report's "injected": each patch with the bytes it replaced, and the light swap with what
 // it changed in this case (none is said in words: such a case tests the reimplementation's input
 // unmodified, whatever the banner announced).
-ojson apply_injection(Original& o, const Injection& injection, const Case& c) {
+ojson apply_injection(Original& o, const Injection& injection, const Case& c,
+                      std::vector<AppliedPatch>& applied_patches) {
     ojson j = ojson::object();
     ojson patches = ojson::array();
     for (const auto& p : injection.patches) {
         const AppliedPatch applied = o.patch(p); // PatchMismatch: the case is an error, nothing runs
+        applied_patches.push_back(applied);
         ojson entry = {{"where", p.where},
                        {"address", emu::hex(applied.address)},
                        {"bytes", hex_string(p.bytes)},
@@ -144,6 +146,23 @@ ojson apply_injection(Original& o, const Injection& injection, const Case& c) {
                                                     : "every light of this case has x equal to z";
     }
     return j;
+}
+// Whether a patch's bytes ran in this case, by the case's coverage (every block run inside the
+// covered routines' span): true when a block that ran overlaps them, false when none did, null when
+// they lie outside that span (data, or code past the routines), where coverage cannot tell. A block
+// at a replaced routine's entry does not count: the replacement took over before its first
+// instruction.
+ojson patch_executed(const Original& original, const AppliedPatch& p) {
+    const emu::Coverage& coverage = original.machine().coverage();
+    const emu::Range span = coverage.span();
+    const std::uint64_t end = std::uint64_t{p.address} + p.patch.bytes.size();
+    if (!span.contains(p.address) || end > span.end) return nullptr;
+    const std::vector<std::uint32_t>& replaced = original.replaced_entries();
+    for (const auto& [start, hits] : coverage.blocks())
+        if (start < end && std::uint64_t{start} + hits.size > p.address &&
+            std::find(replaced.begin(), replaced.end(), start) == replaced.end())
+            return true;
+    return false;
 }
 } // namespace
 
@@ -363,11 +382,12 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
             [&](const EventRecord& a, const EventRecord& b) { exercised->observe(a, b); });
     }
     std::unique_ptr<Original> original;
-    std::vector<RoutineBlocks> covered;     // the profile's routines and those they call
-    std::optional<CoverageReasons> reasons; // for this image, when the run has them
-    std::vector<KeyedBlock> keyed;          // the blocks of the reasons' groups
-    bool reasons_apply = false;             // the reasons are for this image's hash
-    std::uint64_t boot_instructions = 0;    // a part's instructions before its family ran
+    std::vector<RoutineBlocks> covered;        // the profile's routines and those they call
+    std::vector<AppliedPatch> applied_patches; // the seeded patches, for whether each one's bytes ran
+    std::optional<CoverageReasons> reasons;    // for this image, when the run has them
+    std::vector<KeyedBlock> keyed;             // the blocks of the reasons' groups
+    bool reasons_apply = false;                // the reasons are for this image's hash
+    std::uint64_t boot_instructions = 0;       // a part's instructions before its family ran
     try {
         const Profile profile = load_profile(env.profile);
         std::vector<std::string> needed = needed_symbols(c.family);
@@ -427,7 +447,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
             reasons_apply = reasons->image_sha256 == image_sha256;
             if (reasons_apply) keyed = discovery_memo().keyed(original->machine(), found, *reasons);
         }
-        if (!injection.empty()) r["injected"] = apply_injection(*original, injection, c);
+        if (!injection.empty()) r["injected"] = apply_injection(*original, injection, c, applied_patches);
         ctx.injection = &injection;
         ctx.files = &result.files;
         ctx.probe = probe;
@@ -557,6 +577,10 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         if (reasons && !reasons_apply) note_reasons_for_another_image(r["coverage"], *reasons);
         result.files.emplace_back(drcov, drcov_bytes(original->machine()));
     }
+    // "injected" is there only when every patch was applied (a mismatch stops the case first).
+    if (original && r.contains("injected"))
+        for (std::size_t k = 0; k < applied_patches.size(); ++k)
+            r["injected"]["patches"][k]["executed"] = patch_executed(*original, applied_patches[k]);
     if (exercised) r["exercised"] = exercised->json(r);
     if (part && !part->finishing() && original && r.at("status") == "equivalent") {
         ojson family = r.contains("part_family") ? r.at("part_family") : ojson::object();

@@ -251,6 +251,7 @@ public:
     void enable_coverage(std::vector<Routine> routines, CoverageMode mode = CoverageMode::blocks);
     void disable_coverage();
     Coverage& coverage();
+    const Coverage& coverage() const;
 
     // Trace: a code hook over `ranges` (default: the image's executable sections) feeding a ring.
     void enable_trace(size_t capacity, std::vector<Range> ranges = {});

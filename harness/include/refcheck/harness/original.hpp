@@ -60,6 +60,7 @@ public:
     AppliedPatch patch(const Patch& p);
 
     emu::Machine& machine() { return *machine_; }
+    const emu::Machine& machine() const { return *machine_; }
     const Profile& profile() const { return profile_; }
 
     // Calls a profile routine with its convention. A fault is recorded (see faults()) and returned.
@@ -104,6 +105,9 @@ public:
     // Hooks by profile routine name, recorded for the report's "hooks" section.
     emu::HookId replace(const std::string& routine, unsigned nargs, emu::ReplaceFn fn);
     emu::HookId tap(const std::string& routine, emu::TapFn fn);
+    // The entries of the routines replace() took over. No family removes a replacement, so none of
+    // their own instructions ran: a block at such an entry was entered only as far as the hook.
+    const std::vector<std::uint32_t>& replaced_entries() const { return replaced_entries_; }
     // Calls `fn` when a call to `callee` returns, with the callee's result in EAX. At each entry the
     // return address and stack pointer are noted and a tap is placed on that return address the
     // first time it is seen (direct and indirect calls alike); the tap fires for a pending return
@@ -149,6 +153,7 @@ private:
     std::vector<emu::TapFn> return_watchers_;
     std::set<std::uint32_t> return_taps_;
     std::vector<std::string> replaced_, tapped_, ran_;
+    std::vector<std::uint32_t> replaced_entries_; // replaced_'s addresses, resolved when replaced
     std::map<std::string, std::uint64_t> budgets_, needed_;
     std::uint64_t fallback_budget_ = 0;
     std::uint64_t instructions_total_ = 0;
