@@ -133,16 +133,6 @@ ojson case_report_head(const Case& c);
 // Routines and globals each family needs from the profile (checked before anything runs).
 std::vector<std::string> needed_symbols(Family f);
 
-// What the seeded light swap (--inject-reimpl-light-swap) does to a case: of the lights the
-// reimplementation is given (the program family: every light of the selection, each input; the scene
-// family: its one light; the others: none), how many the swap changes. A light with x equal to z
-// is the same light swapped: a case whose lights are all such runs the reimplementation unmodified.
-struct LightSwapEffect {
-    std::size_t lights = 0;
-    std::size_t changed = 0;
-};
-LightSwapEffect light_swap_effect(const Case& c);
-
 void run_loader(CaseContext& ctx);
 void run_palette(CaseContext& ctx);
 void run_construct(CaseContext& ctx);

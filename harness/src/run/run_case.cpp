@@ -106,17 +106,23 @@ ojson selection_json(const Case& c) {
 
 } // namespace
 
+namespace {
+// What the seeded light swap (--inject-reimpl-light-swap) does to a case: of the lights the
+// reimplementation is given (the program family: every light of the selection, each input; the scene
+// family: its one light; the others: none), how many the swap changes. A light with x equal to z
+// is the same light swapped: a case whose lights are all such runs the reimplementation unmodified.
+struct LightSwapEffect {
+    std::size_t lights = 0;
+    std::size_t changed = 0;
+};
 LightSwapEffect light_swap_effect(const Case& c) {
-    std::size_t given = 0;
-    if (c.family == Family::Program) given = c.lights.size();
-    if (c.family == Family::Scene) given = std::min<std::size_t>(1, c.lights.size());
     LightSwapEffect e;
-    e.lights = given;
-    for (std::size_t k = 0; k < given; ++k) e.changed += c.lights[k].at(0) != c.lights[k].at(2) ? 1 : 0;
+    if (c.family == Family::Program) e.lights = c.lights.size();
+    if (c.family == Family::Scene) e.lights = std::min<std::size_t>(1, c.lights.size());
+    for (std::size_t k = 0; k < e.lights; ++k) e.changed += c.lights[k].at(0) != c.lights[k].at(2) ? 1 : 0;
     return e;
 }
 
-namespace {
 // The case report's "injected": each patch with the bytes it replaced, and the light swap with what
 // it changed in this case (none is said in words: such a case tests the reimplementation's input
 // unmodified, whatever the banner announced).
