@@ -61,9 +61,11 @@ protected:
             const std::string junit = read_text(path(out + "/junit.xml"));
             for (const std::string shard : {"s0", "s1"}) {
                 std::istringstream lines(read_text(path(shard + "/junit.xml")));
-                for (std::string line; std::getline(lines, line);)
-                    if (line.rfind("  <testcase ", 0) == 0)
+                for (std::string line; std::getline(lines, line);) {
+                    if (line.rfind("  <testcase ", 0) == 0) {
                         EXPECT_NE(junit.find(line), std::string::npos) << line << " of " << shard;
+                    }
+                }
             }
         }
     }

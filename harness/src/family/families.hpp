@@ -62,7 +62,7 @@ struct CaseContext {
     bool inputs_started = false; // the boot is over: faults belong to the inputs that follow
     // The reimplementation's refusal of each archive the data root lacks (reimpl::read_archive);
     // that archive's bytes above are then empty.
-    std::vector<reimpl::FormatError> missing;
+    std::vector<reimpl::FormatError> missing = {};
 
     std::optional<reimpl::FormatError> missing_archive(std::string_view archive) const {
         for (const auto& e : missing)

@@ -32,7 +32,7 @@ constexpr std::uint32_t kWidth = 320, kHeight = 200;
 
 // ---- events of scene.observed, the same on both sides ----
 
-EventRecord event(Name kind, std::vector<Field> fields) { return {kind, std::move(fields), 1, 0}; }
+EventRecord event(Name kind, std::vector<Field> fields) { return {kind, std::move(fields), 1, 0, {}}; }
 EventRecord sample_event(std::int64_t x, std::int64_t z, std::int64_t h) {
     EventRecord e = event("terrain_sample", {{"x", x}, {"z", z}, {"height", h}});
     e.key_fields = 2;

@@ -83,7 +83,7 @@ ChaosSummary chaos(const std::vector<fs::path>& case_files, const ChaosOptions& 
     double slowest = 0;
     std::string slowest_patch;
     for (std::size_t k = 0; k < patches.size(); ++k) {
-        char name[16];
+        char name[24]; // "%04zu" of a size_t: up to 20 digits
         std::snprintf(name, sizeof name, "%04zu", k);
         RunOptions ro = options.run;
         ro.out = options.run.out / "runs" / name;

@@ -62,7 +62,7 @@ struct CompareOptions {
     std::size_t window = 64; // look-ahead of the greedy re-alignment, past max_edits edits in one input
     // Frames: the colour a blank frame holds, and whether a blank frame compared with a blank frame
     // counts (Case::blank_frames); when not, such a pair is set aside (Counts::blank_frames).
-    std::optional<std::uint8_t> clear_colour;
+    std::optional<std::uint8_t> clear_colour = {};
     bool blank_frames_count = false;
     // One input's streams are aligned by Myers' shortest edit script over event keys (after their
     // common prefix and suffix) up to this many missing + extra events; past it, greedily.

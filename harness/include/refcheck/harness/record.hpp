@@ -250,11 +250,11 @@ struct Excuse {
 };
 
 struct EventRecord {
-    Name kind;                   // "face_draw", "attached_draw", "archive", "table", "instance", ...
-    std::vector<Field> fields;   // in signature order; the first `key_fields` identify the event
-    std::size_t key_fields = 0;  // fields that align the two streams (record, path, offset...)
-    std::uint32_t flags = 0;     // documented-fault flags (see divergences.hpp)
-    std::vector<Excuse> excuses; // this side's evidence of documented causes (see Excuse)
+    Name kind;                        // "face_draw", "attached_draw", "archive", "table", "instance", ...
+    std::vector<Field> fields;        // in signature order; the first `key_fields` identify the event
+    std::size_t key_fields = 0;       // fields that align the two streams (record, path, offset...)
+    std::uint32_t flags = 0;          // documented-fault flags (see divergences.hpp)
+    std::vector<Excuse> excuses = {}; // this side's evidence of documented causes (see Excuse)
 
     const Value* find(std::string_view name) const;
     // Whether this side carries the cause `flag` for element `element` of `field` (an excuse for
