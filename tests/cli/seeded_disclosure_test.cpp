@@ -110,9 +110,18 @@ TEST_F(SeededDisclosureTest, APatchedRunSaysSoFirstOnStdoutInRunJsonJunitHtmlAnd
     EXPECT_NE(junit.find("<property name=\"refcheck.seeded_fault.reimpl_light\" value=\"x and z swapped\"/>"),
               std::string::npos)
         << junit;
-    EXPECT_NE(junit.find("name=\"refcheck.seeded_faults\" value=\"the original is modified (1 patch); the "
-                         "reimplementation's input is modified"),
-              std::string::npos)
+    // What the seeded faults changed, by the case report (run.json's seeded_effect, the JUnit summary
+    // and the HTML banner): the patch ran in no case, and the swap gave no case another light.
+    EXPECT_EQ(keys[4], "seeded_effect");
+    EXPECT_EQ(
+        index.at("seeded_effect"),
+        ojson::parse(R"({"cases": 1, "patches": [{"where": ")" + site.where() +
+                     R"(", "ran": 0, "not_run": 1, "cannot_tell": 0}], "reimpl_light_changed_in": 0})"));
+    const std::string said =
+        "the original is modified (1 patch; " + site.where() +
+        " ran in 0 of 1 case(s)); the reimplementation's input is modified (light x and z "
+        "swapped; another light in 0 of 1 case(s))";
+    EXPECT_NE(junit.find("name=\"refcheck.seeded_faults\" value=\"" + said + "\""), std::string::npos)
         << junit;
 
     // Both documents are valid against the report schemas (which list every property).
@@ -133,6 +142,7 @@ TEST_F(SeededDisclosureTest, APatchedRunSaysSoFirstOnStdoutInRunJsonJunitHtmlAnd
     EXPECT_NE(html.find("<code>" + site.where() + "</code> at <code>" + address + "</code>", red),
               std::string::npos);
     EXPECT_NE(html.find("wrote <code>78</code> over <code>79</code>", red), std::string::npos);
+    EXPECT_NE(html.find("SEEDED FAULTS: " + said + ".", red), std::string::npos);
 }
 
 TEST_F(SeededDisclosureTest, AnUnseededRunHasNoneOfIt) {

@@ -75,7 +75,16 @@ TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecon
     EXPECT_NE(run.out.find("seeded patch " + where + ": its bytes ran in 1 of 1 case(s)\n"),
               std::string::npos)
         << run.out;
-    EXPECT_EQ(read_json(path("patched/run.json")).at("status"), "divergent");
+    const ojson index = read_json(path("patched/run.json"));
+    EXPECT_EQ(index.at("status"), "divergent");
+    // run.json, JUnit and HTML say so too, from the case report's coverage.
+    EXPECT_EQ(index.at("seeded_effect"), ojson::parse(R"({"cases": 1, "patches": [{"where": ")" + where +
+                                                      R"(", "ran": 1, "not_run": 0, "cannot_tell": 0}]})"));
+    const std::string said = "the original is modified (1 patch; " + where + " ran in 1 of 1 case(s))";
+    EXPECT_NE(
+        read_text(path("patched/junit.xml")).find("name=\"refcheck.seeded_faults\" value=\"" + said + "\""),
+        std::string::npos);
+    EXPECT_NE(read_text(path("patched/index.html")).find("SEEDED FAULTS: " + said + "."), std::string::npos);
     const ojson report = read_json(path("patched/small-program.json"));
     EXPECT_EQ(report.at("status"), "divergent");
 
@@ -184,6 +193,12 @@ TEST_F(SeededFaultTest, ReimplementationGivenASwappedLightDivergesAtTheFirstLeve
     EXPECT_NE(run.out.find("seeded light swap: the reimplementation got another light in 1 of 1 case(s)\n"),
               std::string::npos)
         << run.out;
+    EXPECT_EQ(read_json(path("out/run.json")).at("seeded_effect"),
+              ojson::parse(R"({"cases": 1, "reimpl_light_changed_in": 1})"));
+    EXPECT_NE(read_text(path("out/junit.xml"))
+                  .find("the reimplementation's input is modified (light x and z swapped; another light in 1 "
+                        "of 1 case(s))"),
+              std::string::npos);
     ASSERT_TRUE(report.contains("first_unexplained"));
     const ojson& d = report.at("first_unexplained");
     EXPECT_EQ(d.at("kind"), "field_mismatch");

@@ -123,35 +123,24 @@ void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& fi
         std::cout << "  known divergence " << cause << ": " << with_commas(n.get<std::uint64_t>())
                   << " (the cause witnessed on both sides)\n";
     if (s.index.contains("ledger")) std::cout << harness::ledger_summary(s.index.at("ledger")) << "\n";
-    for (std::size_t k = 0; k < o.injection.patches.size(); ++k) {
-        // Whether each patch's bytes ran, by the case reports (their coverage): a patch no case ran
-        // leaves every comparison a comparison of the unmodified original.
-        std::size_t ran = 0, unknown = 0;
-        for (const auto& r : s.results) {
-            const auto& patches = harness::member(harness::member(r.report, "injected"), "patches");
-            if (k >= patches.size() || !patches.at(k).contains("executed")) continue;
-            const auto& executed = patches.at(k).at("executed");
-            if (executed.is_null())
-                ++unknown;
-            else if (executed.get<bool>())
-                ++ran;
-        }
-        std::cout << "seeded patch " << o.injection.patches[k].where << ": its bytes ran in " << ran << " of "
-                  << s.results.size() << " case(s)"
+    // What the seeded faults changed, by the case reports (run.json's seeded_effect): a patch no case
+    // ran, or a swap that gave no case another light, left every comparison unmodified.
+    const harness::ojson& effect = harness::member(s.index, "seeded_effect");
+    const std::size_t cases = s.results.size();
+    for (const auto& p : harness::member(effect, "patches")) {
+        const auto ran = p.at("ran").get<std::uint64_t>(), unknown = p.at("cannot_tell").get<std::uint64_t>();
+        std::cout << "seeded patch " << p.at("where").get<std::string>() << ": its bytes ran in " << ran
+                  << " of " << cases << " case(s)"
                   << (ran == 0 && unknown == 0 ? "; in none, so no case ran the modified original" : "");
         if (unknown)
             std::cout << "; " << unknown
                       << " case(s) cannot tell (the bytes lie outside the covered routines)";
         std::cout << "\n";
     }
-    if (o.injection.reimpl_light_swapped) {
-        // What the swap changed, by the case reports: a light with x equal to z, or a family that
-        // gives the reimplementation no light, leaves its input as it was.
-        std::size_t changed = 0;
-        for (const auto& r : s.results)
-            changed += harness::member(r.report, "injected").value("reimpl_lights_changed", 0ull) > 0 ? 1 : 0;
+    if (effect.contains("reimpl_light_changed_in")) {
+        const auto changed = effect.at("reimpl_light_changed_in").get<std::uint64_t>();
         std::cout << "seeded light swap: the reimplementation got another light in " << changed << " of "
-                  << s.results.size() << " case(s)"
+                  << cases << " case(s)"
                   << (changed == 0 ? "; in none, so its input was not modified in this run" : "") << "\n";
     }
     std::printf(

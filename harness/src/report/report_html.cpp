@@ -39,11 +39,11 @@ const char* kStyle =
     ".seeded{color:#fff;background:#c00;padding:.6em 1em;border:2px solid #800;font-weight:bold}"
     ".seeded code{font-weight:normal}";
 
-// The red banner of a run with seeded faults: what was modified, patch by patch.
-std::string seeded_banner(const ojson& seeded) {
+// The red banner of a run with seeded faults: what was modified, patch by patch, and what it changed.
+std::string seeded_banner(const ojson& seeded, const ojson& effect) {
     std::ostringstream h;
     h << "<div class=seeded id=seeded-faults><p>SEEDED FAULTS: "
-      << escape_markup(seeded_fault_summary(seeded))
+      << escape_markup(seeded_fault_summary(seeded, effect))
       << ". This run does not test the unmodified original and reimplementation.</p><ul>";
     for (const auto& p : member(seeded, "patches")) {
         h << "<li>patch <code>" << escape_markup(p.at("where").get<std::string>()) << "</code> at <code>"
@@ -75,7 +75,8 @@ void write_html(const std::filesystem::path& file, const ojson& index, const std
     // 1. Status, and the red banner of seeded faults.
     h << "<h1 id=status class=" << escape_markup(status) << ">refcheck run: " << escape_markup(status)
       << "</h1>";
-    if (const ojson& seeded = member(index, "seeded_faults"); seeded.is_object()) h << seeded_banner(seeded);
+    if (const ojson& seeded = member(index, "seeded_faults"); seeded.is_object())
+        h << seeded_banner(seeded, member(index, "seeded_effect"));
     const ojson& tc = t.at("counts");
     h << "<p>" << t.at("cases").get<std::uint64_t>() << " cases: " << t.at("equivalent").get<std::uint64_t>()
       << " equivalent, " << t.at("divergent").get<std::uint64_t>() << " divergent, "

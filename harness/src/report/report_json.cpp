@@ -232,15 +232,55 @@ ojson read_json(const std::filesystem::path& file) {
     return j;
 }
 
-std::string seeded_fault_summary(const ojson& seeded) {
+ojson seeded_effect(const std::vector<ojson>& reports) {
+    ojson patches = ojson::array();
+    std::uint64_t light_changed = 0;
+    bool light_swapped = false;
+    for (const auto& r : reports) {
+        const ojson& injected = member(r, "injected");
+        const ojson& applied = member(injected, "patches");
+        for (std::size_t k = 0; k < applied.size(); ++k) {
+            if (k == patches.size())
+                patches.push_back(
+                    {{"where", applied.at(k).at("where")}, {"ran", 0}, {"not_run", 0}, {"cannot_tell", 0}});
+            if (!applied.at(k).contains("executed")) continue;
+            const ojson& executed = applied.at(k).at("executed");
+            const char* key = executed.is_null() ? "cannot_tell" : executed.get<bool>() ? "ran" : "not_run";
+            patches[k][key] = patches[k][key].get<std::uint64_t>() + 1;
+        }
+        if (injected.contains("reimpl_lights_changed")) {
+            light_swapped = true;
+            if (injected.at("reimpl_lights_changed").get<std::uint64_t>() > 0) ++light_changed;
+        }
+    }
+    ojson effect = {{"cases", reports.size()}};
+    if (!patches.empty()) effect["patches"] = patches;
+    if (light_swapped) effect["reimpl_light_changed_in"] = light_changed;
+    return effect;
+}
+
+std::string seeded_fault_summary(const ojson& seeded, const ojson& effect) {
     std::vector<std::string> parts;
     const std::size_t patches = member(seeded, "patches").size();
-    if (seeded.value("original_modified", false))
+    const std::string cases =
+        effect.contains("cases") ? std::to_string(effect.at("cases").get<std::uint64_t>()) : "";
+    if (seeded.value("original_modified", false)) {
+        std::string ran;
+        for (const auto& p : member(effect, "patches"))
+            ran += "; " + p.at("where").get<std::string>() + " ran in " +
+                   std::to_string(p.at("ran").get<std::uint64_t>()) + " of " + cases + " case(s)";
         parts.push_back("the original is modified (" + std::to_string(patches) +
-                        (patches == 1 ? " patch" : " patches") + ")");
-    if (seeded.value("reimpl_input_modified", false))
+                        (patches == 1 ? " patch" : " patches") + ran + ")");
+    }
+    if (seeded.value("reimpl_input_modified", false)) {
+        std::string changed;
+        if (effect.contains("reimpl_light_changed_in"))
+            changed = "; another light in " +
+                      std::to_string(effect.at("reimpl_light_changed_in").get<std::uint64_t>()) + " of " +
+                      cases + " case(s)";
         parts.push_back("the reimplementation's input is modified (light " +
-                        seeded.value("reimpl_light", std::string("changed")) + ")");
+                        seeded.value("reimpl_light", std::string("changed")) + changed + ")");
+    }
     std::string out;
     for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
     return out.empty() ? "seeded faults" : out;
@@ -251,7 +291,10 @@ ojson make_run_index(const std::vector<ojson>& reports, const ojson& seeded_faul
     index["schema"] = kRunIndexSchema;
     index["refcheck_version"] = refcheck_version(); // fixed per build: the index stays deterministic
     index["status"] = "error";                      // set below; first, so that the seeded faults follow it
-    if (!seeded_faults.is_null()) index["seeded_faults"] = seeded_faults;
+    if (!seeded_faults.is_null()) {
+        index["seeded_faults"] = seeded_faults;
+        index["seeded_effect"] = seeded_effect(reports); // what the seeded faults did, by the case reports
+    }
     index["reimpl_source_sha256"] = reimpl_source_sha256(); // fixed per build, like the version
     ojson cases = ojson::array();
     Counts total;

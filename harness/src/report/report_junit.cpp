@@ -91,7 +91,7 @@ void write_junit(const std::filesystem::path& file, const ojson& index, const st
     }
     // A run with seeded faults says so where CI shows the suite: one property per modification.
     if (const ojson& seeded = member(index, "seeded_faults"); seeded.is_object()) {
-        property("refcheck.seeded_faults", seeded_fault_summary(seeded));
+        property("refcheck.seeded_faults", seeded_fault_summary(seeded, member(index, "seeded_effect")));
         std::size_t n = 0;
         for (const auto& p : member(seeded, "patches")) {
             std::string value = p.at("where").get<std::string>() + " at " +

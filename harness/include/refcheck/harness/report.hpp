@@ -58,9 +58,16 @@ ojson read_json(const std::filesystem::path& file);
 // The run index: one row per case (name, family, status, counts, report file) and totals.
 // `seeded_faults` (seeded_faults_json in run.hpp), when not null, is written right after "status".
 ojson make_run_index(const std::vector<ojson>& case_reports, const ojson& seeded_faults = nullptr);
-// One line for run.json's "seeded_faults": what was modified ("the original is modified (2 patches);
-// the reimplementation's input is modified (light x and z swapped)").
-std::string seeded_fault_summary(const ojson& seeded_faults);
+// run.json's "seeded_effect": what the seeded faults did, by the case reports' "injected" (each case's
+// own evidence, never the banner's word): "cases", the reports counted; per patch, in the order given,
+// "where" and how many cases ran its bytes ("ran"), did not ("not_run") or cannot tell ("cannot_tell",
+// the bytes outside the covered routines); with the light swap, "reimpl_light_changed_in": how many
+// cases gave the reimplementation another light.
+ojson seeded_effect(const std::vector<ojson>& case_reports);
+// One line for run.json's "seeded_faults" and "seeded_effect": what was modified and what it changed
+// ("the original is modified (1 patch; draw_3d_object_+0x10 ran in 3 of 15 case(s)); the
+// reimplementation's input is modified (light x and z swapped; another light in 0 of 15 case(s))").
+std::string seeded_fault_summary(const ojson& seeded_faults, const ojson& seeded_effect);
 // JUnit XML: one testsuite, one testcase per case. `seconds` (case name -> wall time) becomes the
 // `time` attributes, the one thing in a run's outputs that varies between runs of the same inputs
 // (CI tools read it); a case without an entry gets time="0".
