@@ -564,6 +564,8 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     } catch (const std::exception& e) {
         r["error"] = e.what();
     }
+    // The fault handler holds the try block's context, gone now: no call may reach it.
+    if (original) original->on_fault(nullptr);
     r["hooks"] = original ? original->hooks_json() : ojson::object();
     r["files"] = original ? original->files_json() : ojson::array();
     r["counts"] = to_json(comparator.counts());
