@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <utility>
 
 namespace refcheck::harness {
 
@@ -100,7 +101,7 @@ std::string ArgSlot::where() const {
     return kNames[static_cast<int>(*reg_)];
 }
 
-Original::Original(const Environment& env, const Profile& profile) : profile_(profile) {
+Original::Original(const Environment& env, Profile profile) : profile_(std::move(profile)) {
     emu::MachineOptions options;
     options.data_root = env.data;
     machine_ = std::make_unique<emu::Machine>(options);

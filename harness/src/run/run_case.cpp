@@ -388,9 +388,6 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         comparator.observe_matches(
             [&](const EventRecord& a, const EventRecord& b) { exercised->observe(a, b); });
     }
-    // The profile outlives the Original that keeps a reference to it (declared first, destroyed
-    // last): the report's end below, and the case observer, still use the Original.
-    std::optional<Profile> profile_kept;
     std::unique_ptr<Original> original;
     std::vector<RoutineBlocks> covered;        // the profile's routines and those they call
     std::vector<AppliedPatch> applied_patches; // the seeded patches, for whether each one's bytes ran
@@ -399,7 +396,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     bool reasons_apply = false;                // the reasons are for this image's hash
     std::uint64_t boot_instructions = 0;       // a part's instructions before its family ran
     try {
-        const Profile& profile = profile_kept.emplace(load_profile(env.profile));
+        const Profile profile = load_profile(env.profile); // the Original keeps its own copy
         std::vector<std::string> needed = needed_symbols(c.family);
         if (c.scene.terrain_map) needed.emplace_back("terrain_map"); // scene.sampler.standin
         for (auto& n : profile.needed_by_boot()) needed.push_back(std::move(n));

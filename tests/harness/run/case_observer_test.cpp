@@ -2,7 +2,9 @@
 // has finished, after the code that loaded the profile has left its scope: the Original's profile
 // must still be alive there. Before, the profile was a local of run_case_with's try block and the
 // Original kept a reference to it, so an observer reading the profile read freed memory (the
-// sanitizer build reports it; the plain build read whatever was left there).
+// sanitizer build reports it; the plain build read whatever was left there). Now the Original owns
+// its profile, so no caller can leave it dangling: the second test builds one from a profile that is
+// gone before the Original is read.
 #include "run/case_observer.hpp"
 
 #include "refcheck/harness/case.hpp"
@@ -14,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,11 +37,23 @@ public:
     std::vector<std::string> seen;
 };
 
-TEST(CaseObserver, TheOriginalsProfileIsAliveWhenTheCaseHasFinished) {
+std::vector<std::string> routines_of(const Profile& profile) {
+    std::vector<std::string> out;
+    for (const auto& [name, r] : profile.routines)
+        out.push_back(name + "@" + (r.address ? std::to_string(*r.address) : "none"));
+    return out;
+}
+
+Environment standin() {
     Environment env;
     env.image = REFCHECK_STANDIN_EXE;
     env.profile = REFCHECK_STANDIN_PROFILE;
     env.data = REFCHECK_SMALL_DATA;
+    return env;
+}
+
+TEST(CaseObserver, TheOriginalsProfileIsAliveWhenTheCaseHasFinished) {
+    const Environment env = standin();
     const Case c = load_case(fs::path(REFCHECK_SOURCE_DIR) / "cases" / "palette.json");
     ProfileReader reader;
     set_case_observer(&reader);
@@ -46,11 +61,30 @@ TEST(CaseObserver, TheOriginalsProfileIsAliveWhenTheCaseHasFinished) {
     set_case_observer(nullptr);
     EXPECT_EQ(r.status, Status::Equivalent);
 
-    std::vector<std::string> expected;
-    for (const auto& [name, routine] : load_profile(env.profile).routines)
-        expected.push_back(name + "@" + (routine.address ? std::to_string(*routine.address) : "none"));
+    const std::vector<std::string> expected = routines_of(load_profile(env.profile));
     ASSERT_FALSE(expected.empty());
     EXPECT_EQ(reader.seen, expected);
+}
+
+// Built from a profile that the caller changes and then destroys before the Original is read: the
+// Original reads its own copy. With a reference member it read the emptied, then destroyed, profile.
+TEST(CaseObserver, AnOriginalOwnsItsProfile) {
+    const Environment env = standin();
+    const Profile truth = load_profile(env.profile);
+    const std::vector<std::string> expected = routines_of(truth);
+    ASSERT_FALSE(expected.empty());
+    std::unique_ptr<Original> original;
+    {
+        Profile loaded = truth;
+        original = std::make_unique<Original>(env, loaded);
+        loaded.routines.clear(); // the caller's copy changes and then goes: the Original's does not
+    }
+    EXPECT_EQ(routines_of(original->profile()), expected);
+    for (const auto& [name, r] : truth.routines) {
+        if (r.address) {
+            EXPECT_EQ(original->address(name), *r.address) << name;
+        }
+    }
 }
 
 } // namespace

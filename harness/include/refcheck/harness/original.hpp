@@ -50,8 +50,10 @@ ArgSlot arg_slot(const Profile& profile, const std::string& routine, const std::
 
 class Original {
 public:
-    // Loads the image at its preferred base and mounts the data root (throws on a bad image).
-    Original(const Environment& env, const Profile& profile);
+    // Loads the image at its preferred base and mounts the data root (throws on a bad image). The
+    // Original keeps its own profile: profile() lives as long as the Original, whatever the caller's
+    // copy does.
+    Original(const Environment& env, Profile profile);
     // The address of "symbol+0x1c" (an export or COFF symbol of the image, else a profile name) or
     // "0x00401234"; throws when the name is unknown.
     std::uint32_t resolve(const std::string& where) const;
@@ -140,7 +142,7 @@ private:
     emu::CallLimits limits_for(const std::string& routine, std::uint32_t wall_ms) const;
     void account(const std::string& routine, const emu::CallResult& result);
 
-    const Profile& profile_;
+    const Profile profile_; // owned: callers hold the Original past the profile they loaded
     std::unique_ptr<emu::Machine> machine_;
     std::vector<ojson> faults_;
     std::function<void(const std::string&, const emu::Fault&)> on_fault_;
