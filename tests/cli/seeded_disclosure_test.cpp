@@ -60,6 +60,9 @@ TEST_F(SeededDisclosureTest, APatchedRunSaysSoFirstOnStdoutInRunJsonJunitHtmlAnd
     EXPECT_EQ(seeded.at("original_modified"), true);
     EXPECT_EQ(seeded.at("reimpl_input_modified"), true);
     EXPECT_EQ(seeded.at("reimpl_light"), "x and z swapped");
+    // The patch as given, once (seeded_effect's rows), then once per image the cases ran on.
+    EXPECT_EQ(seeded.at("given"),
+              ojson::parse(R"([{"where": ")" + site.where() + R"(", "bytes": "78", "expected": "79"}])"));
     ASSERT_EQ(seeded.at("patches").size(), 1u);
     const ojson& p = seeded.at("patches").at(0);
     EXPECT_EQ(p.at("where"), site.where());

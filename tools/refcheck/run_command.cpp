@@ -123,10 +123,11 @@ void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& fi
         std::cout << "  known divergence " << cause << ": " << with_commas(n.get<std::uint64_t>())
                   << " (the cause witnessed on both sides)\n";
     if (s.index.contains("ledger")) std::cout << harness::ledger_summary(s.index.at("ledger")) << "\n";
-    // What the seeded faults changed, by the case reports (run.json's seeded_effect): a patch no case
-    // ran, or a swap that gave no case another light, left every comparison unmodified.
+    // What the seeded faults changed, by the case reports (run.json's seeded_effect, one row per patch
+    // given): a patch no case ran, or a swap that gave no case another light, left every comparison
+    // unmodified.
     const harness::ojson& effect = harness::member(s.index, "seeded_effect");
-    const std::size_t cases = s.results.size();
+    const std::uint64_t cases = effect.contains("cases") ? effect.at("cases").get<std::uint64_t>() : 0;
     for (const auto& p : harness::member(effect, "patches")) {
         const auto ran = p.at("ran").get<std::uint64_t>(), unknown = p.at("cannot_tell").get<std::uint64_t>();
         std::cout << "seeded patch " << p.at("where").get<std::string>() << ": its bytes ran in " << ran

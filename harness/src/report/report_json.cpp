@@ -232,21 +232,36 @@ ojson read_json(const std::filesystem::path& file) {
     return j;
 }
 
-ojson seeded_effect(const std::vector<ojson>& reports) {
+ojson seeded_effect(const std::vector<ojson>& reports, const ojson& seeded_faults) {
+    // One row per patch given, whether or not any case got as far as applying it.
     ojson patches = ojson::array();
+    for (const ojson& g : member(seeded_faults, "given"))
+        patches.push_back({{"where", g.at("where")}, {"ran", 0}, {"not_run", 0}, {"cannot_tell", 0}});
     std::uint64_t light_changed = 0;
     bool light_swapped = false;
     for (const auto& r : reports) {
         const ojson& injected = member(r, "injected");
-        const ojson& applied = member(injected, "patches");
-        for (std::size_t k = 0; k < applied.size(); ++k) {
-            if (k == patches.size())
-                patches.push_back(
-                    {{"where", applied.at(k).at("where")}, {"ran", 0}, {"not_run", 0}, {"cannot_tell", 0}});
-            if (!applied.at(k).contains("executed")) continue;
-            const ojson& executed = applied.at(k).at("executed");
-            const char* key = executed.is_null() ? "cannot_tell" : executed.get<bool>() ? "ran" : "not_run";
-            patches[k][key] = patches[k][key].get<std::uint64_t>() + 1;
+        if (injected.contains("patches")) {
+            const ojson& applied = injected.at("patches");
+            const auto name = [&] {
+                return "case " + r.value("case", std::string("?")) + ": its report's injected";
+            };
+            if (applied.size() != patches.size())
+                throw std::runtime_error(name() + " lists " + std::to_string(applied.size()) +
+                                         " patch(es), the run's seeded_faults gives " +
+                                         std::to_string(patches.size()));
+            for (std::size_t k = 0; k < applied.size(); ++k) {
+                if (applied.at(k).at("where") != patches[k].at("where"))
+                    throw std::runtime_error(name() + " patch " + std::to_string(k) + " is at " +
+                                             applied.at(k).at("where").dump() +
+                                             ", the run's seeded_faults at " + patches[k].at("where").dump());
+                if (!applied.at(k).contains("executed")) continue; // the case stopped before its coverage
+                const ojson& executed = applied.at(k).at("executed");
+                const char* key = executed.is_null()     ? "cannot_tell"
+                                  : executed.get<bool>() ? "ran"
+                                                         : "not_run";
+                patches[k][key] = patches[k][key].get<std::uint64_t>() + 1;
+            }
         }
         if (injected.contains("reimpl_lights_changed")) {
             light_swapped = true;
@@ -255,13 +270,14 @@ ojson seeded_effect(const std::vector<ojson>& reports) {
     }
     ojson effect = {{"cases", reports.size()}};
     if (!patches.empty()) effect["patches"] = patches;
-    if (light_swapped) effect["reimpl_light_changed_in"] = light_changed;
+    if (light_swapped || seeded_faults.value("reimpl_input_modified", false))
+        effect["reimpl_light_changed_in"] = light_changed;
     return effect;
 }
 
 std::string seeded_fault_summary(const ojson& seeded, const ojson& effect) {
     std::vector<std::string> parts;
-    const std::size_t patches = member(seeded, "patches").size();
+    const std::size_t patches = member(seeded, "given").size(); // as given, not per image
     const std::string cases =
         effect.contains("cases") ? std::to_string(effect.at("cases").get<std::uint64_t>()) : "";
     if (seeded.value("original_modified", false)) {
@@ -293,7 +309,8 @@ ojson make_run_index(const std::vector<ojson>& reports, const ojson& seeded_faul
     index["status"] = "error";                      // set below; first, so that the seeded faults follow it
     if (!seeded_faults.is_null()) {
         index["seeded_faults"] = seeded_faults;
-        index["seeded_effect"] = seeded_effect(reports); // what the seeded faults did, by the case reports
+        index["seeded_effect"] =
+            seeded_effect(reports, seeded_faults); // what the seeded faults did, by the case reports
     }
     index["reimpl_source_sha256"] = reimpl_source_sha256(); // fixed per build, like the version
     ojson cases = ojson::array();

@@ -155,8 +155,16 @@ ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite
         if (!a.patch.expected.empty()) entry["expected"] = hex_string(a.patch.expected);
         patches.push_back(entry);
     }
+    // The patches as given, once each: seeded_effect's rows (`patches` holds one per image).
+    ojson given = ojson::array();
+    for (const Patch& p : injection.patches) {
+        ojson entry = {{"where", p.where}, {"bytes", hex_string(p.bytes)}};
+        if (!p.expected.empty()) entry["expected"] = hex_string(p.expected);
+        given.push_back(entry);
+    }
     j["original_modified"] = !injection.patches.empty();
     j["reimpl_input_modified"] = injection.reimpl_light_swapped;
+    if (!given.empty()) j["given"] = given;
     if (!patches.empty()) j["patches"] = patches;
     if (injection.reimpl_light_swapped) j["reimpl_light"] = "x and z swapped";
     return j;

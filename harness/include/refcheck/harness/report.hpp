@@ -59,11 +59,13 @@ ojson read_json(const std::filesystem::path& file);
 // `seeded_faults` (seeded_faults_json in run.hpp), when not null, is written right after "status".
 ojson make_run_index(const std::vector<ojson>& case_reports, const ojson& seeded_faults = nullptr);
 // run.json's "seeded_effect": what the seeded faults did, by the case reports' "injected" (each case's
-// own evidence, never the banner's word): "cases", the reports counted; per patch, in the order given,
-// "where" and how many cases ran its bytes ("ran"), did not ("not_run") or cannot tell ("cannot_tell",
-// the bytes outside the covered routines); with the light swap, "reimpl_light_changed_in": how many
-// cases gave the reimplementation another light.
-ojson seeded_effect(const std::vector<ojson>& case_reports);
+// own evidence, never the banner's word): "cases", the reports counted; one row per patch of
+// `seeded_faults`' "given", in that order, with "where" and how many cases ran its bytes ("ran"),
+// did not ("not_run") or cannot tell ("cannot_tell", the bytes outside the covered routines), so a
+// patch no case applied (every case stopped before) has a row of zeros; with the light swap,
+// "reimpl_light_changed_in": how many cases gave the reimplementation another light. Throws when a
+// report's patches are not the ones given (another number, or another WHERE at a position).
+ojson seeded_effect(const std::vector<ojson>& case_reports, const ojson& seeded_faults);
 // One line for run.json's "seeded_faults" and "seeded_effect": what was modified and what it changed
 // ("the original is modified (1 patch; draw_3d_object_+0x10 ran in 3 of 15 case(s)); the
 // reimplementation's input is modified (light x and z swapped; another light in 0 of 15 case(s))").
