@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 namespace refcheck::harness {
@@ -167,8 +168,13 @@ void Original::account(const std::string& routine, const emu::CallResult& result
     }
 }
 
+void Original::refuse_if_closed(const std::string& routine) const {
+    if (closed_) throw std::logic_error("the original cannot run " + routine + " any more: " + *closed_);
+}
+
 emu::CallResult Original::call(const std::string& routine, std::initializer_list<std::uint32_t> args,
                                std::uint32_t wall_ms) {
+    refuse_if_closed(routine);
     const ProfileRoutine& r = profile_.routine(routine);
     events_this_call_ = 0;
     const ScopedPhase phase(Phase::emulation);
@@ -181,6 +187,7 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
 
 emu::CallResult Original::run_entry_until(const std::string& routine, std::uint32_t wall_ms) {
     const std::string who = "entry point (until " + routine + ")";
+    refuse_if_closed(who);
     events_this_call_ = 0;
     const ScopedPhase phase(Phase::emulation);
     emu::CallResult result =

@@ -561,8 +561,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     } catch (const std::exception& e) {
         r["error"] = e.what();
     }
-    // The fault handler holds the try block's context, gone now: no call may reach it.
-    if (original) original->on_fault(nullptr);
+    // The fault handler holds the try block's context and the families' taps and replacements their
+    // recorders, all gone now: no call may run into them (the case observer's finished() included).
+    if (original) original->close("case " + c.name + " has finished; the objects its hooks hold are gone");
     r["hooks"] = original ? original->hooks_json() : ojson::object();
     r["files"] = original ? original->files_json() : ojson::array();
     r["counts"] = to_json(comparator.counts());

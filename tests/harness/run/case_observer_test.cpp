@@ -4,7 +4,8 @@
 // Original kept a reference to it, so an observer reading the profile read freed memory (the
 // sanitizer build reports it; the plain build read whatever was left there). Now the Original owns
 // its profile, so no caller can leave it dangling: the second test builds one from a profile that is
-// gone before the Original is read.
+// gone before the Original is read. The third: once the case has finished, the Original runs no
+// guest code (the families' taps hold recorders that are gone by then); it refuses, naming why.
 #include "run/case_observer.hpp"
 
 #include "refcheck/harness/case.hpp"
@@ -17,6 +18,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -85,6 +87,34 @@ TEST(CaseObserver, AnOriginalOwnsItsProfile) {
             EXPECT_EQ(original->address(name), *r.address) << name;
         }
     }
+}
+
+// Calls the guest once the case has finished, as a careless observer would: the program family's
+// taps there hold its recorders, gone by then, so the Original refuses and runs nothing.
+class LateCaller : public CaseObserver {
+public:
+    void booted(Original&, Comparator&) override {}
+    bool input(std::string_view, bool) override { return true; }
+    void finished(Original& original, const ojson&) override {
+        try {
+            original.call("draw_3d_object_", {0, 0});
+            refused = "no";
+        } catch (const std::logic_error& e) {
+            refused = e.what();
+        }
+    }
+    std::string refused;
+};
+
+TEST(CaseObserver, TheOriginalRunsNothingOnceTheCaseHasFinished) {
+    const Case c = load_case(fs::path(REFCHECK_SOURCE_DIR) / "cases" / "program-edge-end-return.json");
+    LateCaller late;
+    set_case_observer(&late);
+    const CaseResult r = run_case(c, standin());
+    set_case_observer(nullptr);
+    EXPECT_EQ(r.status, Status::Equivalent);
+    EXPECT_EQ(late.refused, "the original cannot run draw_3d_object_ any more: case " + c.name +
+                                " has finished; the objects its hooks hold are gone");
 }
 
 } // namespace

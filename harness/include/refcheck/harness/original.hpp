@@ -128,6 +128,14 @@ public:
     const std::map<std::string, std::uint64_t>& instructions_needed() const { return needed_; }
     std::uint64_t instructions_total() const { return instructions_total_; } // of every budgeted call
 
+    // After close(), call() and run_entry_until() throw std::logic_error naming the routine and `why`,
+    // running nothing: the taps, replacements and fault handler installed for a case hold objects of
+    // the case (recorders, its context) that are gone once it has finished. Reading the Original
+    // (memory, coverage, counts, hooks_json) stays allowed.
+    void close(std::string why) {
+        closed_ = std::move(why);
+        on_fault_ = nullptr;
+    }
     const std::vector<ojson>& faults() const { return faults_; }
     // Called with every fault of a call() as it is recorded (run_case makes each a divergence).
     void on_fault(std::function<void(const std::string& routine, const emu::Fault&)> fn) {
@@ -140,12 +148,14 @@ private:
     // `fn` run as Phase::harness when a PhaseClock is installed (refcheck bench), else `fn` itself.
     static emu::TapFn timed(emu::TapFn fn);
     emu::CallLimits limits_for(const std::string& routine, std::uint32_t wall_ms) const;
+    void refuse_if_closed(const std::string& routine) const; // close()
     void account(const std::string& routine, const emu::CallResult& result);
 
     const Profile profile_; // owned: callers hold the Original past the profile they loaded
     std::unique_ptr<emu::Machine> machine_;
     std::vector<ojson> faults_;
     std::function<void(const std::string&, const emu::Fault&)> on_fault_;
+    std::optional<std::string> closed_; // why no call may run any more (close())
     struct PendingReturn {
         std::uint32_t address;
         std::uint32_t esp;   // expected ESP after the return
