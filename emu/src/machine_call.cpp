@@ -1,5 +1,6 @@
 // Machine::call: one routine under a convention, an instruction budget and a wall-clock limit.
 #include <iterator>
+#include <stdexcept>
 
 #include "machine_impl.hpp"
 
@@ -244,8 +245,21 @@ CallResult Machine::call(std::string_view routine, Convention c, std::span<const
     return call(image().require(routine), c, args, limits);
 }
 
+void Machine::seal(std::string why) { impl_->sealed = std::move(why); }
+
+bool Machine::sealed() const { return impl_->sealed.has_value(); }
+
+// Not EmuError: a sealed machine asked to run is the caller's mistake, not the guest's or the host's.
+static void refuse_if_sealed(const Machine::Impl& m, Address address) {
+    if (!m.sealed) return;
+    const std::string* name = m.symbols.name_at(address);
+    throw std::logic_error("the machine cannot run " + (name ? *name : hex(address)) +
+                           " any more: " + *m.sealed);
+}
+
 CallResult Machine::call(Address address, Convention c, std::span<const uint32_t> args, CallLimits limits) {
     Impl& m = *impl_;
+    refuse_if_sealed(m, address);
     if (m.running) throw EmuError("Machine::call while another call is running");
     if (const std::string* name = m.symbols.name_at(address))
         m.routine = *name;
@@ -333,6 +347,7 @@ CallResult Machine::call(Address address, Convention c, std::span<const uint32_t
 CallResult Machine::run_entry_until(Address until, CallLimits limits) {
     Impl& m = *impl_;
     const Address entry = image().entry;
+    refuse_if_sealed(m, entry); // before the tap below is installed
     const std::string target = m.symbols.name_at(until) ? *m.symbols.name_at(until) : hex(until);
     bool reached = false;
     const HookId h = tap(until, [&reached, &target](Machine& machine) {

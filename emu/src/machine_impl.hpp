@@ -98,6 +98,7 @@ struct Machine::Impl {
 
     // the run
     bool running = false;
+    std::optional<std::string> sealed; // why no call may run any more (seal())
     std::string routine = "(none)";
     PendingStop pending;
     uc_hook invalid_hook = 0;

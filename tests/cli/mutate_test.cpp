@@ -40,7 +40,8 @@ TEST_F(MutateTest, NegatedWindingBranchIsKilledAtTheFirstSecondaryFaceOfTheFirst
         "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
     const ProgramCase pc = small_program();
     const fs::path file = write_case("small-program", pc.to_json());
-    const ojson j = mutate(file, "--routines '(^|:)op_secondary$' --operators negate_jcc");
+    // A score above --min-score passes it (the next test: no score does not).
+    const ojson j = mutate(file, "--routines '(^|:)op_secondary$' --operators negate_jcc --min-score 0.01");
     const ojson* m = find_mutant(j, branch.instruction.address, "negate_jcc");
     ASSERT_NE(m, nullptr) << "the enumeration lacks op_secondary's jns";
     EXPECT_EQ(m->at("patch"), emu::hex(branch.instruction.address) + ":79" +
@@ -67,6 +68,20 @@ TEST_F(MutateTest, NegatedWindingBranchIsKilledAtTheFirstSecondaryFaceOfTheFirst
     EXPECT_EQ(e.at("index"), e.at("reimpl_index"));
     EXPECT_LE(e.at("reimpl_index").get<std::size_t>(), *first_secondary);
     EXPECT_GE(j.at("totals").at("killed").get<int>(), 1);
+}
+
+// A run that scores nothing (no mutant selected) has no score, not 100%, and does not meet
+// --min-score: before, its score was 1 and `--min-score 0.99` exited 0.
+TEST_F(MutateTest, ARunThatScoresNothingHasNoScoreAndFailsMinScore) {
+    const fs::path file = write_case("small-program", small_program().to_json());
+    const ojson j = mutate(file, "--routines '^no_such_routine$' --min-score 0.5", 1);
+    EXPECT_EQ(j.at("totals").at("mutants"), 0);
+    EXPECT_TRUE(j.at("totals").at("score").is_null()) << j.at("totals").dump();
+    const std::string text = read_text(path("m/mutate.txt"));
+    EXPECT_NE(text.find("score    n/a"), std::string::npos) << text;
+    // Without --min-score there is nothing to fail: the report says what happened.
+    const ojson plain = mutate(file, "--routines '^no_such_routine$'", 0);
+    EXPECT_TRUE(plain.at("totals").at("score").is_null());
 }
 
 TEST_F(MutateTest, MutantsNoInputReachesAreNotCoveredAndNotRun) {

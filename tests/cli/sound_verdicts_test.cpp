@@ -137,12 +137,22 @@ TEST_F(SoundVerdictTest, AnEventKindTheCaseExistsToCompareMustBeCompared) {
     c.records = {1};
     ojson j = c.to_json();
     j["compares"] = {"face_draw", "winding_decision", "frame"}; // no face routine runs: no frame
-    const Result run =
-        refcheck("run " + quote(write_case("kinds", j)) + " --data " + quote(kSmallData) + " --out o");
-    EXPECT_EQ(run.code, 2) << run.out << run.err;
-    const std::string error = read_json(path("o/kinds.json")).at("error");
-    EXPECT_NE(error.find("frame"), std::string::npos) << error;
-    EXPECT_EQ(error.find("face_draw"), std::string::npos) << error;
+    const fs::path file = write_case("kinds", j);
+    // A filter that leaves no input out narrows nothing: the check still applies (it was skipped
+    // whenever a filter was set, so `--filter '*'` turned the case equivalent).
+    for (const std::string filter : {"", " --filter '*'", " --filter kinds", " --filter '*:-other'"}) {
+        const Result run =
+            refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --out o" + filter);
+        EXPECT_EQ(run.code, 2) << filter << run.out << run.err;
+        const std::string error = read_json(path("o/kinds.json")).at("error");
+        EXPECT_NE(error.find("frame"), std::string::npos) << filter << error;
+        EXPECT_EQ(error.find("face_draw"), std::string::npos) << filter << error;
+    }
+    // One that leaves inputs out does narrow the case: its inputs need not show every kind.
+    const Result narrowed = refcheck("run " + quote(file) + " --data " + quote(kSmallData) +
+                                     " --out o --filter 'kinds/* view 0 *'");
+    EXPECT_EQ(narrowed.code, 0) << narrowed.out << narrowed.err;
+    EXPECT_EQ(read_json(path("o/kinds.json")).at("status"), "equivalent");
 }
 
 // The mutant of the audit: setup_normals' clamp of the normal count to the room left in the

@@ -1,6 +1,12 @@
 // replace, tap and watch hooks, including hooks added after the code was already translated.
 #include "emu_test_support.hpp"
 
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace refcheck::emu {
 namespace {
 
@@ -40,6 +46,39 @@ TEST_F(Hooks, CodeWrittenAfterItRanRunsAsWritten) {
     CallResult after = m.call("add3_cdecl", Convention::cdecl, {1, 2, 3});
     ASSERT_TRUE(after.ok()) << describe(after);
     EXPECT_EQ(after.eax, 42u);
+}
+
+TEST_F(Hooks, ASealedMachineRunsNothing) {
+    // An owner whose hooks hold objects that are gone seals the machine: no call or boot may run
+    // into them. The tap counts what would have run; reading memory stays allowed.
+    const Address add3 = m.image().require("add3_cdecl");
+    int ran = 0;
+    m.tap(add3, [&ran](Machine&) { ++ran; });
+    ASSERT_TRUE(m.call("call_add3", Convention::cdecl, {1}).ok());
+    ASSERT_EQ(ran, 1);
+    const std::uint32_t code = m.read_u32(add3);
+    EXPECT_FALSE(m.sealed());
+    m.seal("the test is over");
+    EXPECT_TRUE(m.sealed());
+    const std::vector<std::pair<std::string, std::function<void()>>> runs = {
+        {"call_add3", [&] { m.call("call_add3", Convention::cdecl, {1}); }},
+        {"add3_cdecl",
+         [&] {
+             m.call(add3, Convention::cdecl, {1, 2, 3});
+         }},
+    };
+    for (const auto& [routine, run] : runs) {
+        try {
+            run();
+            ADD_FAILURE() << "a sealed machine ran " << routine;
+        } catch (const std::logic_error& e) {
+            EXPECT_EQ(std::string(e.what()),
+                      "the machine cannot run " + routine + " any more: the test is over");
+        }
+    }
+    EXPECT_THROW(m.run_entry_until(add3), std::logic_error);
+    EXPECT_EQ(ran, 1) << "nothing ran after the seal";
+    EXPECT_EQ(m.read_u32(add3), code);
 }
 
 TEST_F(Hooks, ReplaceAStdcallRoutinePopsItsArguments) {

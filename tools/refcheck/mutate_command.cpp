@@ -96,7 +96,13 @@ const Command& mutate_command() {
                 std::cout << "JSON report: " << fs::absolute(s.json).lexically_normal().string() << "\n";
                 std::cout << "HTML report: " << fs::absolute(s.html).lexically_normal().string() << "\n";
                 if (s.exit_code == 1)
-                    std::cout << "refcheck: mutate: the score is below --min-score " << a->min_score << "\n";
+                    std::cout
+                        << (s.report["totals"]["score"].is_null()
+                                ? "refcheck: mutate: nothing was scored (no mutant, or every one argued "
+                                  "equivalent), so --min-score "
+                                : "refcheck: mutate: the score is below --min-score ")
+                        << a->min_score << (s.report["totals"]["score"].is_null() ? " is not met" : "")
+                        << "\n";
                 return s.exit_code;
             };
         }};

@@ -63,6 +63,11 @@ struct CaseContext {
     // The reimplementation's refusal of each archive the data root lacks (reimpl::read_archive);
     // that archive's bytes above are then empty.
     std::vector<reimpl::FormatError> missing = {};
+    // How many times a narrowing (Case::only, only_inputs, filter, a case observer) left an input or
+    // a group of inputs out. A case is narrowed when this is not zero, not merely when a narrowing
+    // is set: `--filter '*'` narrows nothing, so the checks that need every input (every kind in
+    // "compares" compared, an invalid program's break reached) still apply.
+    mutable std::uint64_t inputs_left_out = 0;
 
     std::optional<reimpl::FormatError> missing_archive(std::string_view archive) const {
         for (const auto& e : missing)
@@ -79,7 +84,10 @@ struct CaseContext {
         bool yes = narrowed_to(input);
         if (yes)
             if (CaseObserver* observer = case_observer()) yes = observer->input(input, true);
-        if (yes) note_input(input);
+        if (yes)
+            note_input(input);
+        else
+            ++inputs_left_out;
         return yes;
     }
     // Whether Case::only, Case::only_inputs and Case::filter leave `input` to be compared (nobody is
@@ -88,6 +96,7 @@ struct CaseContext {
         bool yes = c.only_inputs.empty() ? c.only.empty() || c.only == input
                                          : c.only_inputs.count(std::string(input)) != 0;
         if (yes && c.filter) yes = c.filter->selects_input(c.name, input);
+        if (!yes) ++inputs_left_out;
         return yes;
     }
     // An input of a family that runs every input (its state carries on to the next: mobile steps,
@@ -107,12 +116,17 @@ struct CaseContext {
                                  std::to_string(c.instructions_per_case) + " per case)");
     }
     bool selects_within(std::string_view prefix) const {
-        if (CaseObserver* observer = case_observer(); observer && !observer->within(prefix)) return false;
-        if (!c.only_inputs.empty()) {
+        bool yes = true;
+        if (CaseObserver* observer = case_observer(); observer && !observer->within(prefix)) {
+            yes = false;
+        } else if (!c.only_inputs.empty()) {
             const auto it = c.only_inputs.lower_bound(std::string(prefix));
-            return it != c.only_inputs.end() && it->starts_with(prefix);
+            yes = it != c.only_inputs.end() && it->starts_with(prefix);
+        } else {
+            yes = c.only.empty() || c.only.starts_with(prefix);
         }
-        return c.only.empty() || c.only.starts_with(prefix);
+        if (!yes) ++inputs_left_out;
+        return yes;
     }
 };
 

@@ -60,8 +60,8 @@ void InvalidProgramCheck::input(const std::string& input, const std::vector<reim
     }
 }
 
-ojson InvalidProgramCheck::finish() const {
-    if (reached_ == 0 && !narrowed_)
+ojson InvalidProgramCheck::finish(bool narrowed) const {
+    if (reached_ == 0 && !narrowed)
         throw std::runtime_error("\"invalid_program\": none of the " + std::to_string(inputs_) +
                                  " inputs reaches the broken part of " + named(*record_) +
                                  ", so the case compares nothing of it");

@@ -23,7 +23,7 @@ namespace refcheck::harness {
 
 class InvalidProgramCheck {
 public:
-    explicit InvalidProgramCheck(const Case& c) : record_(c.invalid_program), narrowed_(c.narrowed()) {}
+    explicit InvalidProgramCheck(const Case& c) : record_(c.invalid_program) {}
 
     // How the family's reimplementation decodes programs for the compared walk.
     reimpl::InvalidData mode() const {
@@ -48,14 +48,13 @@ public:
     void input(const std::string& input, const std::vector<reimpl::ProgramStop>& stops,
                const std::function<void()>& refuse);
 
-    // The case report's "invalid_program"; an error when no input reached the break, unless the
-    // case is narrowed to some of its inputs (--only, a mutant's served or booted inputs), which
-    // need not include the one that reaches it.
-    ojson finish() const;
+    // The case report's "invalid_program"; an error when no input reached the break, unless
+    // `narrowed`: the case's narrowing left some of its inputs out (--only, --filter, a mutant's
+    // served or booted inputs), and those need not include the one that reaches it.
+    ojson finish(bool narrowed) const;
 
 private:
     std::optional<std::uint32_t> record_;
-    bool narrowed_ = false;
     std::uint64_t inputs_ = 0, refused_ = 0, reached_ = 0;
     std::optional<std::string> first_input_, first_stop_, reimpl_error_;
     std::optional<std::string> archive_error_; // archive(): the reimplementation's refusal of 3DOBJS.BIN

@@ -413,7 +413,8 @@ public:
             if (const auto& d = comparator_->first_unexplained()) report["first_unexplained"] = to_json(*d);
         } else {
             try {
-                require_compared(case_.c, counts);
+                require_compared(case_.c, counts,
+                                 case_.c.narrowed()); // a mutant runs the inputs that reach it
                 report["status"] = std::string(status_name(Status::Equivalent));
             } catch (const std::exception& e) {
                 report["status"] = "error";
@@ -1056,7 +1057,8 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
     auto score = [](ojson& t) {
         const double n =
             double(t["mutants"].get<std::uint64_t>()) - double(t["equivalent"].get<std::uint64_t>());
-        t["score"] = n > 0 ? double(t["killed"].get<std::uint64_t>()) / n : 1.0;
+        // Nothing to score (no mutant, or every one argued equivalent) is no score, not 100%.
+        t["score"] = n > 0 ? ojson(double(t["killed"].get<std::uint64_t>()) / n) : ojson(nullptr);
     };
     ojson totals = ojson::object();
     for (std::size_t i = 0; i < mutants.size(); ++i) {
@@ -1188,7 +1190,10 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>refcheck mutate</title></head><body>\n" +
             mutate_html(report) + "</body></html>\n");
     write_text(options.run.out / "mutate.txt", s.text);
-    s.exit_code = options.min_score && report["totals"]["score"].get<double>() < *options.min_score ? 1 : 0;
+    // --min-score is not met by a run that scored nothing: no mutant killed is no evidence.
+    const ojson& scored = report["totals"]["score"];
+    s.exit_code =
+        options.min_score && (scored.is_null() || scored.get<double>() < *options.min_score) ? 1 : 0;
     return s;
 }
 

@@ -26,15 +26,24 @@ std::string esc(const std::string& s) {
 
 std::uint64_t n(const ojson& t, const char* k) { return t.value(k, std::uint64_t{0}); }
 
+// A score as a percentage, or "n/a" when there was nothing to score (null).
+std::string percent(const ojson& t) {
+    const ojson score = t.value("score", ojson(nullptr));
+    if (score.is_null()) return "n/a";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * score.get<double>());
+    return buf;
+}
+
 std::string figures(const ojson& t) {
     char buf[256];
     std::snprintf(buf, sizeof buf,
                   "%6llu mutants %6llu killed %6llu survived (%llu covered, %llu not covered) %5llu "
-                  "equivalent  score %5.1f%%",
+                  "equivalent  score %6s",
                   (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"),
                   (unsigned long long)n(t, "survived"), (unsigned long long)n(t, "survived_covered"),
                   (unsigned long long)n(t, "not_covered"), (unsigned long long)n(t, "equivalent"),
-                  100.0 * t.value("score", 0.0));
+                  percent(t).c_str());
     return buf;
 }
 
@@ -107,21 +116,21 @@ std::string mutate_html(const ojson& r) {
     std::snprintf(buf, sizeof buf,
                   "<p>%llu mutants: %llu killed, %llu survived (%llu covered, %llu not covered), %llu argued "
                   "equivalent. "
-                  "<b>Score %.1f%%</b> = killed / (total &minus; equivalent).</p>\n",
+                  "<b>Score %s</b> = killed / (total &minus; equivalent).</p>\n",
                   (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"),
                   (unsigned long long)n(t, "survived"), (unsigned long long)n(t, "survived_covered"),
                   (unsigned long long)n(t, "not_covered"), (unsigned long long)n(t, "equivalent"),
-                  100.0 * t.value("score", 0.0));
+                  percent(t).c_str());
     h += buf;
     h += "<table><tr><th>routine</th><th>mutants</th><th>killed</th><th>survived (covered)</th><th>not "
          "covered</th>"
          "<th>equivalent</th><th>score</th></tr>\n";
     for (const auto& [name, v] : r.at("routines").items()) {
         std::snprintf(buf, sizeof buf,
-                      "<td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%.1f%%</td>",
+                      "<td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%llu</td><td>%s</td>",
                       (unsigned long long)n(v, "mutants"), (unsigned long long)n(v, "killed"),
                       (unsigned long long)n(v, "survived_covered"), (unsigned long long)n(v, "not_covered"),
-                      (unsigned long long)n(v, "equivalent"), 100.0 * v.value("score", 0.0));
+                      (unsigned long long)n(v, "equivalent"), percent(v).c_str());
         h += "<tr><td>" + esc(name) + "</td>" + buf + "</tr>\n";
     }
     h += "</table>\n<h3>Survivors</h3>\n<table><tr><th>mutant</th><th>covered</th><th>inputs run</th></tr>\n";

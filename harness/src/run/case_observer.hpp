@@ -36,7 +36,8 @@ void set_case_observer(CaseObserver* observer);
 struct Case;
 struct Counts;
 // What makes an equivalent verdict an error (run_case.cpp): no input selected, no event compared,
-// or (not narrowed) a kind in "compares" never compared. Throws std::runtime_error saying which.
-void require_compared(const Case& c, const Counts& counts);
+// or, unless `narrowed` (the case's narrowing left inputs out), a kind in "compares" never
+// compared. Throws std::runtime_error saying which.
+void require_compared(const Case& c, const Counts& counts, bool narrowed);
 
 } // namespace refcheck::harness

@@ -141,27 +141,28 @@ std::vector<std::string> seeded_fault_banner(const Injection& injection) {
     return lines;
 }
 
+// A patch as given on the command line: the part every record of it shares.
+static ojson given_patch_json(const Patch& p) {
+    ojson entry = {{"where", p.where}, {"bytes", hex_string(p.bytes)}};
+    if (!p.expected.empty()) entry["expected"] = hex_string(p.expected);
+    return entry;
+}
+
 ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite>& sites) {
     if (injection.empty()) return nullptr;
     ojson j = ojson::object();
     ojson patches = ojson::array();
     for (const PatchSite& s : sites) {
         const AppliedPatch& a = s.applied;
-        ojson entry = {{"where", a.patch.where},
-                       {"image", s.image},
-                       {"address", emu::hex(a.address)},
-                       {"bytes", hex_string(a.patch.bytes)},
-                       {"replaced", hex_string(a.replaced)}};
-        if (!a.patch.expected.empty()) entry["expected"] = hex_string(a.patch.expected);
+        ojson entry = given_patch_json(a.patch);
+        entry["image"] = s.image;
+        entry["address"] = emu::hex(a.address);
+        entry["replaced"] = hex_string(a.replaced);
         patches.push_back(entry);
     }
     // The patches as given, once each: seeded_effect's rows (`patches` holds one per image).
     ojson given = ojson::array();
-    for (const Patch& p : injection.patches) {
-        ojson entry = {{"where", p.where}, {"bytes", hex_string(p.bytes)}};
-        if (!p.expected.empty()) entry["expected"] = hex_string(p.expected);
-        given.push_back(entry);
-    }
+    for (const Patch& p : injection.patches) given.push_back(given_patch_json(p));
     j["original_modified"] = !injection.patches.empty();
     j["reimpl_input_modified"] = injection.reimpl_light_swapped;
     if (!given.empty()) j["given"] = given;

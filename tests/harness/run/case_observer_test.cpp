@@ -5,7 +5,8 @@
 // sanitizer build reports it; the plain build read whatever was left there). Now the Original owns
 // its profile, so no caller can leave it dangling: the second test builds one from a profile that is
 // gone before the Original is read. The third: once the case has finished, the Original runs no
-// guest code (the families' taps hold recorders that are gone by then); it refuses, naming why.
+// guest code (the families' taps hold recorders that are gone by then); it refuses, naming why, and
+// so does its machine when called directly.
 #include "run/case_observer.hpp"
 
 #include "refcheck/harness/case.hpp"
@@ -102,8 +103,15 @@ public:
         } catch (const std::logic_error& e) {
             refused = e.what();
         }
+        // Going round the Original, straight to its machine, is refused the same way.
+        try {
+            original.machine().call(original.address("draw_3d_object_"), emu::Convention::cdecl, {0, 0});
+            machine_refused = "no";
+        } catch (const std::logic_error& e) {
+            machine_refused = e.what();
+        }
     }
-    std::string refused;
+    std::string refused, machine_refused;
 };
 
 TEST(CaseObserver, TheOriginalRunsNothingOnceTheCaseHasFinished) {
@@ -115,6 +123,10 @@ TEST(CaseObserver, TheOriginalRunsNothingOnceTheCaseHasFinished) {
     EXPECT_EQ(r.status, Status::Equivalent);
     EXPECT_EQ(late.refused, "the original cannot run draw_3d_object_ any more: case " + c.name +
                                 " has finished; the objects its hooks hold are gone");
+    EXPECT_TRUE(late.machine_refused.starts_with("the machine cannot run ")) << late.machine_refused;
+    EXPECT_TRUE(late.machine_refused.ends_with(" any more: case " + c.name +
+                                               " has finished; the objects its hooks hold are gone"))
+        << late.machine_refused;
 }
 
 } // namespace

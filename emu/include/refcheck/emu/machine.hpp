@@ -180,6 +180,11 @@ public:
     // Reaching `until` is success (no fault); a return, exit() or any fault before it is the
     // result's fault (a return is `stopped`, saying `until` was never reached).
     CallResult run_entry_until(Address until, CallLimits limits = {});
+    // After seal(why), call() and run_entry_until() throw std::logic_error naming the routine and
+    // `why`, running nothing: for an owner whose hooks hold objects that are gone (a finished case).
+    // Reading memory and registers stays allowed. Sealing is for good: nothing unseals.
+    void seal(std::string why);
+    bool sealed() const;
     // The routine named by the running (or last) call(): symbol name, or its address in hex.
     const std::string& current_routine() const;
     // From a hook or shim: ends the current run with a fault of this kind.

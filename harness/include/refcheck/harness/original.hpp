@@ -130,9 +130,11 @@ public:
 
     // After close(), call() and run_entry_until() throw std::logic_error naming the routine and `why`,
     // running nothing: the taps, replacements and fault handler installed for a case hold objects of
-    // the case (recorders, its context) that are gone once it has finished. Reading the Original
-    // (memory, coverage, counts, hooks_json) stays allowed.
+    // the case (recorders, its context) that are gone once it has finished. The machine is sealed
+    // too, so a caller going round the Original (machine().call()) is refused the same way. Reading
+    // the Original (memory, coverage, counts, hooks_json) stays allowed.
     void close(std::string why) {
+        machine_->seal(why);
         closed_ = std::move(why);
         on_fault_ = nullptr;
     }
