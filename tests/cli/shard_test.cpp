@@ -219,7 +219,11 @@ TEST_F(ShardTest, BadShardsAreErrors) {
     for (const char* k : {"0", "1"})
         ASSERT_EQ(refcheck("run " + files_ + common_ + " --shard " + k + "/2 --out half" + k).code, 0);
     ASSERT_EQ(refcheck("run " + files_ + common_ + " --shard 0/3 --out third0").code, 0);
-    EXPECT_EQ(read_json(path("half1/run.json")).at("shard"), (ojson{{"index", 1}, {"count", 2}}));
+    const ojson shard = read_json(path("half1/run.json")).at("shard");
+    EXPECT_EQ(shard.at("index"), 1);
+    EXPECT_EQ(shard.at("count"), 2);
+    EXPECT_EQ(shard.at("plan").at("cases").size(), 5u) << shard.dump();
+    EXPECT_EQ(read_json(path("half0/run.json")).at("shard").at("plan"), shard.at("plan"));
     const Result one = refcheck("merge --out m1 half0");
     EXPECT_EQ(one.code, 2) << one.out << one.err;
     EXPECT_NE(one.err.find("shard output missing: 1/2"), std::string::npos) << one.err;
@@ -239,6 +243,36 @@ TEST_F(ShardTest, BadShardsAreErrors) {
     const Result merge = refcheck("merge --out merged empty-shard");
     EXPECT_EQ(merge.code, 2) << merge.out << merge.err;
     EXPECT_FALSE(fs::exists(path("merged/run.json")));
+}
+
+// The shards of one run compare one plan: a shard run with another filter (or other cases) is of
+// another run, and merge refuses it rather than drop the cases it left out. Before, shard 1 run
+// with --filter '*:-small-program' merged with shard 0 into an equivalent run of four cases.
+TEST_F(ShardTest, ShardsOfDifferentPlansOrMissingACaseAreRefused) {
+    ASSERT_EQ(refcheck("run " + files_ + common_ + " --shard 0/2 --out p0").code, 0);
+    const Result narrowed =
+        refcheck("run " + files_ + common_ + " --shard 1/2 --out p1 --filter '*:-small-program'");
+    ASSERT_EQ(narrowed.code, 0) << narrowed.out << narrowed.err;
+    EXPECT_EQ(cases_of("p1"), (std::set<std::string>{"construct"}));
+    const Result other = refcheck("merge --out m p0 p1");
+    EXPECT_EQ(other.code, 2) << other.out << other.err;
+    EXPECT_NE(other.err.find("are shards of different runs"), std::string::npos) << other.err;
+    EXPECT_FALSE(fs::exists(path("m/run.json")));
+
+    // The same plan, but a case report gone from a shard's index: the merge names the case.
+    ASSERT_EQ(refcheck("run " + files_ + common_ + " --shard 1/2 --out q1").code, 0);
+    ojson index = read_json(path("q1/run.json"));
+    ojson kept = ojson::array();
+    for (const auto& row : index.at("cases"))
+        if (row.at("case") != "small-program") kept.push_back(row);
+    ASSERT_EQ(kept.size() + 1, index.at("cases").size());
+    index["cases"] = kept;
+    std::ofstream(path("q1/run.json")) << index.dump(2);
+    const Result dropped = refcheck("merge --out m2 p0 q1");
+    EXPECT_EQ(dropped.code, 2) << dropped.out << dropped.err;
+    EXPECT_NE(dropped.err.find("no shard output holds, whole or in parts: small-program"), std::string::npos)
+        << dropped.err;
+    EXPECT_FALSE(fs::exists(path("m2/run.json")));
 }
 
 } // namespace

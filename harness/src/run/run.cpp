@@ -173,10 +173,13 @@ ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite
 
 ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, const Shard& shard,
                         const ojson& seeded_faults, const std::map<std::string, double>& seconds,
-                        const ojson& image_coverage, const ojson& parts) {
+                        const ojson& image_coverage, const ojson& parts, const ojson& plan) {
     ojson index = make_run_index(reports, seeded_faults);
     if (!image_coverage.empty()) index["image_coverage"] = image_coverage;
-    if (shard.count > 1) index["shard"] = {{"index", shard.index}, {"count", shard.count}};
+    if (shard.count > 1) {
+        index["shard"] = {{"index", shard.index}, {"count", shard.count}};
+        if (!plan.is_null()) index["shard"]["plan"] = plan;
+    }
     if (parts.is_array() && !parts.empty()) {
         index["parts"] = parts;
         // A shard's status is its parts' too: a part not equivalent is not hidden until the merge.
@@ -321,6 +324,25 @@ std::vector<Planned> plan_cases(const std::vector<fs::path>& case_files, const R
     return out;
 }
 } // namespace
+
+// What the whole of a sharded run compares, the same in every shard: each case the filter selects
+// (name and file SHA-256, by name) and the narrowing. merge refuses shards whose plans differ and a
+// planned case that no shard output holds.
+static ojson run_plan_json(const std::vector<fs::path>& case_files, const RunOptions& options) {
+    std::vector<std::pair<std::string, std::string>> planned;
+    for (const fs::path& file : case_files) {
+        const Case c = load_case(file);
+        if (options.filter && !options.filter->selects_case(c.name)) continue;
+        planned.emplace_back(c.name, sha256_file(file));
+    }
+    std::sort(planned.begin(), planned.end());
+    ojson cases = ojson::array();
+    for (const auto& [name, sha] : planned) cases.push_back({{"case", name}, {"case_sha256", sha}});
+    ojson plan = {{"cases", cases}};
+    if (options.filter) plan["filter"] = options.filter->pattern();
+    if (!options.only.empty()) plan["only"] = options.only;
+    return plan;
+}
 
 std::vector<Case> run_cases(const std::vector<fs::path>& case_files, const RunOptions& options) {
     std::vector<Case> cases;
@@ -604,9 +626,9 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         seconds[r.name] = r.seconds;
         summary.results.push_back(std::move(r));
     }
-    summary.index =
-        write_run_outputs(options.out, reports, options.shard, seeded_faults_json(options.injection, sites),
-                          seconds, shared.json(), held);
+    summary.index = write_run_outputs(
+        options.out, reports, options.shard, seeded_faults_json(options.injection, sites), seconds,
+        shared.json(), held, options.shard.count > 1 ? run_plan_json(case_files, options) : ojson(nullptr));
     summary.html = options.out / "index.html";
     const std::string status = summary.index.at("status").get<std::string>();
     summary.exit_code = status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
@@ -731,6 +753,63 @@ std::map<std::string, HeldCase> read_held_parts(const std::vector<fs::path>& sha
                                          std::to_string(h.of) + " is in no shard output");
     return held;
 }
+
+// The plan of a split run (run.json "shard"."plan"), the same in every shard output; null for the
+// output of an unsharded run, which has no shard.
+ojson check_shards_plan(const std::vector<fs::path>& shard_dirs, const std::vector<ojson>& indexes) {
+    ojson plan;
+    for (std::size_t i = 0; i < indexes.size(); ++i) {
+        const ojson& shard = member(indexes[i], "shard");
+        if (!shard.is_object()) continue; // check_shards_complete: then the only output
+        const ojson& p = member(shard, "plan");
+        if (!p.is_object() || !member(p, "cases").is_array())
+            throw std::runtime_error(shard_dirs[i].string() +
+                                     "/run.json: the shard does not say which cases the whole run "
+                                     "compares (\"shard\".\"plan\"; written by an older refcheck?): run the "
+                                     "shards again");
+        if (plan.is_null()) {
+            plan = p;
+        } else if (p != plan) {
+            throw std::runtime_error(shard_dirs[i].string() + " and " + shard_dirs.front().string() +
+                                     " are shards of different runs: their cases, case files or narrowing "
+                                     "differ (run.json \"shard\".\"plan\")");
+        }
+    }
+    return plan;
+}
+
+// Every case of the plan in the shard outputs, whole or in parts, from the file planned, and no
+// other: a shard run with other cases or another filter would otherwise drop a case unseen.
+void check_plan_held(const ojson& plan, const std::vector<std::pair<std::string, ojson>>& named,
+                     const std::map<std::string, HeldCase>& held) {
+    std::map<std::string, std::string> planned; // name -> case file SHA-256
+    for (const ojson& row : plan.at("cases"))
+        planned[row.at("case").get<std::string>()] = row.at("case_sha256").get<std::string>();
+    std::set<std::string> seen;
+    for (const auto& [name, report] : named) {
+        if (!planned.count(name))
+            throw std::runtime_error("case " + name + " is in a shard output but not in the run's plan");
+        seen.insert(name);
+    }
+    for (const auto& [name, h] : held) {
+        const auto it = planned.find(name);
+        if (it == planned.end())
+            throw std::runtime_error("case " + name +
+                                     " is split across the shards but not in the run's plan");
+        if (it->second != h.case_sha256)
+            throw std::runtime_error("case " + name +
+                                     ": its parts ran another case file than the run's plan says");
+        seen.insert(name);
+    }
+    std::string missing;
+    std::size_t absent = 0;
+    for (const auto& [name, sha] : planned)
+        if (!seen.count(name) && ++absent <= 10) missing += (missing.empty() ? "" : ", ") + name;
+    if (absent > 10) missing += " and " + std::to_string(absent - 10) + " more";
+    if (absent)
+        throw std::runtime_error("the run's plan has " + std::to_string(absent) +
+                                 " case(s) that no shard output holds, whole or in parts: " + missing);
+}
 } // namespace
 
 int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const RunOptions* finish,
@@ -742,6 +821,7 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
     for (const auto& dir : shard_dirs) seconds.merge(read_junit_times(dir / "junit.xml"));
     for (const auto& dir : shard_dirs) indexes.push_back(read_json(dir / "run.json"));
     check_shards_complete(shard_dirs, indexes);
+    const ojson plan = check_shards_plan(shard_dirs, indexes);
     // The shards of one run were seeded alike; the merged run says so as each shard did.
     const ojson seeded = member(indexes.front(), "seeded_faults");
     for (std::size_t i = 1; i < indexes.size(); ++i)
@@ -779,6 +859,7 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
     // The cases split across the shards: finished here from their parts, as a run finishes a case
     // split across its workers.
     std::map<std::string, HeldCase> held = read_held_parts(shard_dirs, indexes);
+    if (!plan.is_null()) check_plan_held(plan, named, held);
     if (!held.empty()) {
         std::string listed;
         for (const auto& [name, h] : held) listed += (listed.empty() ? "" : ", ") + name;

@@ -195,9 +195,11 @@ int merge(const std::vector<std::filesystem::path>& shard_dirs, const std::files
 // case reports as the run holds them (SharedCoverage::restore of what was written);
 // `image_coverage` (SharedCoverage::json) becomes run.json's "image_coverage". `parts` (a shard's
 // parts of cases split across the shards, for merge) becomes "parts", and counts in "status".
+// `plan` (a shard's: the whole run's cases and narrowing) becomes "shard"."plan".
 ojson write_run_outputs(const std::filesystem::path& out, const std::vector<ojson>& reports,
                         const Shard& shard = {}, const ojson& seeded_faults = nullptr,
                         const std::map<std::string, double>& seconds = {},
-                        const ojson& image_coverage = ojson::array(), const ojson& parts = nullptr);
+                        const ojson& image_coverage = ojson::array(), const ojson& parts = nullptr,
+                        const ojson& plan = nullptr);
 
 } // namespace refcheck::harness
