@@ -105,6 +105,12 @@ TEST_F(ShardTest, CasesSplitAcrossTheShardsMergeIntoTheUnshardedOutputs) {
     EXPECT_EQ(s0.at("parts").at(1).at("part"), 0);
     EXPECT_EQ(s1.at("parts").at(0).at("part"), 0); // frames
     EXPECT_EQ(s1.at("status"), "equivalent");
+    // Each part a shard holds is a testcase of its junit.xml (s1 holds no whole case).
+    const std::string junit1 = read_text(path("s1/junit.xml"));
+    EXPECT_NE(junit1.find("<testsuite name=\"refcheck\" tests=\"2\" failures=\"0\" errors=\"0\""),
+              std::string::npos)
+        << junit1;
+    EXPECT_NE(junit1.find("name=\"frames (part 1 of 2)\""), std::string::npos) << junit1;
     test::SchemaSet schemas; // a shard's index with parts is valid (the schema lists every property)
     for (const char* f : {"case-report.schema.json", "run-index.schema.json"})
         schemas.add_file(fs::path(REFCHECK_CLI_SCHEMAS) / f);
@@ -183,6 +189,37 @@ TEST_F(ShardTest, CasesSplitAcrossTheShardsMergeIntoTheUnshardedOutputs) {
     EXPECT_NE(cut.err.find("is not a part a shard wrote"), std::string::npos) << cut.err;
     for (const char* m : {"m-changed", "m-missing", "m-twice", "m-cut"})
         EXPECT_FALSE(fs::exists(path(std::string(m) + "/run.json"))) << m;
+}
+
+// A shard's junit.xml counts the parts it holds: a part that diverged fails there, as run.json's
+// status says, and not only after the merge. Before, a shard holding only a divergent part wrote
+// tests="0" failures="0", which a CI matrix reading JUnit shows as passed.
+TEST_F(ShardTest, AShardsJunitFailsForAPartThatDiverged) {
+    ojson strict = read_json(shipped_case("program-lights"));
+    strict["allow"] = ojson::array(); // its known divergences become unexplained
+    const std::string file = quote(write_case("lights-strict", strict));
+    std::size_t failed = 0;
+    for (int k = 0; k < 2; ++k) {
+        const std::string n = std::to_string(k), out = "d" + n;
+        const Result shard = refcheck("run " + file + common_ + " --jobs 1 --shard " + n + "/2 --out " + out);
+        const ojson index = read_json(path(out + "/run.json"));
+        ASSERT_EQ(index.at("parts").size(), 1u) << index.dump(1);
+        const std::string status = index.at("parts").at(0).at("status").get<std::string>();
+        EXPECT_EQ(shard.code, status == "divergent" ? 1 : 0) << shard.out << shard.err;
+        const std::string junit = read_text(path(out + "/junit.xml"));
+        const bool diverged = status == "divergent";
+        failed += diverged;
+        EXPECT_NE(junit.find("tests=\"1\" failures=\"" + std::string(diverged ? "1" : "0") + "\""),
+                  std::string::npos)
+            << junit;
+        EXPECT_EQ(junit.find("<failure type=\"divergence\" message=\"the part diverged") != std::string::npos,
+                  diverged)
+            << junit;
+        EXPECT_NE(junit.find("name=\"lights-strict (part " + std::to_string(k + 1) + " of 2)\""),
+                  std::string::npos)
+            << junit;
+    }
+    EXPECT_GE(failed, 1u) << "no part of program-lights diverged without its allowances";
 }
 
 TEST_F(ShardTest, GoogleTestShardingVariablesSelectTheSameCasesAsShard) {

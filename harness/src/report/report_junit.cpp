@@ -1,4 +1,5 @@
-// JUnit XML: one <testcase> per case, so CI systems show each case as a test. The suite carries the
+// JUnit XML: one <testcase> per case, so CI systems show each case as a test, and in a shard's
+// output one per part of a case split across the shards (run.json "parts"). The suite carries the
 // usual counts (tests, failures, errors) and times; its properties name the image(s) by SHA-256 and
 // every seeded fault; a divergent case's failure message names its first divergent event and the
 // body holds the reproduce line.
@@ -57,20 +58,42 @@ std::string first_divergence_body(const ojson& report) {
 
 } // namespace
 
+std::string part_testcase_name(const std::string& case_name, std::size_t part, std::size_t of) {
+    return case_name + " (part " + std::to_string(part + 1) + " of " + std::to_string(of) + ")";
+}
+
 void write_junit(const std::filesystem::path& file, const ojson& index, const std::vector<ojson>& reports,
                  const std::map<std::string, double>& seconds) {
     auto time_of = [&](const std::string& name) {
         const auto it = seconds.find(name);
         return it == seconds.end() ? 0.0 : it->second;
     };
+    // A shard's parts of cases split across the shards: testcases too, counted with the cases.
+    struct HeldPart {
+        std::string name, case_name, status, file;
+    };
+    std::vector<HeldPart> parts;
+    for (const ojson& row : member(index, "parts"))
+        parts.push_back(
+            {part_testcase_name(row.at("case").get<std::string>(), row.at("part").get<std::size_t>(),
+                                row.at("of").get<std::size_t>()),
+             row.at("case").get<std::string>(), row.at("status").get<std::string>(),
+             row.at("file").get<std::string>()});
     double total_time = 0;
     for (const auto& r : reports) total_time += time_of(r.at("case").get<std::string>());
+    std::uint64_t part_failures = 0, part_errors = 0;
+    for (const HeldPart& p : parts) {
+        total_time += time_of(p.name);
+        part_failures += p.status == "divergent";
+        part_errors += p.status == "error";
+    }
     std::ostringstream out;
     const auto& t = index.at("totals");
-    const std::string counts = "tests=\"" + std::to_string(t.at("cases").get<std::uint64_t>()) +
-                               "\" failures=\"" + std::to_string(t.at("divergent").get<std::uint64_t>()) +
-                               "\" errors=\"" + std::to_string(t.at("error").get<std::uint64_t>()) +
-                               "\" skipped=\"0\" time=\"" + seconds_text(total_time) + "\"";
+    const std::string counts =
+        "tests=\"" + std::to_string(t.at("cases").get<std::uint64_t>() + parts.size()) + "\" failures=\"" +
+        std::to_string(t.at("divergent").get<std::uint64_t>() + part_failures) + "\" errors=\"" +
+        std::to_string(t.at("error").get<std::uint64_t>() + part_errors) + "\" skipped=\"0\" time=\"" +
+        seconds_text(total_time) + "\"";
     out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out << "<testsuites name=\"refcheck\" " << counts << ">\n";
     out << " <testsuite name=\"refcheck\" " << counts << ">\n";
@@ -121,6 +144,19 @@ void write_junit(const std::filesystem::path& file, const ojson& index, const st
         out << "   <system-out>compared " << c.value("compared", 0ull) << ", matched "
             << c.value("matched", 0ull) << ", known " << c.value("known", 0ull) << ", unexplained "
             << c.value("unexplained", 0ull) << "</system-out>\n";
+        out << "  </testcase>\n";
+    }
+    for (const HeldPart& p : parts) {
+        out << "  <testcase classname=\"refcheck.part\" name=\"" << escape_markup(p.name) << "\" time=\""
+            << seconds_text(time_of(p.name)) << "\">\n";
+        const std::string where = "this shard's part of case " + p.case_name + " (" + p.file +
+                                  "); refcheck merge finishes the case from all the shards' parts";
+        if (p.status == "divergent")
+            out << "   <failure type=\"divergence\" message=\""
+                << escape_markup("the part diverged: " + where) << "\"/>\n";
+        else if (p.status != "equivalent")
+            out << "   <error message=\"" << escape_markup("the part's status is " + p.status + ": " + where)
+                << "\"/>\n";
         out << "  </testcase>\n";
     }
     out << " </testsuite>\n</testsuites>\n";

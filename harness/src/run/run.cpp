@@ -610,6 +610,7 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
                             {"of", p.count},
                             {"file", file},
                             {"status", std::string(status_name(r.status))}});
+            seconds[part_testcase_name(cases[i].name, p.index, p.count)] = r.seconds;
             summary.splits.push_back(
                 cases[i].name + ": this shard ran part " + std::to_string(p.index + 1) + " of " +
                 std::to_string(p.count) +

@@ -70,11 +70,16 @@ ojson seeded_effect(const std::vector<ojson>& case_reports, const ojson& seeded_
 // ("the original is modified (1 patch; draw_3d_object_+0x10 ran in 3 of 15 case(s)); the
 // reimplementation's input is modified (light x and z swapped; another light in 0 of 15 case(s))").
 std::string seeded_fault_summary(const ojson& seeded_faults, const ojson& seeded_effect);
-// JUnit XML: one testsuite, one testcase per case. `seconds` (case name -> wall time) becomes the
-// `time` attributes, the one thing in a run's outputs that varies between runs of the same inputs
-// (CI tools read it); a case without an entry gets time="0".
+// JUnit XML: one testsuite, one testcase per case, and in a shard's output one per part of a case
+// split across the shards it holds (run.json "parts"; named by part_testcase_name), failing or in
+// error as the part is, so a CI job that reads only the JUnit file sees a part that diverged.
+// `seconds` (case or part testcase name -> wall time) becomes the `time` attributes, the one thing
+// in a run's outputs that varies between runs of the same inputs (CI tools read it); a testcase
+// without an entry gets time="0".
 void write_junit(const std::filesystem::path& file, const ojson& run_index, const std::vector<ojson>& reports,
                  const std::map<std::string, double>& seconds = {});
+// The JUnit testcase name of part `part` (from 0) of `of` of a case held by a shard: "CASE (part 1 of 2)".
+std::string part_testcase_name(const std::string& case_name, std::size_t part, std::size_t of);
 // The `time` of each testcase of a junit.xml written by write_junit (case name -> seconds); empty
 // when the file is missing. merge carries the shards' times into the merged junit.xml.
 std::map<std::string, double> read_junit_times(const std::filesystem::path& file);
