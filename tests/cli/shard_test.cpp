@@ -222,6 +222,21 @@ TEST_F(ShardTest, AShardsJunitFailsForAPartThatDiverged) {
     EXPECT_GE(failed, 1u) << "no part of program-lights diverged without its allowances";
 }
 
+// Shards that hold only parts write no ledger; the merge takes the rule index from its own finish.
+// Before, it stopped with "key 'rules' not found".
+TEST_F(ShardTest, ShardsHoldingOnlyPartsMergeIntoTheUnshardedOutputs) {
+    const std::string file = shipped_case("program-lights"), env = common_ + " --jobs 1";
+    ASSERT_EQ(refcheck("run " + file + env + " --out all").code, 0);
+    for (const char* k : {"0", "1"}) {
+        const Result shard = refcheck("run " + file + env + " --shard " + k + "/2 --out o" + k);
+        ASSERT_EQ(shard.code, 0) << shard.out << shard.err;
+        ASSERT_TRUE(cases_of(std::string("o") + k).empty()) << k << " holds a whole case";
+    }
+    const Result merge = refcheck("merge --out merged o0 o1 --cases " + file + env);
+    ASSERT_EQ(merge.code, 0) << merge.out << merge.err;
+    EXPECT_TRUE(tree_without_junit_times(path("merged")) == tree_without_junit_times(path("all")));
+}
+
 TEST_F(ShardTest, GoogleTestShardingVariablesSelectTheSameCasesAsShard) {
     for (int k = 0; k < 2; ++k) {
         const std::string n = std::to_string(k);

@@ -906,6 +906,8 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
         if (splits) *splits = std::move(lines);
         for (CaseResult& r : finished) {
             if (rules) r.report["evidence"] = evidence_json(*rules);
+            // Shards that hold only parts write no ledger: the rule index is then the finish's.
+            if (evidence.is_null() && rules) evidence = r.report["evidence"];
             for (const auto& [rel, bytes] : r.files)
                 write_file_atomically(
                     out / rel, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
