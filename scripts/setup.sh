@@ -13,7 +13,7 @@ PKGS=(build-essential cmake pkg-config ninja-build
       libcapstone-dev liblief-dev nlohmann-json3-dev libgtest-dev libgmock-dev
       gcc-mingw-w64-i686 binutils-mingw-w64-i686
       libcli11-dev libfmt-dev libpng-dev libssl-dev zlib1g-dev
-      python3 python3-jsonschema chromium
+      python3 python3-jsonschema chromium libxml2-utils
       clang-14 lld-14 libclang-rt-14-dev clang-format-14 clang-tidy-14)
 
 SUDO=""

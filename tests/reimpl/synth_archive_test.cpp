@@ -1,5 +1,6 @@
 // The small synthetic data root (tools/synth generate --profile small, made by CMake into the build
 // tree): every record decodes, disassembles, constructs, and draws for fixed views and states.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -62,15 +63,63 @@ TEST_F(SynthArchive, EveryRecordDecodesAndDisassembles) {
     EXPECT_GT(instructions, models_->count());
 }
 
+// Relocation over the whole synthetic archive, checked against the file's own bytes: each populated
+// record's nonzero header offsets (+0x2c..+0x44) gain allocation + record offset, and no other byte
+// changes; each texture is its file header with word 2 pointing just past the descriptor, then its
+// file pixels. (Before, only the sizes were compared, which hold by construction.)
 TEST_F(SynthArchive, RelocationTouchesOnlyHeaderOffsets) {
-    const RelocatedModels out = relocate_models(*models_, 0x00400000);
-    EXPECT_EQ(out.bytes.size(), models_->bytes().size());
+    const std::uint32_t allocation = 0x00400000;
+    const RelocatedModels out = relocate_models(*models_, allocation);
+    const std::vector<std::uint8_t> file(models_->bytes().begin(), models_->bytes().end());
+    ASSERT_EQ(out.bytes.size(), file.size());
+    ASSERT_EQ(out.object_table.size(), models_->count());
+    const auto u32 = [](const std::vector<std::uint8_t>& b, std::size_t at) {
+        return std::uint32_t(b[at]) | std::uint32_t(b[at + 1]) << 8 | std::uint32_t(b[at + 2]) << 16 |
+               std::uint32_t(b[at + 3]) << 24;
+    };
+    std::vector<bool> in_field(file.size(), false);
+    std::size_t relocated = 0;
+    for (std::uint32_t i = 0; i < models_->count(); ++i) {
+        if (!models_->populated(i)) {
+            EXPECT_EQ(out.object_table[i], 0u) << i;
+            continue;
+        }
+        ASSERT_GE(out.object_table[i], allocation) << i;
+        const std::uint32_t base = out.object_table[i] - allocation;
+        ASSERT_LE(std::size_t(base) + 0x48, file.size()) << i;
+        for (std::uint32_t field = 0x2c; field <= 0x44; field += 4) {
+            const std::uint32_t before = u32(file, base + field);
+            EXPECT_EQ(u32(out.bytes, base + field), before == 0 ? 0 : before + allocation + base)
+                << "record " << i << " +0x" << std::hex << field;
+            relocated += before != 0;
+            for (std::uint32_t k = 0; k < 4; ++k) in_field[base + field + k] = true;
+        }
+    }
+    EXPECT_GT(relocated, 0u);
+    std::size_t stray = 0;
+    for (std::size_t i = 0; i < file.size(); ++i) stray += !in_field[i] && out.bytes[i] != file[i];
+    EXPECT_EQ(stray, 0u) << "bytes changed outside the header offsets";
+
+    const std::vector<std::uint8_t> texture_file = read_file_bytes(kRoot / "3DDATA" / "OBJTEXT.BIN");
     std::vector<std::uint32_t> addresses(textures_->count());
     for (std::uint32_t slot = 0; slot < addresses.size(); ++slot)
         addresses[slot] = 0x01000000 + slot * 0x2000;
     const RelocatedTextures textures = relocate_textures(*textures_, addresses);
-    for (const auto& t : textures.textures)
-        EXPECT_EQ(t.bytes.size(), textures_->texture(t.slot).allocation_size());
+    std::size_t populated = 0;
+    for (std::uint32_t slot = 0; slot < textures_->count(); ++slot) populated += textures_->populated(slot);
+    ASSERT_GT(populated, 0u);
+    ASSERT_EQ(textures.textures.size(), populated);
+    for (const auto& t : textures.textures) {
+        const Texture& source = textures_->texture(t.slot);
+        EXPECT_EQ(textures.texture_table[t.slot], addresses[t.slot]);
+        ASSERT_EQ(t.bytes.size(), source.allocation_size());
+        const auto at = static_cast<std::size_t>(source.extent.begin);
+        EXPECT_EQ(u32(t.bytes, 0), u32(texture_file, at)) << "type, slot " << t.slot;
+        EXPECT_EQ(u32(t.bytes, 4), u32(texture_file, at + 4)) << "height, slot " << t.slot;
+        EXPECT_EQ(u32(t.bytes, 8), addresses[t.slot] + 12) << "pixel pointer, slot " << t.slot;
+        EXPECT_TRUE(std::equal(t.bytes.begin() + 12, t.bytes.end(), texture_file.begin() + at + 12))
+            << "pixels, slot " << t.slot;
+    }
 }
 
 TEST_F(SynthArchive, EveryRecordConstructsAndDrawsForFixedViewsAndStates) {

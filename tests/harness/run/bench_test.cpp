@@ -34,6 +34,9 @@ TEST(BenchSameOutputs, FindsEveryDifferenceButJunitTimes) {
     EXPECT_TRUE(same_outputs(a, b));
     put(b / "junit.xml", "<testsuite time=\"9.25\"/>\n"); // another wall time
     EXPECT_TRUE(same_outputs(a, b));
+    put(b / "junit.xml", "<testsuite time=\"1.5\" failures=\"1\"/>\n"); // another verdict: not a time
+    EXPECT_FALSE(same_outputs(a, b));
+    b = run_folder("b");
 
     put(b / "program" / "frame-0.png", "PNh"); // one byte
     EXPECT_FALSE(same_outputs(a, b));
