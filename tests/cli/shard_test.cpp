@@ -218,6 +218,12 @@ TEST_F(ShardTest, AShardsJunitFailsForAPartThatDiverged) {
         EXPECT_NE(junit.find("name=\"lights-strict (part " + std::to_string(k + 1) + " of 2)\""),
                   std::string::npos)
             << junit;
+        // The HTML page lists the part, with its status.
+        const std::string html = read_text(path(out + "/index.html"));
+        EXPECT_NE(html.find("<td>lights-strict</td><td>" + std::to_string(k + 1) +
+                            " of 2</td><td class=" + status + ">" + status + "</td>"),
+                  std::string::npos)
+            << html.substr(0, 3000);
     }
     EXPECT_GE(failed, 1u) << "no part of program-lights diverged without its allowances";
 }

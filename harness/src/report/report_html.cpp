@@ -110,8 +110,23 @@ void write_html(const std::filesystem::path& file, const ojson& index, const std
             h << "</section>";
         }
     }
-    // 3. The cases table, and known divergences per cause.
-    h << "<h2 id=cases>Cases</h2>" << cases_table(index) << known_by_cause_table(index);
+    // 3. The cases table, the parts a shard holds (its status counts them), and known divergences
+    // per cause.
+    h << "<h2 id=cases>Cases</h2>" << cases_table(index);
+    if (const ojson& parts = member(index, "parts"); parts.is_array() && !parts.empty()) {
+        h << "<h2 id=parts>Parts of split cases this shard holds</h2><p>refcheck merge finishes each case "
+             "from all the shards' "
+             "parts.</p><table><tr><th>case</th><th>part</th><th>status</th><th>file</th></tr>";
+        for (const ojson& p : parts) {
+            const std::string part_status = p.at("status").get<std::string>();
+            h << "<tr><td>" << escape_markup(p.at("case").get<std::string>()) << "</td><td>"
+              << p.at("part").get<std::uint64_t>() + 1 << " of " << p.at("of").get<std::uint64_t>()
+              << "</td><td class=" << escape_markup(part_status) << ">" << escape_markup(part_status)
+              << "</td><td><code>" << escape_markup(p.at("file").get<std::string>()) << "</code></td></tr>";
+        }
+        h << "</table>";
+    }
+    h << known_by_cause_table(index);
     // 4. The cases.
     for (const auto& r : reports) {
         const std::string name = r.at("case").get<std::string>();
