@@ -108,6 +108,17 @@ TEST_F(DeterminismTest, CasesSplitBelowTheCaseGiveTheUnsplitOutputs) {
     EXPECT_GT(pictures, 3u);
 }
 
+// A filter that leaves none of a case's inputs out (here it only drops another case) does not stop
+// the case from splitting, and the split run's outputs are still the unsplit run's.
+TEST_F(DeterminismTest, ACaseAFilterDoesNotNarrowStillSplitsWithTheUnsplitOutputs) {
+    const std::string files = join({shipped_case("program-lights"), shipped_case("loader")});
+    const std::string err =
+        expect_same_outputs("run " + files + " --data " + quote(kSmallData) + " --filter '*:-loader'", 0);
+    EXPECT_NE(err.find("refcheck: program-lights ran as 4 parts over its records, merged"), std::string::npos)
+        << err;
+    EXPECT_FALSE(tree(path("first")).count("loader.json"));
+}
+
 // A split case whose parts cannot be merged (here a part's worker dies) runs again whole: its report
 // is the unsplit run's, naming the whole case's first input.
 TEST_F(DeterminismTest, ASplitCaseWhosePartCrashedReportsAsTheUnsplitRun) {

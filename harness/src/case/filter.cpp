@@ -76,4 +76,13 @@ bool InputFilter::selects_input(std::string_view case_name, std::string_view inp
     return false;
 }
 
+bool InputFilter::selects_every_input(std::string_view name) const {
+    for (const auto& n : negative_)
+        if (glob_match(case_part(n), name)) return false; // it may leave some input out
+    for (const auto& p : positive_)
+        if (p.size() == case_part(p).size() + 2 && p.ends_with("/*") && glob_match(case_part(p), name))
+            return true;
+    return false;
+}
+
 } // namespace refcheck::harness

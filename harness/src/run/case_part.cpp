@@ -1,5 +1,7 @@
 #include "run/case_part.hpp"
 
+#include "refcheck/harness/filter.hpp"
+
 #include <algorithm>
 
 namespace refcheck::harness {
@@ -33,8 +35,11 @@ bool CasePart::owns(std::size_t i, const std::vector<std::uint64_t>& weights) co
 }
 
 bool splittable(const Case& c, const Injection& injection) {
+    // A filter that selects every input of the case (`--filter '*:-other-case'`) narrows nothing.
+    const bool narrowed =
+        !c.only.empty() || !c.only_inputs.empty() || (c.filter && !c.filter->selects_every_input(c.name));
     return c.family == Family::Program && c.isolate_records && !c.null_arguments && !c.invalid_program &&
-           !c.narrowed() && injection.empty();
+           !narrowed && injection.empty();
 }
 
 std::size_t case_parts(const Case& c, const Injection& injection, unsigned jobs) {

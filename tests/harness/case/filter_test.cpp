@@ -36,3 +36,17 @@ TEST(Filter, CasesAndInputsAreSelectedByPositiveAndNegativeGlobs) {
     EXPECT_FALSE(h.selects_case("scenes"));
     EXPECT_THROW(InputFilter(":"), std::runtime_error);
 }
+
+// Whether a filter narrows a case's inputs at all (a case it does not narrow may split).
+TEST(Filter, SelectsEveryInputOnlyWhenNoGlobCouldLeaveOneOut) {
+    EXPECT_TRUE(InputFilter("*").selects_every_input("program-matrix"));
+    EXPECT_TRUE(InputFilter("*:-coverage-scene-terrain-map").selects_every_input("program-matrix"));
+    EXPECT_TRUE(InputFilter("program-*").selects_every_input("program-matrix"));
+    EXPECT_TRUE(InputFilter("-scenes").selects_every_input("program-matrix"));
+    EXPECT_TRUE(InputFilter("program-matrix/*").selects_every_input("program-matrix"));
+    // An input glob, or a negative glob that names some of its inputs, may leave one out.
+    EXPECT_FALSE(InputFilter("program-matrix/record 12 *").selects_every_input("program-matrix"));
+    EXPECT_FALSE(InputFilter("*:-*/* state 0").selects_every_input("program-matrix"));
+    EXPECT_FALSE(InputFilter("*:-program-*/record 1 *").selects_every_input("program-matrix"));
+    EXPECT_FALSE(InputFilter("loader").selects_every_input("program-matrix"));
+}

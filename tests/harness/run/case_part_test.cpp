@@ -4,11 +4,13 @@
 // compares a share; and a merge that loses a part, or parts that cannot be merged, are found.
 #include "run/case_part.hpp"
 
+#include "refcheck/harness/filter.hpp"
 #include "refcheck/harness/ledger.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 
 namespace refcheck::harness {
 namespace {
@@ -243,6 +245,12 @@ TEST(CasePart, WhichCasesSplit) {
     Case narrowed = c;
     narrowed.only = "record 1 view 0 light 0 state 0";
     EXPECT_EQ(case_parts(narrowed, {}, 2), 1u);
+    // A filter narrows only when it could leave an input out: one that drops another case does not.
+    Case filtered = c;
+    filtered.filter = std::make_shared<const InputFilter>("*:-some-other-case");
+    EXPECT_EQ(case_parts(filtered, {}, 2), 2u);
+    filtered.filter = std::make_shared<const InputFilter>("*:-*/* state 0");
+    EXPECT_EQ(case_parts(filtered, {}, 2), 1u);
     Case nulls = c;
     nulls.null_arguments = true;
     EXPECT_EQ(case_parts(nulls, {}, 2), 1u);

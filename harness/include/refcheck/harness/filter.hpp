@@ -21,6 +21,10 @@ public:
     explicit InputFilter(const std::string& pattern); // throws std::runtime_error on an empty glob list
     bool selects_case(std::string_view name) const;
     bool selects_input(std::string_view case_name, std::string_view input) const;
+    // Whether every input of the case is selected, whatever its inputs are called: a positive glob
+    // names the whole case and no negative glob could name one of its inputs (input names hold no
+    // '/'). Such a filter narrows nothing of the case (it may still split across workers).
+    bool selects_every_input(std::string_view case_name) const;
     const std::string& pattern() const { return pattern_; }
 
 private:
