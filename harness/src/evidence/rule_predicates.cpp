@@ -494,7 +494,7 @@ ojson ExerciseCounter::json(const ojson& report) const {
         std::uint64_t n = counts_[r];
         for (const auto& a : rules_[r].second->alternatives) {
             if (a.source == PredicateAlternative::Source::Known) n += count_in(known, a.name, nullptr);
-            if (a.source == PredicateAlternative::Source::Routine && matched_ > 0)
+            if (a.source == PredicateAlternative::Source::Routine && matched_ > 0 && !narrowed_)
                 n += count_in(routines, a.name, "executed");
         }
         out[rules_[r].first] = n;

@@ -550,6 +550,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         // A case that compared nothing is an error, not an equivalent one: checked before the
         // status is set, so that the result (the CLI's table, the workers) never says equivalent.
         if (!counts.unexplained) require_compared(c, counts, ctx.inputs_left_out != 0);
+        if (exercised && ctx.inputs_left_out != 0) exercised->set_narrowed();
         result.status = counts.unexplained ? Status::Divergent : Status::Equivalent;
         r["status"] = std::string(status_name(result.status));
     } catch (const PreconditionError& e) {

@@ -117,12 +117,17 @@ public:
     void absorb(const std::vector<std::uint64_t>& observed, std::uint64_t matched);
     // The face types matched since the last matched frame (bit t: type t), which the next frame takes.
     std::uint64_t face_types_pending() const { return face_types_; }
+    // The case's narrowing left inputs out (--only, an input --filter): the original's coverage then
+    // counts blocks run by inputs that were played but not compared (a mobile case plays every step
+    // to build the selected one's state), so routine alternatives count nothing.
+    void set_narrowed() { narrowed_ = true; }
     // {rule id: count} for every claimed rule (0 when not exercised). Routine alternatives read the
     // case report's "coverage" (routines -> executed) and count only when the case matched at least
-    // one event; known alternatives read its "counts" (known_by_cause).
+    // one event and was not narrowed; known alternatives read its "counts" (known_by_cause).
     ojson json(const ojson& report) const;
 
 private:
+    bool narrowed_ = false;
     struct Watch {
         std::size_t rule;
         const PredicateAlternative* alternative;
