@@ -152,8 +152,15 @@ Resolution DataRoot::resolve(std::string_view guest_path, bool for_create) const
         cur /= *entry;
         relative += (relative.empty() ? "" : "/") + *entry;
         std::error_code ec;
-        if (fs::is_symlink(fs::symlink_status(cur, ec)) && !inside_root(cur))
-            return refuse("symbolic link '" + relative + "' leads outside the data root");
+        if (fs::is_symlink(fs::symlink_status(cur, ec))) {
+            // A dangling link resolves "inside" (weakly_canonical keeps its name), yet creating
+            // through it writes wherever it points: refused, as a link that leads outside is.
+            if (!fs::exists(cur, ec))
+                return refuse("symbolic link '" + relative +
+                              "' leads to nothing (it may point outside the data root)");
+            if (!inside_root(cur))
+                return refuse("symbolic link '" + relative + "' leads outside the data root");
+        }
     }
     if (!inside_root(cur)) return refuse("resolves outside the data root");
     Resolution r;

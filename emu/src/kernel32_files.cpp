@@ -103,17 +103,26 @@ uint32_t CreateFileA(Machine& m, const Args& a) {
     DataRoot* root = m.data_root();
     if (root == nullptr)
         return refuse(m, std::move(access), win32_error::access_denied, "the machine has no data root");
+    // A read-only root is never changed: not by a write, and not by a disposition that creates or
+    // truncates, whatever access is asked for (GENERIC_READ with CREATE_ALWAYS truncated an
+    // archive). OPEN_ALWAYS there opens only what exists.
+    if (!root->writable() && disposition == open_always) disposition = open_existing;
     bool creates = disposition == create_new || disposition == create_always || disposition == open_always;
+    bool modifies = creates || disposition == truncate_existing;
     Resolution r = root->resolve(access.guest_path, creates);
     access.resolved = r.relative;
     if (r.status == Resolution::Status::refused)
         return refuse(m, std::move(access), win32_error::access_denied, r.reason);
-    if (write && !root->writable())
+    if ((write || modifies) && !root->writable())
         return refuse(m, std::move(access), win32_error::access_denied, "the data root is read-only");
     if (r.status == Resolution::Status::missing) return refuse(m, std::move(access), r.error, r.reason);
     std::error_code ec;
     if (std::filesystem::is_directory(r.host, ec))
         return refuse(m, std::move(access), win32_error::access_denied, "is a folder");
+    // Only regular files: opening a FIFO or a device blocks the host (a FIFO named 3DOBJS.BIN hung
+    // the run), which no instruction budget or watchdog can interrupt.
+    if (std::filesystem::exists(r.host, ec) && !std::filesystem::is_regular_file(r.host, ec))
+        return refuse(m, std::move(access), win32_error::access_denied, "is not a regular file");
     bool existed = std::filesystem::exists(r.host, ec);
     int fd = ::open(r.host.c_str(), open_flags(read, write, disposition), 0644);
     if (fd < 0) return refuse(m, std::move(access), win32_error_of(errno), "cannot open " + r.relative);

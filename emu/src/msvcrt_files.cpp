@@ -65,6 +65,9 @@ uint32_t fopen(Machine& m, const Args& a) {
     std::error_code ec;
     if (std::filesystem::is_directory(r.host, ec))
         return refuse(m, std::move(access), win32_error::access_denied, eacces, "is a folder");
+    // Only regular files: a FIFO or a device would block the host (see CreateFileA).
+    if (std::filesystem::exists(r.host, ec) && !std::filesystem::is_regular_file(r.host, ec))
+        return refuse(m, std::move(access), win32_error::access_denied, eacces, "is not a regular file");
     Address slot = 0;
     for (uint32_t i = 0; i < sys::file_object_count && slot == 0; ++i) {
         Address at = sys::file_objects + i * sys::file_object_size;

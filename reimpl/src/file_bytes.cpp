@@ -29,6 +29,11 @@ std::vector<std::uint8_t> read_archive(const std::filesystem::path& path, std::s
     if (!std::filesystem::exists(path, ec) && !ec)
         throw FormatError(Location{std::string(archive), std::nullopt, 0},
                           "the file is missing (" + path.string() + ")");
+    // An archive of a data root is a regular file: reading a FIFO there would block for ever, and a
+    // folder has no bytes (the guest's side refuses both too).
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        throw FormatError(Location{std::string(archive), std::nullopt, 0},
+                          "is not a regular file (" + path.string() + ")");
     return read_file_bytes(path);
 }
 

@@ -1,6 +1,11 @@
 // File access confined to the data root: case-insensitive resolution, refused paths, records.
 #include "emu_test_support.hpp"
 
+#include <sys/stat.h>
+
+#include <fstream>
+#include <string>
+
 namespace refcheck::emu {
 namespace {
 
@@ -71,6 +76,11 @@ TEST_F(DataRootTest, RefusesSymbolicLinksLeavingTheRoot) {
     DataRoot root(dir.path());
     EXPECT_EQ(root.resolve("escape\\secret.txt").status, Status::refused);
     EXPECT_EQ(root.resolve("inside.lnk").status, Status::found);
+    // A dangling link "resolves inside" by its name, yet a create through it writes where it points.
+    std::filesystem::create_symlink(outside.path() / "created.txt", dir.path() / "out.txt");
+    EXPECT_EQ(root.resolve("out.txt", true).status, Status::refused);
+    EXPECT_EQ(root.resolve("out.txt").status, Status::refused);
+    EXPECT_FALSE(std::filesystem::exists(outside.path() / "created.txt"));
 }
 
 class GuestFiles : public ::testing::Test {
@@ -148,6 +158,41 @@ TEST_F(GuestFiles, ListsFoldersWithFindFirstFile) {
     EXPECT_EQ(m->data_root()->accesses().back().mode, "list");
     r = m->call("count_files", Convention::cdecl, {guest_string(*m, "C:\\..\\*"), first});
     EXPECT_EQ(static_cast<int>(r.eax), -5);
+}
+
+// A FIFO (or device) named like an archive is refused, not opened: opening it blocks the host, where
+// no instruction budget or watchdog reaches (a FIFO named 3DOBJS.BIN hung the run).
+TEST_F(GuestFiles, AFifoIsRefusedNotOpened) {
+    ASSERT_EQ(::mkfifo((dir.path() / "3DDATA" / "PIPE.BIN").c_str(), 0644), 0);
+    EXPECT_EQ(read_file("3ddata\\pipe.bin"), -5); // -ERROR_ACCESS_DENIED
+    EXPECT_TRUE(m->data_root()->accesses().back().refused);
+}
+
+// CreateFileA on a read-only root changes nothing, whatever access it asks for: GENERIC_READ with
+// CREATE_ALWAYS truncated the file, TRUNCATE_EXISTING emptied it and OPEN_ALWAYS created one.
+TEST(GuestFilesReadOnly, NoDispositionChangesAReadOnlyRoot) {
+    test::ScratchDir dir("ro-dispositions");
+    dir.put("3DPAL.RGB", "palette");
+    Machine m(MachineOptions{dir.path()});
+    m.load(test::test_image());
+    const auto create = m.import_thunk("kernel32.dll", "CreateFileA");
+    ASSERT_TRUE(create);
+    constexpr std::uint32_t generic_read = 0x80000000, invalid_handle = 0xffffffff;
+    for (const std::uint32_t disposition :
+         {1u, 2u, 4u, 5u}) { // CREATE_NEW, CREATE_ALWAYS, OPEN_ALWAYS, TRUNCATE_EXISTING
+        for (const char* name : {"3DPAL.RGB", "NEW.TXT"}) {
+            const CallResult r = m.call(*create, Convention::stdcall,
+                                        {guest_string(m, name), generic_read, 0, 0, disposition, 0, 0});
+            ASSERT_TRUE(r.ok()) << describe(r);
+            const bool opens_existing = disposition == 4 && std::string(name) == "3DPAL.RGB";
+            EXPECT_EQ(r.eax == invalid_handle, !opens_existing) << name << " disposition " << disposition;
+        }
+    }
+    std::ifstream in(dir.path() / "3DPAL.RGB");
+    std::string back;
+    in >> back;
+    EXPECT_EQ(back, "palette");
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "NEW.TXT"));
 }
 
 TEST(GuestFilesReadOnly, WritesToAReadOnlyRootAreRefused) {

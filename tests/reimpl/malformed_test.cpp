@@ -6,7 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "archive_builder.hpp"
+#include "refcheck/reimpl/file_bytes.hpp"
+#include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/program.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 namespace refcheck::reimpl {
 namespace {
@@ -372,6 +379,24 @@ TEST(Capacity, TablesOfExactlyTheEnginesCapacityAreAccepted) {
     Bytes textures(4 + 4 * kTextureTableCapacity, 0);
     textures[1] = 0x04; // 1024 empty slots
     EXPECT_EQ(TextureArchive::parse(textures).count(), kTextureTableCapacity);
+}
+
+// An archive of a data root that is a FIFO is refused with the archive's name, not read: reading
+// it blocked the run for ever.
+TEST(ArchiveFile, AFifoIsNotAnArchive) {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("refcheck-fifo-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    ASSERT_EQ(::mkfifo((dir / "3DOBJS.BIN").c_str(), 0644), 0);
+    try {
+        read_archive(dir / "3DOBJS.BIN", "3DOBJS.BIN");
+        ADD_FAILURE() << "a FIFO was read as an archive";
+    } catch (const FormatError& e) {
+        EXPECT_EQ(e.where().archive, "3DOBJS.BIN");
+        EXPECT_NE(std::string(e.what()).find("is not a regular file"), std::string::npos) << e.what();
+    }
+    std::filesystem::remove_all(dir);
 }
 
 } // namespace
