@@ -101,5 +101,25 @@ TEST_F(HostileTest, AnOrdinaryCaseOnEveryHostileRootErrorsWithArchiveRecordAndOf
     }
 }
 
+// Both sides read the archives the same way: a copy of the game folder with lower-case names (as
+// a CD copy often has) is read by the reimplementation as by the original, whose file names are
+// case-insensitive. Before, the original loaded 3ddata/3dobjs.bin and the reimplementation called
+// the archive missing, so a valid root gave errors.
+TEST_F(HostileTest, ALowerCaseRootIsReadAlikeByBothSides) {
+    fs::copy(kSmallData, path("lower"), fs::copy_options::recursive);
+    fs::rename(path("lower/3DDATA"), path("lower/3ddata"));
+    fs::rename(path("lower/3ddata/3DOBJS.BIN"), path("lower/3ddata/3dobjs.bin"));
+    fs::rename(path("lower/3DPAL.RGB"), path("lower/3dpal.rgb"));
+    const Result r =
+        refcheck("run " + quote(shipped_case("loader")) + " " + quote(shipped_case("construct")) +
+                 " --data " + quote(path("lower")) + " --out o");
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    for (const char* name : {"o/loader.json", "o/construct.json"}) {
+        const ojson report = read_json(path(name));
+        EXPECT_EQ(report.at("status"), "equivalent") << name << " " << report.value("error", std::string());
+        EXPECT_FALSE(report.at("inputs").at("archives").at("3DDATA/3DOBJS.BIN").is_null()) << name;
+    }
+}
+
 } // namespace
 } // namespace refcheck::cli_test

@@ -101,10 +101,10 @@ std::optional<PacketRef> packet_of(const ojson& d, const ProbeFindings& f) {
 }
 
 ojson listing_json(const Environment& env, const PacketRef& at, std::size_t context) {
-    const auto models =
-        reimpl::ModelArchive::parse(reimpl::read_file_bytes(env.data / "3DDATA" / "3DOBJS.BIN"));
-    const auto textures =
-        reimpl::TextureArchive::parse(reimpl::read_file_bytes(env.data / "3DDATA" / "OBJTEXT.BIN"));
+    const auto models = reimpl::ModelArchive::parse(
+        reimpl::read_file_bytes(archive_file(env.data, "3DDATA\\3DOBJS.BIN", "3DOBJS.BIN")));
+    const auto textures = reimpl::TextureArchive::parse(
+        reimpl::read_file_bytes(archive_file(env.data, "3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN")));
     const std::string text = reimpl::disassemble(reimpl::decode_program(models, at.record, &textures));
     return {{"record", at.record},
             {"offset", at.offset},

@@ -10,6 +10,7 @@
 #include "refcheck/harness/hash.hpp"
 #include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/run.hpp"
+#include "refcheck/emu/data_root.hpp"
 #include "refcheck/reimpl/file_bytes.hpp"
 #include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
@@ -294,6 +295,18 @@ void require_compared(const Case& c, const Counts& counts, bool narrowed) {
                                  never + " (\"compares\" in " + c.file.filename().string() + ")");
 }
 
+fs::path archive_file(const fs::path& data, std::string_view guest_name, std::string_view archive) {
+    std::string written(guest_name);
+    std::replace(written.begin(), written.end(), '\\', '/');
+    std::error_code ec;
+    if (!fs::is_directory(data, ec)) return data / written;
+    const emu::Resolution r = emu::DataRoot(data).resolve(guest_name);
+    if (r.status == emu::Resolution::Status::refused)
+        throw reimpl::FormatError(reimpl::Location{std::string(archive), std::nullopt, 0},
+                                  "the data root refuses " + std::string(guest_name) + ": " + r.reason);
+    return r.status == emu::Resolution::Status::found ? r.host : data / written;
+}
+
 CaseResult run_case(const Case& c, const Environment& env, const Injection& injection) {
     return run_case_with(c, env, injection, nullptr);
 }
@@ -415,9 +428,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
             {"image", {{"file", env.image.filename().string()}, {"sha256", image_sha256}}},
             {"profile", {{"file", env.profile.filename().string()}, {"sha256", sha256_file(env.profile)}}}};
         std::vector<reimpl::FormatError> lacking;
-        const auto archive = [&](const fs::path& file, std::string_view name) {
+        const auto archive = [&](std::string_view guest_name, std::string_view name) {
             try {
-                return reimpl::read_archive(file, name);
+                return reimpl::read_archive(archive_file(env.data, guest_name, name), name);
             } catch (const reimpl::FormatError& e) {
                 lacking.push_back(e); // refused at boot by both sides, or an error there
                 return std::vector<std::uint8_t>{};
@@ -426,9 +439,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         CaseContext ctx{c,
                         env,
                         *(original = std::make_unique<Original>(env, profile)),
-                        archive(env.data / "3DDATA" / "3DOBJS.BIN", "3DOBJS.BIN"),
-                        archive(env.data / "3DDATA" / "OBJTEXT.BIN", "OBJTEXT.BIN"),
-                        archive(env.data / "3DPAL.RGB", "3DPAL.RGB"),
+                        archive("3DDATA\\3DOBJS.BIN", "3DOBJS.BIN"),
+                        archive("3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"),
+                        archive("3DPAL.RGB", "3DPAL.RGB"),
                         comparator,
                         r};
         ctx.missing = std::move(lacking);

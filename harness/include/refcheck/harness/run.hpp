@@ -42,6 +42,15 @@ struct Environment {
     std::shared_ptr<const RuleIndex> rules;
 };
 
+// Where the reimplementation reads an archive of the data root `data`, given by the name the guest
+// uses ("3DDATA\\3DOBJS.BIN"): resolved as the guest's files are (emu::DataRoot: case-insensitive,
+// symbolic links confined), so both sides read the same file; a lower-case copy of the game's folder
+// was read by the original and called missing by the reimplementation. A name the root lacks gives
+// the path as written (read_archive then says it is missing); one the root refuses throws a
+// reimpl::FormatError naming `archive`.
+std::filesystem::path archive_file(const std::filesystem::path& data, std::string_view guest_name,
+                                   std::string_view archive);
+
 // Seeded faults, to show that a comparison finds a difference (tests, experiments). A run with one
 // says so everywhere: a banner on stdout before any case runs (seeded_fault_banner), "seeded_faults"
 // near the top of run.json, <properties> in JUnit, a red banner on the HTML page, and every case
