@@ -106,15 +106,18 @@ uint32_t LocalFree(Machine& m, const Args& a) {
 // LPVOID VirtualAlloc(LPVOID lpAddress, SIZE_T dwSize, DWORD flAllocationType, DWORD flProtect);
 uint32_t VirtualAlloc(Machine& m, const Args& a) {
     Address wanted = a.ptr(0);
-    uint32_t size = (a.u32(1) + 0xfff) & ~0xfffu;
+    // Rounded up to pages in 64 bits: in 32, 0xfffff001 wrapped to a 0-byte "success".
+    const uint64_t size = (uint64_t{a.u32(1)} + 0xfff) & ~uint64_t{0xfff};
+    if (size > 0xffffffffu) return fail(m, win32_error::not_enough_memory, 0);
     if (wanted != 0) {
         // Committing inside an existing reservation: it is already usable.
         const Allocation* in = m.heap().containing(wanted);
-        if (in && !in->freed && in->kind == AllocationKind::virtual_memory && wanted + a.u32(1) <= in->end())
+        if (in && !in->freed && in->kind == AllocationKind::virtual_memory &&
+            uint64_t{wanted} + a.u32(1) <= uint64_t{in->end()})
             return wanted & ~0xfffu;
         return fail(m, error_invalid_address, 0);
     }
-    return allocate(m, size, AllocationKind::virtual_memory, false, 0x1000);
+    return allocate(m, static_cast<uint32_t>(size), AllocationKind::virtual_memory, false, 0x1000);
 }
 
 // BOOL VirtualFree(LPVOID lpAddress, SIZE_T dwSize, DWORD dwFreeType);

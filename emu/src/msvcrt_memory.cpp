@@ -103,10 +103,25 @@ uint32_t _msize(Machine& m, const Args& a) {
     return live ? live->size : 0xffffffffu;
 }
 
+// The memory shims work in blocks: a guest length is not a host allocation (memcpy of 0xf0000000
+// bytes took 4 GB of host memory before its fault), and the first unmapped block faults, as the
+// guest's own loop would, partway.
+constexpr uint32_t kShimBlock = 1u << 16;
+
 // void* memcpy(void* dst, const void* src, size_t n);  (overlap copies as memmove does)
 uint32_t memcpy(Machine& m, const Args& a) {
-    if (a.u32(2) != 0) m.write(a.ptr(0), m.read_bytes(a.ptr(1), a.u32(2)));
-    return a.ptr(0);
+    const Address dst = a.ptr(0), src = a.ptr(1);
+    const uint32_t n = a.u32(2);
+    // Backwards when the destination starts inside the source, so that each block is read before
+    // it is written over.
+    const bool backwards = dst > src && dst - src < n;
+    for (uint32_t done = 0; done < n;) {
+        const uint32_t k = std::min(kShimBlock, n - done);
+        const uint32_t at = backwards ? n - done - k : done;
+        m.write(dst + at, m.read_bytes(src + at, k));
+        done += k;
+    }
+    return dst;
 }
 
 // void* memmove(void* dst, const void* src, size_t n);
@@ -114,15 +129,26 @@ uint32_t memmove(Machine& m, const Args& a) { return memcpy(m, a); }
 
 // void* memset(void* dst, int c, size_t n);
 uint32_t memset(Machine& m, const Args& a) {
-    if (a.u32(2) != 0) m.write(a.ptr(0), std::vector<uint8_t>(a.u32(2), static_cast<uint8_t>(a.u32(1))));
+    const uint32_t n = a.u32(2);
+    const std::vector<uint8_t> block(std::min(kShimBlock, n), static_cast<uint8_t>(a.u32(1)));
+    for (uint32_t done = 0; done < n;) {
+        const uint32_t k = std::min(kShimBlock, n - done);
+        m.write(a.ptr(0) + done, std::span<const uint8_t>(block.data(), k));
+        done += k;
+    }
     return a.ptr(0);
 }
 
 // int memcmp(const void* a, const void* b, size_t n);
 uint32_t memcmp(Machine& m, const Args& a) {
-    std::vector<uint8_t> x = m.read_bytes(a.ptr(0), a.u32(2)), y = m.read_bytes(a.ptr(1), a.u32(2));
-    for (size_t i = 0; i < x.size(); ++i)
-        if (x[i] != y[i]) return static_cast<uint32_t>(x[i] < y[i] ? -1 : 1);
+    const uint32_t n = a.u32(2);
+    for (uint32_t done = 0; done < n;) {
+        const uint32_t k = std::min(kShimBlock, n - done);
+        const std::vector<uint8_t> x = m.read_bytes(a.ptr(0) + done, k), y = m.read_bytes(a.ptr(1) + done, k);
+        for (size_t i = 0; i < k; ++i)
+            if (x[i] != y[i]) return static_cast<uint32_t>(x[i] < y[i] ? -1 : 1);
+        done += k;
+    }
     return 0;
 }
 

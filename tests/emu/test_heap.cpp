@@ -85,6 +85,34 @@ TEST(Heap, FreeAndReallocKeepAttribution) {
     EXPECT_NE(m.log().lines().back().find("not a live allocation"), std::string::npos);
 }
 
+// The memory shims trust no guest size: VirtualAlloc of 0xfffff001 bytes fails (its page rounding
+// wrapped to a 0-byte "success"), and memcpy, memmove and memset work in blocks (a memcpy of
+// 0xf0000000 bytes allocated 4 GB on the host before it faulted) with memmove's overlap semantics.
+TEST(Heap, MemoryShimsTrustNoGuestSize) {
+    Machine m;
+    m.load(test::test_image());
+    const auto virtual_alloc = m.import_thunk("kernel32.dll", "VirtualAlloc");
+    const auto memcpy = m.import_thunk("msvcrt.dll", "memcpy");
+    const auto memset = m.import_thunk("msvcrt.dll", "memset");
+    ASSERT_TRUE(virtual_alloc && memcpy && memset) << "the test image imports them";
+    EXPECT_EQ(m.call(*virtual_alloc, Convention::stdcall, {0, 0xfffff001u, 0x1000, 4}).eax, 0u);
+    // 200,000 bytes overlapping forwards and backwards by 1,000: three blocks and a part.
+    const std::uint32_t n = 200000;
+    const Address buf = test::guest_buffer(m, n + 1000);
+    std::vector<std::uint8_t> pattern(n);
+    for (std::uint32_t i = 0; i < n; ++i) pattern[i] = static_cast<std::uint8_t>(i * 7 + i / 256);
+    m.write(buf, pattern);
+    ASSERT_TRUE(m.call(*memcpy, Convention::cdecl, {buf + 1000, buf, n}).ok());
+    EXPECT_TRUE(m.read_bytes(buf + 1000, n) == pattern) << "a copy forwards over its own source";
+    ASSERT_TRUE(m.call(*memcpy, Convention::cdecl, {buf, buf + 1000, n}).ok());
+    EXPECT_TRUE(m.read_bytes(buf, n) == pattern) << "a copy backwards over its own source";
+    ASSERT_TRUE(m.call(*memset, Convention::cdecl, {buf, 0x5a, n}).ok());
+    EXPECT_TRUE(m.read_bytes(buf, n) == std::vector<std::uint8_t>(n, 0x5a));
+    // A huge length faults at the first unmapped block, as the guest's own loop would.
+    const CallResult huge = m.call(*memcpy, Convention::cdecl, {buf, buf, 0xf0000000u});
+    EXPECT_TRUE(huge.fault) << describe(huge);
+}
+
 TEST(Heap, GlobalLocalAndVirtualAllocators) {
     Machine m;
     m.load(test::test_image());
