@@ -57,15 +57,30 @@ uint32_t refuse(Machine& m, FileAccess access, uint32_t error, const std::string
     return fail(m, error, invalid_handle_value);
 }
 
+// `*` and `?`, case-insensitive. Iterative with one backtrack point (the last '*'): at most
+// pattern x name steps. The recursive form backtracked exponentially (a guest pattern `*a*a...*b`
+// against a long name spun for minutes) and recursed as deep as the name was long.
 bool wildcard_match(std::string_view pattern, std::string_view name) {
-    if (pattern.empty()) return name.empty();
-    if (pattern[0] == '*')
-        return wildcard_match(pattern.substr(1), name) ||
-               (!name.empty() && wildcard_match(pattern, name.substr(1)));
-    if (name.empty()) return false;
-    bool same = pattern[0] == '?' || std::toupper(static_cast<unsigned char>(pattern[0])) ==
-                                         std::toupper(static_cast<unsigned char>(name[0]));
-    return same && wildcard_match(pattern.substr(1), name.substr(1));
+    const auto same = [](char p, char n) {
+        return p == '?' ||
+               std::toupper(static_cast<unsigned char>(p)) == std::toupper(static_cast<unsigned char>(n));
+    };
+    std::size_t i = 0, j = 0, star = std::string_view::npos, mark = 0;
+    while (j < name.size()) {
+        if (i < pattern.size() && pattern[i] != '*' && same(pattern[i], name[j])) {
+            ++i, ++j;
+        } else if (i < pattern.size() && pattern[i] == '*') {
+            star = i++;
+            mark = j;
+        } else if (star != std::string_view::npos) {
+            i = star + 1;
+            j = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (i < pattern.size() && pattern[i] == '*') ++i;
+    return i == pattern.size();
 }
 
 // WIN32_FIND_DATAA: attributes @0, times @4..27 (zero: deterministic), size high @28, low @32,

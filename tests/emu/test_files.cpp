@@ -158,6 +158,19 @@ TEST_F(GuestFiles, ListsFoldersWithFindFirstFile) {
     EXPECT_EQ(m->data_root()->accesses().back().mode, "list");
     r = m->call("count_files", Convention::cdecl, {guest_string(*m, "C:\\..\\*"), first});
     EXPECT_EQ(static_cast<int>(r.eax), -5);
+    // `?` and case: one name.
+    r = m->call("count_files", Convention::cdecl, {guest_string(*m, "3ddata\\?bjtext.b*"), first});
+    ASSERT_TRUE(r.ok()) << describe(r);
+    EXPECT_EQ(r.eax, 1u);
+    EXPECT_EQ(m->read_cstring(first), "OBJTEXT.BIN");
+    // A pattern that made the recursive matcher backtrack exponentially: no match, at once.
+    dir.put("3DDATA/" + std::string(200, 'A'), "x");
+    std::string hostile = "3ddata\\";
+    for (int i = 0; i < 24; ++i) hostile += "*a";
+    hostile += "*b";
+    r = m->call("count_files", Convention::cdecl, {guest_string(*m, hostile), first});
+    ASSERT_TRUE(r.ok()) << describe(r);
+    EXPECT_LT(static_cast<int>(r.eax), 0); // no file matches
 }
 
 // A FIFO (or device) named like an archive is refused, not opened: opening it blocks the host, where

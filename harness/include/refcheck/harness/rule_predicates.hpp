@@ -99,7 +99,10 @@ struct RulePredicate {
 // Throws PredicateError with what is wrong (the caller adds file and line).
 RulePredicate parse_predicate(std::string_view text);
 
-// Whether one matched pair satisfies an event alternative (original's fields, both sides' flags).
+// Whether one matched pair satisfies an event alternative: fields are the original's; `flag` and
+// `noflag` read the reimplementation's face flags (the original's events carry none; docs/formats,
+// section 17), so a rule resting on a flag rests on the reimplementation's classification of the
+// input, over events both sides matched.
 bool satisfies(const PredicateAlternative& a, const EventRecord& original, const EventRecord& reimpl);
 
 // Counts, for one case, how many matched pairs satisfy each claimed rule's predicate.
