@@ -105,6 +105,30 @@ std::variant<std::vector<std::string>, std::string> normalise(std::string_view g
 
 } // namespace
 
+bool wildcard_match(std::string_view pattern, std::string_view text, bool ignore_case) {
+    const auto same = [ignore_case](char p, char t) {
+        if (p == '?' || p == t) return true;
+        return ignore_case &&
+               std::toupper(static_cast<unsigned char>(p)) == std::toupper(static_cast<unsigned char>(t));
+    };
+    std::size_t i = 0, j = 0, star = std::string_view::npos, mark = 0;
+    while (j < text.size()) {
+        if (i < pattern.size() && pattern[i] != '*' && same(pattern[i], text[j])) {
+            ++i, ++j;
+        } else if (i < pattern.size() && pattern[i] == '*') {
+            star = i++;
+            mark = j;
+        } else if (star != std::string_view::npos) {
+            i = star + 1;
+            j = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (i < pattern.size() && pattern[i] == '*') ++i;
+    return i == pattern.size();
+}
+
 DataRoot::DataRoot(const fs::path& root, std::string mount, bool writable) : writable_(writable) {
     std::error_code ec;
     if (!fs::is_directory(root, ec)) throw EmuError("data root " + root.string() + " is not a directory");

@@ -57,32 +57,6 @@ uint32_t refuse(Machine& m, FileAccess access, uint32_t error, const std::string
     return fail(m, error, invalid_handle_value);
 }
 
-// `*` and `?`, case-insensitive. Iterative with one backtrack point (the last '*'): at most
-// pattern x name steps. The recursive form backtracked exponentially (a guest pattern `*a*a...*b`
-// against a long name spun for minutes) and recursed as deep as the name was long.
-bool wildcard_match(std::string_view pattern, std::string_view name) {
-    const auto same = [](char p, char n) {
-        return p == '?' ||
-               std::toupper(static_cast<unsigned char>(p)) == std::toupper(static_cast<unsigned char>(n));
-    };
-    std::size_t i = 0, j = 0, star = std::string_view::npos, mark = 0;
-    while (j < name.size()) {
-        if (i < pattern.size() && pattern[i] != '*' && same(pattern[i], name[j])) {
-            ++i, ++j;
-        } else if (i < pattern.size() && pattern[i] == '*') {
-            star = i++;
-            mark = j;
-        } else if (star != std::string_view::npos) {
-            i = star + 1;
-            j = ++mark;
-        } else {
-            return false;
-        }
-    }
-    while (i < pattern.size() && pattern[i] == '*') ++i;
-    return i == pattern.size();
-}
-
 // WIN32_FIND_DATAA: attributes @0, times @4..27 (zero: deterministic), size high @28, low @32,
 // cFileName[260] @44, cAlternateFileName[14] @304; 320 bytes.
 void write_find_data(Machine& m, Address out, const FoundFile& f) {
@@ -239,7 +213,7 @@ uint32_t FindFirstFileA(Machine& m, const Args& a) {
     std::error_code ec;
     for (std::filesystem::directory_iterator it(r.host, ec), end; !ec && it != end; it.increment(ec)) {
         std::string name = it->path().filename().string();
-        if (!wildcard_match(pattern, name)) continue;
+        if (!wildcard_match(pattern, name, true)) continue;
         bool dir = it->is_directory(ec);
         search.matches.push_back({name, dir ? 0 : static_cast<uint64_t>(it->file_size(ec)), dir});
     }

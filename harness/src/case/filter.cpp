@@ -1,29 +1,13 @@
 #include "refcheck/harness/filter.hpp"
 
+#include "refcheck/emu/data_root.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
 namespace refcheck::harness {
 
-bool glob_match(std::string_view p, std::string_view t) {
-    // Iterative with one backtrack point (the last '*'): linear in practice, no recursion.
-    std::size_t i = 0, j = 0, star = std::string_view::npos, mark = 0;
-    while (j < t.size()) {
-        if (i < p.size() && (p[i] == '?' || p[i] == t[j])) {
-            ++i, ++j;
-        } else if (i < p.size() && p[i] == '*') {
-            star = i++;
-            mark = j;
-        } else if (star != std::string_view::npos) {
-            i = star + 1;
-            j = ++mark;
-        } else {
-            return false;
-        }
-    }
-    while (i < p.size() && p[i] == '*') ++i;
-    return i == p.size();
-}
+bool glob_match(std::string_view p, std::string_view t) { return emu::wildcard_match(p, t, false); }
 
 namespace {
 

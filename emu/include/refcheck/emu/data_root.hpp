@@ -51,6 +51,13 @@ struct Resolution {
     std::string reason;                          // why it was refused or not found
 };
 
+// Whether `text` matches `pattern` (`*` any run, `?` one character, everything else literal;
+// letters compared without case when `ignore_case`, as Windows file names are). Iterative with one
+// backtrack point (the last '*'): at most pattern x text steps, never recursive, so a hostile
+// pattern (`*a*a...*b`) cannot spin or exhaust the stack. FindFirstFileA's matcher; refcheck's
+// --filter globs use it too.
+bool wildcard_match(std::string_view pattern, std::string_view text, bool ignore_case);
+
 class DataRoot {
 public:
     // Throws EmuError when `root` is not a directory or `mount` is not "X:\..." .
