@@ -191,7 +191,7 @@ TEST(RulePredicates, TheCounterCountsMatchedEventsFramesAndRoutines) {
     EXPECT_EQ(counter.matched(), 7u);
     // A narrowed case's coverage holds blocks of inputs played but not compared (a mobile case plays
     // every step before the selected one): its routines prove nothing. Before, `refcheck run
-    // cases/mobiles.json --only 'step 0'` proved mobile.remove from the stubs steps 1-383 ran.
+    // cases/mobiles.json --only 'step 0'` proved mobile.remove from blocks of remove_mobile_ that steps 1-383 ran.
     counter.set_narrowed();
     const ojson narrowed = counter.json(report);
     EXPECT_EQ(narrowed.at("r"), 0);
