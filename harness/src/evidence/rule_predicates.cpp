@@ -284,7 +284,7 @@ const Value* field_of(const PredicateCondition& c, const EventRecord& e) {
 }
 
 bool holds(const PredicateCondition& c, const EventRecord& a, const EventRecord& b) {
-    if (c.op == Op::Flag) return ((a.flags | b.flags) & c.flag) != 0;
+    if (c.op == Op::Flag) return (a.flags & b.flags & c.flag) != 0;
     if (c.op == Op::NoFlag) return ((a.flags | b.flags) & c.flag) == 0;
     const Value* v = field_of(c, a);
     if (!v) return false;

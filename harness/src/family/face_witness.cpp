@@ -46,6 +46,9 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
     framebuffer_size_ = p.data.at("framebuffer").size;
     texture_table_ = p.address_of("texture_table");
     texture_count_ = o.u32("texture_count");
+    texture_count_at_ = p.address_of("texture_count");
+    off_tex_type_ = p.offset_of("texture", "type");
+    off_tex_height_ = p.offset_of("texture", "height");
 
     // The image's packet table, read once (after any seeded patch: it is what the original uses).
     const std::uint32_t stride = struct_size(p, "packet_kind");
@@ -126,6 +129,47 @@ std::vector<Excuse> FaceWitness::witness(std::uint32_t packet, std::uint32_t fv,
             out.push_back({kMissingNormal, "vertex_levels", k});
     }
     return out;
+}
+
+std::uint32_t FaceWitness::classify(std::uint32_t packet, const IntList& u, const IntList& v) const {
+    if (views_.empty()) return 0;
+    const emu::Machine& m = o_.machine();
+    std::uint32_t flags = 0;
+    const std::uint32_t model = m.read_u32(views_.back().address + off_view_model_);
+    const bool grid = m.read_u32(model + kHeaderEncoding) == kGridEncoding;
+    if (grid) flags |= kGridModel;
+    const PacketKind* kind = this->kind(m.read_u8(packet));
+    if (!kind) return flags;
+    const std::uint8_t count = m.read_u8(packet + 1);
+    if (kind->normal_at) {
+        const bool gouraud = m.read_u32(gouraud_at_) != 0;
+        const std::uint32_t list = m.read_u32(model + kHeaderNormals);
+        const std::uint32_t in_record = !list ? 0 : grid || gouraud ? m.read_u16(list) : m.read_u16(list + 2);
+        bool missing = m.read_u8(packet + kind->normal_at) >= in_record;
+        if (kind->gouraud && gouraud)
+            for (std::uint8_t k = 0; k < count && !missing; ++k)
+                missing = m.read_u8(packet + kind->header + std::uint32_t{k} * kind->per_vertex +
+                                    kind->gouraud) >= in_record;
+        if (missing) flags |= kMissingNormal;
+    }
+    if (kind->textured) {
+        const std::uint32_t slot = m.read_u16(packet + 2);
+        const std::uint32_t descriptor =
+            slot < m.read_u32(texture_count_at_) ? m.read_u32(texture_table_ + 4 * slot) : 0;
+        const std::uint32_t type = descriptor ? m.read_u32(descriptor + off_tex_type_) : 3;
+        if (type <= 2) { // tex.stride: 0, 1, 2 -> 16, 32, 64 bytes per row; other types are invalid
+            // u and v as the 32-bit words the face-vertex buffer holds: a negative one is past
+            // every bound, as an unsigned address offset.
+            const std::uint64_t stride = std::uint64_t{16} << type;
+            const std::uint64_t size = stride * m.read_u32(descriptor + off_tex_height_);
+            for (std::size_t k = 0; k < u.size() && k < v.size(); ++k) {
+                if (static_cast<std::uint32_t>(u[k]) >= stride) flags |= kTextureRightEdge;
+                if (static_cast<std::uint64_t>(v[k]) * stride + static_cast<std::uint64_t>(u[k]) >= size)
+                    flags |= kTexturePastImage;
+            }
+        }
+    }
+    return flags;
 }
 
 void FaceWitness::arm(std::uint32_t causes) {

@@ -56,6 +56,15 @@ public:
     // The original's excuses for a face it passed: packet address, its face-vertex buffer (levels
     // read at the profile's face_vertex.level), the face level it passed.
     std::vector<Excuse> witness(std::uint32_t packet, std::uint32_t face_vertices, std::int32_t face_level);
+    // The original's own classification of a face it passed, as documented-fault flags
+    // (divergences.hpp), from its memory alone: kGridModel when the view's model record says grid
+    // encoding; kMissingNormal when a normal the face uses (its face normal, and its vertex normals
+    // when Gouraud shading is on and the packet kind has them) is not below the record's normal
+    // count; kTextureRightEdge when a texture coordinate u (`u`, from its face-vertex buffer) is at or
+    // past the row stride of the texture the image's table holds for the packet's slot (tex.stride of
+    // the descriptor's type), kTexturePastImage when v * stride + u is at or past stride * height.
+    // What the rule predicates' `flag` reads on the original's side (rule_predicates.hpp).
+    std::uint32_t classify(std::uint32_t packet, const IntList& u, const IntList& v) const;
 
     // Frames: before an input's draw call, the causes to watch it for (those an allowed entry may
     // explain in pixels and the reimplementation's frame carries; 0: none); after it, take_taint()
@@ -83,7 +92,8 @@ private:
     // Frames.
     std::uint32_t armed_ = 0; // the causes watched for in this draw
     std::optional<emu::HookId> read_watch_, write_watch_;
-    std::uint32_t texture_table_ = 0, texture_count_ = 0;
+    std::uint32_t texture_table_ = 0, texture_count_ = 0, texture_count_at_ = 0;
+    std::uint32_t off_tex_type_ = 0, off_tex_height_ = 0;
     std::vector<std::uint8_t> taint_;
     struct FaceInProgress {
         std::uint32_t flags = 0;            // causes witnessed for its levels

@@ -195,9 +195,11 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
     }
     FaceVertices fvs = face_vertices_.read(m, fv, count);
     std::vector<Excuse> excuses = witness_.witness(packet, fv, face_level);
+    const std::uint32_t classified = witness_.classify(packet, fvs.u, fvs.v);
     EventRecord* e = append();
     if (!e) return;
     e->kind = "face_draw";
+    e->flags = classified;
     // Each field built in place: no Field temporary to move.
     auto& f = e->fields;
     f.reserve(19);

@@ -141,12 +141,18 @@ TEST(RulePredicates, EventsSatisfyExactlyThePredicatesTheirFieldsFit) {
     EXPECT_TRUE(holds("event table name contains \"(warzone 1)\"", table("intensity_table (warzone 1)")));
     EXPECT_FALSE(holds("event table name = \"palette_rgb (warzone 3)\"", table("palette_rgb (warzone 1)")));
     EXPECT_TRUE(holds("event table name = \"palette_rgb (warzone 3)\"", table("palette_rgb (warzone 3)")));
-    // Flags are the reimplementation's (the original's events carry none).
+    // `flag` needs both sides' classification (the original's from its memory, FaceWitness::classify),
+    // `noflag` neither's: a reimplementation that flags a face its original does not (or the other
+    // way round) witnesses neither, so no rule rests on one side's word.
     EventRecord flagged = textured;
     flagged.flags = static_cast<std::uint32_t>(refcheck::events::FaceFlag::TextureRightEdge);
-    EXPECT_TRUE(holds("event face_draw flag tex_right_edge", textured, flagged));
+    EXPECT_TRUE(holds("event face_draw flag tex_right_edge", flagged, flagged));
+    EXPECT_FALSE(holds("event face_draw flag tex_right_edge", textured, flagged));
+    EXPECT_FALSE(holds("event face_draw flag tex_right_edge", flagged, textured));
     EXPECT_FALSE(holds("event face_draw flag tex_right_edge", textured, textured));
     EXPECT_FALSE(holds("event face_draw noflag tex_right_edge", textured, flagged));
+    EXPECT_FALSE(holds("event face_draw noflag tex_right_edge", flagged, textured));
+    EXPECT_FALSE(holds("event face_draw noflag tex_right_edge", flagged, flagged));
     EXPECT_TRUE(holds("event face_draw noflag tex_right_edge", textured, textured));
     // A field an event lacks satisfies nothing, nor one holding text where the rule compares numbers.
     EXPECT_FALSE(holds("event face_draw face_level = 31", textured));

@@ -12,8 +12,9 @@
 
 namespace refcheck::harness {
 
-// Flags carried by EventRecord::flags: the same bits as refcheck::events::FaceFlag, set from the
-// reimplementation's documented-fault flags.
+// Flags carried by EventRecord::flags: the same bits as refcheck::events::FaceFlag. A
+// reimplementation event carries its documented-fault flags; an original face event the original's
+// own classification of the face (FaceWitness::classify).
 enum Flag : std::uint32_t {
     kMissingNormal = 1u << 0,    // a normal index past the list (fault.normal.missing)
     kTextureRightEdge = 1u << 1, // u equal to the row stride samples the next row (fault.tex.right_edge)

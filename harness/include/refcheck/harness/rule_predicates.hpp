@@ -22,8 +22,10 @@
 //                | any FIELD OP INT | any FIELD in LIST                some element of a list field
 //                | len FIELD OP INT      the number of elements of a list field
 //                | FIELD nonempty | FIELD empty                        list or string field
-//                | flag NAME             the reimplementation's event carries the face flag NAME
-//                                        (missing_normal, tex_right_edge, tex_past_alloc, grid_rounding)
+//                | flag NAME             both sides' events carry the face flag NAME (missing_normal,
+//                                        tex_right_edge, tex_past_alloc, grid_rounding): the
+//                                        reimplementation's own, the original's from its memory
+//                                        (FaceWitness::classify)
 //                | noflag NAME           neither side's event carries it
 //
 // KIND and FIELD are checked against the events the harness compares (event_kinds()); an unknown
@@ -99,10 +101,10 @@ struct RulePredicate {
 // Throws PredicateError with what is wrong (the caller adds file and line).
 RulePredicate parse_predicate(std::string_view text);
 
-// Whether one matched pair satisfies an event alternative: fields are the original's; `flag` and
-// `noflag` read the reimplementation's face flags (the original's events carry none; docs/formats,
-// section 17), so a rule resting on a flag rests on the reimplementation's classification of the
-// input, over events both sides matched.
+// Whether one matched pair satisfies an event alternative: fields are the original's; `flag` needs
+// the flag on both sides (the original's classification from its own memory, the
+// reimplementation's own), `noflag` on neither: a rule resting on a flag never rests on one side's
+// classification of the input alone.
 bool satisfies(const PredicateAlternative& a, const EventRecord& original, const EventRecord& reimpl);
 
 // Counts, for one case, how many matched pairs satisfy each claimed rule's predicate.
