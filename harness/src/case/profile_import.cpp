@@ -158,8 +158,22 @@ ProfileImport import_profile(const ProfileImportRequest& request) {
 
     for (const char* section : {"routines", "data"}) {
         if (!out.profile.contains(section)) continue;
-        for (auto& entry : out.profile.at(section)) {
+        ordered_json& entries = out.profile.at(section);
+        if (!entries.is_array())
+            throw ProfileImportError(request.template_file.string() + ": \"" + section +
+                                     "\" must be an array of entries, not " + entries.type_name());
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            ordered_json& entry = entries[i];
+            const auto where = [&] {
+                return request.template_file.string() + ": " + section + "[" + std::to_string(i) + "]";
+            };
+            if (!entry.is_object() || !entry.contains("name") || !entry.at("name").is_string())
+                throw ProfileImportError(where() + ": an entry needs a \"name\" string");
             const std::string name = entry.at("name").get<std::string>();
+            if (entry.contains("address") && !entry.at("address").is_string() &&
+                !entry.at("address").is_null())
+                throw ProfileImportError(where() + " (" + name + "): \"address\" must be a hex string, not " +
+                                         entry.at("address").dump());
             const auto given = entry.contains("address") && entry.at("address").is_string()
                                    ? entry.at("address").get<std::string>()
                                    : std::string();

@@ -105,3 +105,31 @@ TEST(ProfileImport, MapSymbolLinesOnly) {
     EXPECT_EQ(symbols.at("say"), 0x00401280u);
     EXPECT_EQ(symbols.at("guest_entry@0"), 0x00401000u);
 }
+
+// A template whose entries are not what a profile holds is an error naming the template, the
+// section and the entry, never a bare JSON library message (it was "cannot use at() with number").
+TEST(ProfileImport, AMalformedTemplateIsAnErrorNamingFileAndEntry) {
+    const std::vector<std::pair<std::string, std::string>> templates = {
+        {R"({"schema":"refcheck-profile/1","routines":5})",
+         "\"routines\" must be an array of entries, not number"},
+        {R"({"schema":"refcheck-profile/1","routines":[{"name":"a"},{"name":5}]})",
+         "routines[1]: an entry needs a \"name\" string"},
+        {R"({"schema":"refcheck-profile/1","data":[7]})", "data[0]: an entry needs a \"name\" string"},
+        {R"({"schema":"refcheck-profile/1","data":[{"name":"x","address":4096}]})",
+         "data[0] (x): \"address\" must be a hex string, not 4096"},
+    };
+    ProfileImportRequest r = standin_request();
+    r.template_file = scratch("bad.template.json");
+    for (const auto& [text, want] : templates) {
+        std::ofstream(r.template_file) << text;
+        try {
+            import_profile(r);
+            ADD_FAILURE() << "took " << text;
+        } catch (const ProfileImportError& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find(r.template_file.string() + ": "), std::string::npos) << what;
+            EXPECT_NE(what.find(want), std::string::npos) << what;
+        }
+    }
+    fs::remove(r.template_file);
+}
