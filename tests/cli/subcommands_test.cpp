@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include <sys/stat.h>
+
 namespace refcheck::cli_test {
 namespace {
 
@@ -114,6 +116,42 @@ TEST_F(SubcommandTest, HelpExitsZeroForEverySubcommand) {
     EXPECT_EQ(none.code, 2) << "no subcommand is an error";
     const Result unknown = refcheck("run --no-such-option");
     EXPECT_EQ(unknown.code, 2);
+}
+
+} // namespace
+} // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// dump and workbench find a data root's archives as the guest (and run) do: a lower-case copy of the
+// game's folder is read, and an archive that is not a regular file (a FIFO, which a plain read
+// blocked on for ever) is an error naming it.
+TEST_F(SubcommandTest, DumpAndWorkbenchFindArchivesAsTheGuestDoes) {
+    const fs::path lower = path("lower");
+    fs::create_directories(lower / "3ddata");
+    fs::copy_file(kSmallData / "3DDATA" / "3DOBJS.BIN", lower / "3ddata" / "3dobjs.bin");
+    fs::copy_file(kSmallData / "3DDATA" / "OBJTEXT.BIN", lower / "3ddata" / "objtext.bin");
+    fs::copy_file(kSmallData / "3DPAL.RGB", lower / "3dpal.rgb");
+    const Result dump = refcheck("dump 1 --data " + quote(lower));
+    EXPECT_EQ(dump.code, 0) << dump.out << dump.err;
+    EXPECT_NE(dump.out.find("record 1 \""), std::string::npos) << dump.out;
+    const Result site = refcheck("workbench --records 1 --data " + quote(lower) + " --out site");
+    EXPECT_EQ(site.code, 0) << site.out << site.err;
+    EXPECT_TRUE(fs::exists(path("site/index.html")));
+
+    const fs::path pipe = path("pipe");
+    fs::create_directories(pipe / "3DDATA");
+    fs::copy_file(kSmallData / "3DDATA" / "OBJTEXT.BIN", pipe / "3DDATA" / "OBJTEXT.BIN");
+    fs::copy_file(kSmallData / "3DPAL.RGB", pipe / "3DPAL.RGB");
+    ASSERT_EQ(::mkfifo((pipe / "3DDATA" / "3DOBJS.BIN").c_str(), 0644), 0);
+    for (const std::string& command :
+         {"dump 1 --data " + quote(pipe), "workbench --records 1 --data " + quote(pipe) + " --out site2"}) {
+        const Result r = refcheck(command);
+        EXPECT_EQ(r.code, 2) << command << "\n" << r.out << r.err;
+        EXPECT_NE(r.err.find("3DOBJS.BIN"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("is not a regular file"), std::string::npos) << r.err;
+    }
 }
 
 } // namespace

@@ -2,12 +2,14 @@
 // operands, packet fields, branch targets), from the reimplementation's decoder.
 #include "command.hpp"
 
+#include "refcheck/harness/run.hpp"
 #include "refcheck/reimpl/disassembler.hpp"
 #include "refcheck/reimpl/file_bytes.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
 #include "refcheck/reimpl/texture_archive.hpp"
 
 #include <iostream>
+#include <string_view>
 
 namespace refcheck::cli {
 
@@ -21,10 +23,13 @@ const Command& dump_command() {
             app.add_option("--data", *data, "Data root holding 3DDATA/")->capture_default_str();
             return [record, data] {
                 const std::filesystem::path root = *data;
-                const auto models =
-                    reimpl::ModelArchive::parse(reimpl::read_file_bytes(root / "3DDATA" / "3DOBJS.BIN"));
+                // Found as the guest finds them (harness::archive_file), regular files only.
+                const auto archive = [&root](std::string_view guest_name, std::string_view name) {
+                    return reimpl::read_archive(harness::archive_file(root, guest_name, name), name);
+                };
+                const auto models = reimpl::ModelArchive::parse(archive("3DDATA\\3DOBJS.BIN", "3DOBJS.BIN"));
                 const auto textures =
-                    reimpl::TextureArchive::parse(reimpl::read_file_bytes(root / "3DDATA" / "OBJTEXT.BIN"));
+                    reimpl::TextureArchive::parse(archive("3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"));
                 std::cout << reimpl::dump_record(models, *record, &textures);
                 return kEquivalent;
             };

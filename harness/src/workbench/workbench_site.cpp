@@ -9,6 +9,7 @@
 
 #include "report/png.hpp"
 #include "refcheck/harness/report.hpp"
+#include "refcheck/harness/run.hpp"
 #include "refcheck/harness/workbench.hpp"
 #include "refcheck/reimpl/construction.hpp"
 #include "refcheck/reimpl/disassembler.hpp"
@@ -158,12 +159,13 @@ std::vector<std::string> split_lines(const std::string& text) {
 } // namespace
 
 WorkbenchSummary write_workbench(const WorkbenchOptions& options) {
-    const fs::path objects = options.data / "3DDATA" / "3DOBJS.BIN";
-    const auto models = reimpl::ModelArchive::parse(reimpl::read_file_bytes(objects));
-    const auto textures =
-        reimpl::TextureArchive::parse(reimpl::read_file_bytes(options.data / "3DDATA" / "OBJTEXT.BIN"));
-    const auto palette =
-        reimpl::build_palette(reimpl::read_file_bytes(options.data / "3DPAL.RGB"), options.warzone);
+    // Found as the guest finds them (archive_file: case-insensitive, links confined), regular files only.
+    const auto archive = [&options](std::string_view guest_name, std::string_view name) {
+        return reimpl::read_archive(archive_file(options.data, guest_name, name), name);
+    };
+    const auto models = reimpl::ModelArchive::parse(archive("3DDATA\\3DOBJS.BIN", "3DOBJS.BIN"));
+    const auto textures = reimpl::TextureArchive::parse(archive("3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"));
+    const auto palette = reimpl::build_palette(archive("3DPAL.RGB", "3DPAL.RGB"), options.warzone);
     reimpl::Interpreter interpreter(models, textures);
     const reimpl::Rasteriser rasteriser(palette, textures);
 
