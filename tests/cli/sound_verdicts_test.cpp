@@ -5,6 +5,7 @@
 #include "cli_support.hpp"
 #include "code_site.hpp"
 
+#include "refcheck/harness/hash.hpp"
 #include "refcheck/reimpl/file_bytes.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
 
@@ -259,6 +260,100 @@ TEST_F(SoundVerdictTest, ACaseNeedingARecordTheDataLacksSaysSo) {
     EXPECT_EQ(report.at("status"), "error");
     EXPECT_EQ(report.at("error").get<std::string>().rfind("precondition: ", 0), 0u) << report.at("error");
     EXPECT_NE(report.at("precondition").get<std::string>().find("receives shadows"), std::string::npos);
+}
+
+} // namespace
+} // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// A rule resting on a face flag is proven only when both sides classify the face so: the
+// reimplementation by its own flag, the original by its memory (FaceWitness::classify). The seeded
+// fault is a profile whose texture descriptor's "type" field points at its height: the original's
+// side then finds no texture stride, the reimplementation still flags u = 64 on a 64-byte row, the
+// frames still match (the profile's texture layout serves only this classification), and
+// fault.tex.right_edge.flag, which one side's flag proved before, is claimed, not exercised.
+TEST_F(SoundVerdictTest, AFlagRuleNeedsTheOriginalsOwnClassificationToo) {
+    ojson j = read_json(shipped_case("frames-texture-faults"));
+    j["selection"]["records"] = {{"list", {51}}}; // a model sampling u = 64 (its texture's stride)
+    j["selection"]["views"] = {{{"yaw", 0}, {"pitch", 10}, {"distance", 2}},
+                               {{"yaw", 45}, {"pitch", 20}, {"distance", 2}}};
+    j["compares"] = {"face_draw", "frame"};
+    j["rules"] = {"fault.tex.right_edge.flag"};
+    const fs::path file = write_case("right-edge", j);
+    ojson profile = read_json(kProfile);
+    for (auto& f : profile.at("structs").at("texture").at("fields"))
+        if (f.at("name") == "type") f["offset"] = 4;
+    const fs::path bad = path("texture-type-at-height.profile.json");
+    std::ofstream(bad) << profile.dump(1) << "\n";
+    auto rule = [this](const std::string& out) {
+        const ojson index = read_json(path(out + "/run.json"));
+        for (const auto& r : index.at("ledger").at("rules"))
+            if (r.at("id") == "fault.tex.right_edge.flag") return r;
+        return ojson();
+    };
+    const Result clean = refcheck("run " + quote(file) + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    EXPECT_EQ(rule("clean").at("status"), "Proven");
+    EXPECT_GT(rule("clean").at("exercised").get<std::uint64_t>(), 0u);
+    const Result seeded = refcheck("run " + quote(file) + " --profile " + quote(bad) + " --out seeded");
+    EXPECT_EQ(seeded.code, 0) << seeded.out << seeded.err; // nothing differs: only the evidence changed
+    EXPECT_EQ(rule("seeded").at("status"), "Chosen-unproven");
+    EXPECT_EQ(rule("seeded").at("exercised").get<std::uint64_t>(), 0u);
+    EXPECT_NE(seeded.out.find("claimed, not exercised: right-edge:fault.tex.right_edge.flag"),
+              std::string::npos)
+        << seeded.out;
+}
+
+} // namespace
+} // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// refcheck diff calls a case fixed only on the same basis (make_run_index's "basis"). The seeded run
+// (op_ifmask's mask test negated) is divergent, the clean run of the same case equivalent: the diff
+// lists the case as on another basis (seeded faults), not as fixed, and exits 0; each run index row
+// records the case file's SHA-256, the image, profile and archives, and the seeding.
+TEST_F(SoundVerdictTest, ARunThatOnlyDroppedItsSeededFaultFixedNothing) {
+    const CodeSite mask_and = find_instruction("op_ifmask", [](const emu::Instruction& i) {
+        return i.text.rfind("and ", 0) == 0 && i.text.find("ptr") != std::string::npos;
+    });
+    const emu::Address after = mask_and.instruction.address;
+    const CodeSite je = find_instruction("op_ifmask", [after](const emu::Instruction& i) {
+        return i.address > after && i.text.rfind("je ", 0) == 0;
+    });
+    std::vector<std::uint8_t> jne = je.bytes;
+    jne[0] = 0x75;
+    ProgramCase c = small_program();
+    c.records = {};
+    ojson j = c.to_json();
+    j["selection"]["records"] = {{"from", 0}, {"to", 40}};
+    j["allow"] = {"missing_normal", "grid_rounding"};
+    const fs::path file = write_case("switches", j);
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    ASSERT_EQ(refcheck("run " + common + " --out seeded --patch " + je.where() + ":" + hex_bytes(jne)).code,
+              1);
+    ASSERT_EQ(refcheck("run " + common + " --out clean").code, 0);
+    const ojson basis = read_json(path("clean/run.json")).at("cases").at(0).at("basis");
+    EXPECT_EQ(basis.at("case_sha256"), harness::sha256_file(file));
+    EXPECT_EQ(basis.at("image_sha256"), harness::sha256_file(kImage));
+    EXPECT_TRUE(basis.at("narrowing").is_null());
+    EXPECT_TRUE(basis.at("seeded").is_null());
+    EXPECT_TRUE(basis.at("archives").at("3DDATA/3DOBJS.BIN").is_string());
+    EXPECT_TRUE(read_json(path("seeded/run.json")).at("cases").at(0).at("basis").at("seeded").is_object());
+
+    const Result d = refcheck("diff seeded clean");
+    EXPECT_EQ(d.code, 0) << d.out << d.err;
+    EXPECT_EQ(d.out.find("fixed ("), std::string::npos) << d.out;
+    EXPECT_NE(
+        d.out.find("on another basis (never counted as fixed) (1):\n  switches  divergent -> equivalent  "
+                   "(seeded faults)"),
+        std::string::npos)
+        << d.out;
+    const Result same = refcheck("diff clean clean");
+    EXPECT_EQ(same.out.find("on another basis"), std::string::npos) << same.out;
 }
 
 } // namespace

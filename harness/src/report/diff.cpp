@@ -3,6 +3,9 @@
 #include <cstdint>
 #include <map>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace refcheck::harness {
 
@@ -54,10 +57,31 @@ ojson metric_changes(const ojson& before, const ojson& after) {
     return out;
 }
 
+// What differs between two rows' bases (make_run_index's "basis": the case file, the image, profile
+// and archives by hash, the narrowing, the seeded faults); a row without one has an unknown basis.
+std::vector<std::string> basis_changes(const ojson& before, const ojson& after) {
+    const ojson &a = member(before, "basis"), &b = member(after, "basis");
+    if (!a.is_object() || !b.is_object()) return {"basis not recorded"};
+    static constexpr std::pair<const char*, const char*> kParts[] = {
+        {"case_sha256", "case file"}, {"image_sha256", "image"},  {"profile_sha256", "profile"},
+        {"archives", "archives"},     {"narrowing", "narrowing"}, {"seeded", "seeded faults"}};
+    std::vector<std::string> out;
+    for (const auto& [key, what] : kParts)
+        if (member(a, key) != member(b, key)) out.emplace_back(what);
+    return out;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+    return out;
+}
+
 void diff_cases(const ojson& old_index, const ojson& new_index, ojson& d) {
     const auto before = rows_by_case(old_index), after = rows_by_case(new_index);
     ojson added = ojson::array(), removed = ojson::array(), fixed = ojson::array(), newly = ojson::array(),
-          changes = ojson::array(), counts = ojson::array(), metrics = ojson::array(), worse = ojson::array();
+          changes = ojson::array(), counts = ojson::array(), metrics = ojson::array(), worse = ojson::array(),
+          rebased = ojson::array();
     for (const auto& [name, row] : after)
         if (!before.count(name)) added.push_back({{"case", name}, {"status", row->at("status")}});
     for (const auto& [name, row] : before) {
@@ -69,8 +93,12 @@ void diff_cases(const ojson& old_index, const ojson& new_index, ojson& d) {
         const std::string s0 = row->at("status").get<std::string>(),
                           s1 = it->second->at("status").get<std::string>();
         const ojson change = {{"case", name}, {"old", s0}, {"new", s1}};
+        const std::vector<std::string> basis = basis_changes(*row, *it->second);
+        if (!basis.empty()) rebased.push_back({{"case", name}, {"old", s0}, {"new", s1}, {"changed", basis}});
         if (s0 != s1) changes.push_back(change);
-        if (s0 != "equivalent" && s1 == "equivalent") fixed.push_back(change);
+        // A fix is the same case on the same image, data, narrowing and seeding now equivalent: one
+        // that was only narrowed to an input that agrees, or no longer seeded, fixed nothing.
+        if (s0 != "equivalent" && s1 == "equivalent" && basis.empty()) fixed.push_back(change);
         if (s0 != "divergent" && s1 == "divergent") newly.push_back(change);
         const ojson c = count_changes(member(*row, "counts"), member(*it->second, "counts"));
         if (!c.empty()) counts.push_back({{"case", name}, {"changes", c}});
@@ -81,11 +109,13 @@ void diff_cases(const ojson& old_index, const ojson& new_index, ojson& d) {
             why = "status " + s0 + " -> " + s1;
         else if (c.contains("unexplained") && c["unexplained"]["delta"].get<std::int64_t>() > 0)
             why = "unexplained " + c["unexplained"]["old"].dump() + " -> " + c["unexplained"]["new"].dump();
+        if (!why.empty() && !basis.empty()) why += " (on another basis: " + joined(basis) + ")";
         if (!why.empty()) worse.push_back({{"case", name}, {"why", why}});
     }
     d["cases_new"] = added;
     d["cases_removed"] = removed;
     d["fixed"] = fixed;
+    d["basis_changed"] = rebased;
     d["newly_divergent"] = newly;
     d["status_changes"] = changes;
     d["counts_changed"] = counts;
@@ -155,6 +185,11 @@ std::string case_list(const char* title, const ojson& items) {
         if (i.contains("old"))
             s << "  " << i.at("old").get<std::string>() << " -> " << i.at("new").get<std::string>();
         if (i.contains("why")) s << "  " << i.at("why").get<std::string>();
+        if (i.contains("changed")) {
+            std::vector<std::string> parts;
+            for (const auto& p : i.at("changed")) parts.push_back(p.get<std::string>());
+            s << "  (" << joined(parts) << ")";
+        }
         s << "\n";
     }
     return s.str();
@@ -218,6 +253,7 @@ std::string diff_text(const ojson& d) {
       << " cases)\n";
     s << case_list("new cases", d["cases_new"]) << case_list("removed cases", d["cases_removed"])
       << case_list("fixed", d["fixed"]) << case_list("newly divergent", d["newly_divergent"])
+      << case_list("on another basis (never counted as fixed)", d["basis_changed"])
       << case_list("other status changes", other_changes(d));
     if (!d["counts_changed"].empty() || !d["totals_changed"].empty()) {
         s << "counts changed:\n";

@@ -302,6 +302,27 @@ std::string seeded_fault_summary(const ojson& seeded, const ojson& effect) {
     return out.empty() ? "seeded faults" : out;
 }
 
+namespace {
+// What a case's verdict was reached on (refcheck diff calls a case fixed only on the same basis):
+// the case file, the image, profile and archives by hash, its narrowing when it left inputs out
+// (--only, an input --filter: the selection's inputs_left_out), and the run's seeded faults.
+ojson case_basis(const ojson& r, const ojson& seeded_faults) {
+    const ojson& inputs = member(r, "inputs");
+    const ojson& selection = member(r, "selection");
+    ojson narrowing; // null: no input of the selection was left out
+    if (!member(selection, "inputs_left_out").is_null())
+        narrowing = {{"only", member(selection, "only")},
+                     {"filter", member(selection, "filter")},
+                     {"inputs_left_out", member(selection, "inputs_left_out")}};
+    return {{"case_sha256", member(r, "case_sha256")},
+            {"image_sha256", member(member(inputs, "image"), "sha256")},
+            {"profile_sha256", member(member(inputs, "profile"), "sha256")},
+            {"archives", member(inputs, "archives")},
+            {"narrowing", narrowing},
+            {"seeded", seeded_faults}};
+}
+} // namespace
+
 ojson make_run_index(const std::vector<ojson>& reports, const ojson& seeded_faults) {
     ojson index;
     index["schema"] = kRunIndexSchema;
@@ -324,6 +345,7 @@ ojson make_run_index(const std::vector<ojson>& reports, const ojson& seeded_faul
         row["report"] = r.at("case").get<std::string>() + ".json";
         row["counts"] = r.value("counts", ojson::object());
         if (r.contains("metrics")) row["metrics"] = r.at("metrics");
+        row["basis"] = case_basis(r, seeded_faults);
         cases.push_back(row);
         const auto st = parse_status(r.at("status").get<std::string>());
         (st == Status::Equivalent ? equivalent : st == Status::Divergent ? divergent : errors)++;

@@ -315,6 +315,14 @@ ojson case_report_head(const Case& c) {
     ojson r;
     r["schema"] = kCaseReportSchema;
     r["case"] = c.name;
+    // The case file as read (what refcheck diff requires of a fix: the same case).
+    if (!c.file.empty()) {
+        try {
+            r["case_sha256"] = sha256_file(c.file);
+        } catch (const std::exception&) {
+            // the case was parsed from it; a file gone since is reported by its absence here
+        }
+    }
     r["family"] = std::string(family_name(c.family));
     r["description"] = c.description;
     r["rules"] = c.rules;
@@ -564,6 +572,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         // status is set, so that the result (the CLI's table, the workers) never says equivalent.
         if (!counts.unexplained) require_compared(c, counts, ctx.inputs_left_out != 0);
         if (exercised && ctx.inputs_left_out != 0) exercised->set_narrowed();
+        if (ctx.inputs_left_out != 0) r["selection"]["inputs_left_out"] = ctx.inputs_left_out;
         result.status = counts.unexplained ? Status::Divergent : Status::Equivalent;
         r["status"] = std::string(status_name(result.status));
     } catch (const PreconditionError& e) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 
 using namespace refcheck::harness;
 namespace fs = std::filesystem;
@@ -23,7 +24,14 @@ ojson row(const std::string& name, const std::string& status, std::uint64_t comp
               {"matched", compared - unexplained},
               {"known", 0},
               {"unexplained", unexplained}}},
-            {"metrics", {{"records", records}}}};
+            {"metrics", {{"records", records}}},
+            {"basis",
+             {{"case_sha256", "c0"},
+              {"image_sha256", "i0"},
+              {"profile_sha256", "p0"},
+              {"archives", {{"3DDATA/3DOBJS.BIN", "a0"}}},
+              {"narrowing", nullptr},
+              {"seeded", nullptr}}}};
 }
 
 ojson index_of(const std::vector<ojson>& rows, const std::string& proven_status = "Proven",
@@ -129,8 +137,64 @@ TEST(Diff, NewRemovedMetricsAndCoverage) {
     const ojson same = diff_runs(before, before);
     for (const char* k :
          {"cases_new", "cases_removed", "fixed", "newly_divergent", "status_changes", "counts_changed",
-          "metrics_changed", "ledger_changed", "coverage_changed", "regressions"})
+          "metrics_changed", "ledger_changed", "coverage_changed", "regressions", "basis_changed"})
         EXPECT_TRUE(same[k].empty()) << k;
+}
+
+// A case is fixed only when the new run reached its verdict on the same basis: the same case file,
+// image, profile and archives, no other narrowing and no other seeding. The old run was divergent;
+// a new run narrowed to an input that agrees (--only), run without the seeded patch, on other
+// archives, with an edited case file (an "allow" added), or from an index that records no basis, is
+// listed as on another basis, not fixed; the same basis is a fix. A regression is one on any basis,
+// and says which.
+TEST(Diff, AFixNeedsTheSameBasis) {
+    const ojson broken = row("program", "divergent", 100, 4);
+    const ojson old_run = index_of({broken});
+    auto rebased = [&](const std::function<void(ojson&)>& edit) {
+        ojson r = row("program", "equivalent", 100, 0);
+        edit(r["basis"]);
+        return diff_runs(old_run, index_of({r}));
+    };
+    const ojson same = rebased([](ojson&) {});
+    ASSERT_EQ(same["fixed"].size(), 1u);
+    EXPECT_TRUE(same["basis_changed"].empty());
+    const std::vector<std::pair<std::function<void(ojson&)>, std::string>> seeded = {
+        {[](ojson& b) {
+             b["narrowing"] = {
+                 {"only", "record 3 view 0 light 0 state 0"}, {"filter", nullptr}, {"inputs_left_out", 99}};
+         },
+         "narrowing"},
+        {[](ojson& b) {
+             b["seeded"] = {{"original_modified", true}};
+         },
+         "seeded faults"},
+        {[](ojson& b) { b["archives"]["3DDATA/3DOBJS.BIN"] = "a1"; }, "archives"},
+        {[](ojson& b) { b["case_sha256"] = "c1"; }, "case file"},
+        {[](ojson& b) { b["image_sha256"] = "i1"; }, "image"},
+        {[](ojson& b) { b["profile_sha256"] = "p1"; }, "profile"},
+        {[](ojson& b) { b = nullptr; }, "basis not recorded"},
+    };
+    for (const auto& [edit, what] : seeded) {
+        const ojson d = rebased(edit);
+        EXPECT_TRUE(d["fixed"].empty()) << what;
+        ASSERT_EQ(d["basis_changed"].size(), 1u) << what;
+        EXPECT_EQ(d["basis_changed"][0]["changed"], ojson::array({what})) << what;
+        EXPECT_EQ(d["status_changes"].size(), 1u) << what; // still listed as a status change
+        const std::string text = diff_text(d);
+        EXPECT_EQ(text.find("fixed ("), std::string::npos) << text;
+        EXPECT_NE(
+            text.find(
+                "on another basis (never counted as fixed) (1):\n  program  divergent -> equivalent  (" +
+                what + ")"),
+            std::string::npos)
+            << text;
+    }
+    // Getting worse is a regression on any basis, and the reason names the basis that changed.
+    ojson worse = row("program", "error", 0, 0);
+    worse["basis"]["image_sha256"] = "i1";
+    const ojson d = diff_runs(old_run, index_of({worse}));
+    EXPECT_TRUE(regressed(d));
+    EXPECT_EQ(d["regressions"][0]["why"], "status divergent -> error (on another basis: image)");
 }
 
 TEST(Diff, BadInputsAreErrors) {
