@@ -91,6 +91,26 @@ TEST_F(CrashTest, WorkerExitingWithoutItsResultIsThatCasesError) {
     EXPECT_EQ(read_json(path("out/small-program.json")).at("crash").at("exit_status"), 3);
 }
 
+// A worker that never finishes and never dies (a hang outside the guest, which the emulator's own
+// limits cannot end: REFCHECK_TEST_WORKER_CRASH=CASE:hang pauses for ever) is killed by the parent
+// at --case-timeout; its case is an error naming the limit, and the other cases report. The hung
+// case always reaches the limit, whatever the machine's speed; the others need a fraction of it.
+TEST_F(CrashTest, AHungWorkerIsStoppedAtItsWallClockLimitAndTheOthersReport) {
+    const Result r = refcheck("run " + three_cases("small-program") + " --data " + quote(kSmallData) +
+                                  " --out out --jobs 2 --case-timeout 20",
+                              "REFCHECK_TEST_WORKER_CRASH=small-program:hang");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    expect_complete_outputs("out", {"small-frames", "small-palette", "small-program"});
+    expect_crash_report("out", "small-program",
+                        "was stopped (SIGKILL) at its wall-clock limit of 20 s per case (--case-timeout) "
+                        "without sending its result");
+    const ojson crash = read_json(path("out/small-program.json")).at("crash");
+    EXPECT_EQ(crash.at("timeout_seconds"), 20);
+    EXPECT_EQ(crash.at("signal"), 9);
+    expect_status("out", "small-frames", "equivalent");
+    expect_status("out", "small-palette", "equivalent");
+}
+
 TEST_F(CrashTest, WithoutACrashReportsAreThoseOfOneProcess) {
     // Results cross a pipe from the worker: what the parent writes equals the report the worker made,
     // for any job count (same bytes with one and with three workers).

@@ -29,6 +29,7 @@ struct RunArgs {
     std::string image, profile, data;
     std::string out = "out/run";
     unsigned jobs = 1;
+    double case_timeout = harness::RunOptions{}.case_timeout;
     std::string shard;
     std::vector<std::string> patches;
     bool swap_light = false;
@@ -166,6 +167,11 @@ const Command& run_command() {
             app.add_option("--jobs,-j", a->jobs, "Cases run in parallel (at least 1; default: the cores)")
                 ->capture_default_str()
                 ->check(at_least_one());
+            app.add_option("--case-timeout", a->case_timeout,
+                           "Wall-clock seconds a worker has for one case; past it the worker is killed, "
+                           "the case is an error naming the limit and the run goes on (0: no limit)")
+                ->capture_default_str()
+                ->check(CLI::NonNegativeNumber);
             app.add_option(
                    "--patch", a->patches,
                    "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (OLD: the bytes it "
@@ -199,6 +205,7 @@ const Command& run_command() {
                 harness::RunOptions o = run_options(a->image, a->profile, a->data);
                 o.out = a->out;
                 o.jobs = a->jobs;
+                o.case_timeout = a->case_timeout;
                 o.shard = parse_shard(a->shard);
                 for (const auto& p : a->patches) o.injection.patches.push_back(parse_patch_option(p));
                 o.injection.reimpl_light_swapped = a->swap_light;

@@ -447,6 +447,7 @@ std::vector<CaseResult> finish_split_cases(std::vector<SplitCase>& split, const 
         r.seconds += part_seconds[j];
         return r;
     };
+    callbacks.case_seconds = options.case_timeout;
     callbacks.died = [&](std::size_t j, const WorkerDeath& d) {
         return crash_result(*split[j].c, options, d);
     };
@@ -524,6 +525,7 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         const Item& item = items[order[j]];
         return run_timed(cases[item.c], options, rules, item.part.count > 1 ? &item.part : nullptr);
     };
+    callbacks.case_seconds = options.case_timeout;
     callbacks.died = [&](std::size_t j, const WorkerDeath& d) {
         return crash_result(cases[items[order[j]].c], options, d);
     };

@@ -192,6 +192,7 @@ struct Worker {
     std::optional<std::size_t> running; // the case handed to it
     std::chrono::steady_clock::time_point since;
     Breadcrumb* crumb = nullptr;
+    bool timed_out = false; // the parent killed it for exceeding case_seconds
 };
 
 } // namespace
@@ -224,6 +225,8 @@ void note_input(std::string_view input) {
             ::kill(getppid(), SIGTERM);
             for (;;) ::pause();
         }
+        if (g_crash_how == "hang") // never finishes and never dies: only the parent's limit ends it
+            for (;;) ::pause();
         if (g_crash_how == "abort") std::abort();
         if (g_crash_how == "exit") _exit(3);
         // The default action, so the worker dies by the signal in a sanitizer build too (ASan's
@@ -234,6 +237,12 @@ void note_input(std::string_view input) {
 }
 
 std::string WorkerDeath::what() const {
+    if (timed_out_after > 0) {
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g", timed_out_after);
+        return std::string("was stopped (SIGKILL) at its wall-clock limit of ") + limit +
+               " s per case (--case-timeout) without sending its result";
+    }
     if (signal) return "was killed by signal " + std::to_string(signal) + " (" + signal_name(signal) + ")";
     return "exited with status " + std::to_string(exit_code) + " without sending its result";
 }
@@ -289,6 +298,7 @@ CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDe
     } else {
         crash["exit_status"] = d.exit_code;
     }
+    if (d.timed_out_after > 0) crash["timeout_seconds"] = d.timed_out_after;
     crash["input"] = d.input.empty() ? ojson() : ojson(d.input);
     crash["routine"] = d.routine.empty() ? ojson() : ojson(d.routine);
     crash["in_call"] = d.in_call;
@@ -429,10 +439,31 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
                 which.push_back(w);
             }
         if (fds.empty()) throw std::runtime_error("every worker is gone with cases left to run");
-        const int ready = poll(fds.data(), fds.size(), cb.tick ? 1000 : -1);
+        // Wake for the display's tick and for the first running case's wall-clock limit.
+        int wait_ms = cb.tick ? 1000 : -1;
+        const auto now = std::chrono::steady_clock::now();
+        if (cb.case_seconds > 0)
+            for (const Worker& wk : workers) {
+                if (!wk.running || wk.timed_out || wk.pid <= 0) continue;
+                const double left = cb.case_seconds - std::chrono::duration<double>(now - wk.since).count();
+                const int ms = left <= 0 ? 0 : static_cast<int>(std::min(left * 1000.0 + 1.0, 3.6e6));
+                wait_ms = wait_ms < 0 ? ms : std::min(wait_ms, ms);
+            }
+        const int ready = poll(fds.data(), fds.size(), wait_ms);
         if (ready < 0) {
             if (errno == EINTR) continue;
             throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+        }
+        if (cb.case_seconds > 0) {
+            // A worker past its limit is killed; its pipe then closes, and the death is handled below
+            // (this round or the next) as any other, with the limit named.
+            const auto after = std::chrono::steady_clock::now();
+            for (Worker& wk : workers)
+                if (wk.running && !wk.timed_out && wk.pid > 0 &&
+                    std::chrono::duration<double>(after - wk.since).count() >= cb.case_seconds) {
+                    wk.timed_out = true;
+                    ::kill(wk.pid, SIGKILL);
+                }
         }
         if (cb.tick) cb.tick(); // a display only: nothing depends on when it is called
         for (std::size_t k = 0; k < fds.size(); ++k) {
@@ -456,10 +487,11 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
             const std::size_t index = *wk.running;
             wk.running.reset();
             const bool started = wk.crumb->case_index == static_cast<std::int64_t>(index);
-            if (!started && handed[index] < 2) {
+            if (!started && handed[index] < 2 && !wk.timed_out) {
                 queue.push_front(index); // it died before it began the case: another worker runs it
             } else {
                 WorkerDeath d;
+                if (wk.timed_out) d.timed_out_after = cb.case_seconds;
                 if (WIFSIGNALED(status))
                     d.signal = WTERMSIG(status);
                 else if (WIFEXITED(status))

@@ -58,7 +58,10 @@ struct WorkerDeath {
     bool in_call = false;             // it died inside that call (the guest was running)
     std::optional<std::uint32_t> eip; // the last guest EIP known
     double seconds = 0;               // from when the case was handed to it
-    std::string what() const;         // "killed by signal 11 (SIGSEGV)", "exited with status 3 ..."
+    // Set when the parent killed it: it sent no result within this many seconds of wall-clock time
+    // (WorkerCallbacks::case_seconds), a hang the emulator's own limits did not end.
+    double timed_out_after = 0;
+    std::string what() const; // "killed by signal 11 (SIGSEGV)", "exited with status 3 ...", the limit
 };
 
 struct WorkerCallbacks {
@@ -68,6 +71,11 @@ struct WorkerCallbacks {
     std::function<void(std::size_t)> handed;      // in the parent: case i went to a worker (may be empty)
     std::function<void()> tick;                   // in the parent: about once a second (may be empty)
     std::function<std::string(std::size_t)> name; // case i's name (the breadcrumb)
+    // The wall-clock seconds a worker has for one case from when it is handed (0: no limit): past
+    // it the parent kills the worker (SIGKILL) and the case is `died` with timed_out_after set; a
+    // new worker takes the cases left. What ends a hang outside the guest (a blocking host call,
+    // a loop of the harness or the reimplementation) without stopping the run.
+    double case_seconds = 0;
 };
 
 // A result as a worker sends it to the parent (a length, then the fields; its index, e.g. a part's),

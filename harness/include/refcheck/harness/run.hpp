@@ -102,6 +102,11 @@ struct RunOptions {
     std::optional<std::filesystem::path> image, profile, data; // --image/--profile/--data overrides
     std::filesystem::path out = "out";
     unsigned jobs = 1; // worker processes (workers.hpp); a worker's crash is its case's error
+    // `refcheck run --case-timeout`: the wall-clock seconds a worker has for one case (or part);
+    // past it the worker is killed and the case is an error naming the limit, and the run goes on
+    // (0: no limit). Generous: the guest's own limits (instructions, wall time per call) end an
+    // emulated hang first; this ends one outside the guest.
+    double case_timeout = 3600;
     Shard shard;
     std::function<void(std::string_view)> progress; // one call per finished case (may be empty)
     Injection injection;
