@@ -75,6 +75,15 @@
             el("seeded").hidden = false;
             el("seeded").textContent = "SEEDED FAULT: ordinary interpolated depth instead of plane depth (wb.depth)";
         }
+        // A report's link names the 3DOBJS.BIN its run read: a site built from another one shows
+        // whatever model has that index here, so it says so first.
+        const runObjs = params.get("objs"), built = (window.WB_INDEX.archives || {})["3DDATA/3DOBJS.BIN"];
+        if (runObjs && runObjs !== built) {
+            el("mismatch").hidden = false;
+            el("mismatch").textContent = "OTHER ARCHIVES: the run read a 3DOBJS.BIN of SHA-256 " + runObjs.slice(0, 16) +
+                "..., this workbench was built from one of " + String(built).slice(0, 16) +
+                "...: record " + r + " here may be another model. Rebuild it: refcheck workbench --data DATA (the run's data root).";
+        }
         const rec = await WB.loadRecord(r);
         document.title = "record " + r + " " + rec.name + " - refcheck workbench";
         el("title").textContent = "record " + r + " " + rec.name;

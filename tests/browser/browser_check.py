@@ -320,6 +320,16 @@ def cmd_console(a):
                                     " return WB.lastClick.then(() => document.getElementById('face').textContent); })()")
             if not face:
                 raise RuntimeError("record %d: the face panel stayed empty" % r)
+        # A report's link names the 3DOBJS.BIN its run read: the site's own shows no warning, another
+        # one (the seeded mismatch) shows the OTHER ARCHIVES warning.
+        own = browser.evaluate("WB_INDEX.archives['3DDATA/3DOBJS.BIN']")
+        mismatch = {}
+        for label, objs in (("own", own), ("other", "0" * 64)):
+            browser.open("file://%s/record.html?r=%d&objs=%s" % (site, pages[0], objs))
+            mismatch[label] = browser.evaluate("(() => { const m = document.getElementById('mismatch');"
+                                               " return m.hidden ? '' : m.textContent; })()")
+        if mismatch["own"] or "OTHER ARCHIVES" not in mismatch["other"]:
+            raise RuntimeError("the archive check of record.html: %s" % json.dumps(mismatch))
         # Every record's data loads and draws (check.html renders its opening view).
         browser.open("file://" + site + "/check.html")
         drawn = browser.evaluate("(async () => { let n = 0; for (const r of %s) { const rec = await WB.loadRecord(r);"
@@ -328,7 +338,8 @@ def cmd_console(a):
         errors = browser.console_errors()
     finally:
         browser.close()
-    print(json.dumps({"index_cards": shown, "record_pages": len(pages), "records_drawn": drawn, "console_errors": errors}))
+    print(json.dumps({"index_cards": shown, "record_pages": len(pages), "records_drawn": drawn,
+                      "archive_mismatch_shown": bool(mismatch["other"]), "console_errors": errors}))
     return 0 if not errors and drawn == len(records) else 1
 
 

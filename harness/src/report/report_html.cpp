@@ -105,7 +105,7 @@ void write_html(const std::filesystem::path& file, const ojson& index, const std
             h << "<section class=first id=\"first-" << escape_markup(name) << "\"><h3><a href=\"#case-"
               << escape_markup(name) << "\">" << escape_markup(name)
               << "</a>: first unexplained divergence</h3>" << divergence_section(r->at("first_unexplained"))
-              << workbench_link_html(r->at("first_unexplained"));
+              << workbench_link_html(r->at("first_unexplained"), r->value("inputs", ojson()));
             if (r->contains("bisect")) h << drill_down_html(r->at("bisect"), true);
             h << "</section>";
         }

@@ -7,7 +7,7 @@ namespace refcheck::harness {
 
 using ojson = nlohmann::ordered_json;
 
-std::string workbench_query(const ojson& d) {
+std::string workbench_query(const ojson& d, const ojson& inputs) {
     long record = -1;
     std::set<long> faces;
     for (const char* side : {"original", "reimpl"}) {
@@ -31,17 +31,25 @@ std::string workbench_query(const ojson& d) {
         for (auto it = faces.begin(); it != faces.end(); ++it)
             q += (it == faces.begin() ? "" : ",") + std::to_string(*it);
     }
+    // The run's model archive by hash: a site built from other archives says so (record r there may
+    // be another model). Hex only, so it needs no escaping.
+    if (inputs.is_object() && inputs.contains("archives") && inputs.at("archives").is_object()) {
+        const ojson& objs = inputs.at("archives").value("3DDATA/3DOBJS.BIN", ojson());
+        if (objs.is_string() && std::regex_match(objs.get<std::string>(), std::regex("[0-9a-f]{64}")))
+            q += "&objs=" + objs.get<std::string>();
+    }
     return q;
 }
 
-std::string workbench_link_html(const ojson& d) {
-    const std::string q = workbench_query(d);
+std::string workbench_link_html(const ojson& d, const ojson& inputs) {
+    const std::string q = workbench_query(d, inputs);
     if (q.empty()) return "";
     std::string href = std::string(kWorkbenchFromReport) + q;
     std::string escaped;
     for (const char c : href) escaped += c == '&' ? std::string("&amp;") : std::string(1, c);
-    return "<p>In the workbench (<code>refcheck workbench --out out/workbench</code>): <a href=\"" + escaped +
-           "\">the divergent record, its divergent faces highlighted</a></p>";
+    return "<p>In the workbench (<code>refcheck workbench --data DATA --out out/workbench</code>, DATA the "
+           "run's data root; a site built from other archives says so): <a href=\"" +
+           escaped + "\">the divergent record, its divergent faces highlighted</a></p>";
 }
 
 } // namespace refcheck::harness

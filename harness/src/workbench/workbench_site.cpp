@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "report/png.hpp"
+#include "refcheck/harness/hash.hpp"
 #include "refcheck/harness/report.hpp"
 #include "refcheck/harness/run.hpp"
 #include "refcheck/harness/workbench.hpp"
@@ -163,7 +164,9 @@ WorkbenchSummary write_workbench(const WorkbenchOptions& options) {
     const auto archive = [&options](std::string_view guest_name, std::string_view name) {
         return reimpl::read_archive(archive_file(options.data, guest_name, name), name);
     };
-    const auto models = reimpl::ModelArchive::parse(archive("3DDATA\\3DOBJS.BIN", "3DOBJS.BIN"));
+    const std::vector<std::uint8_t> objects = archive("3DDATA\\3DOBJS.BIN", "3DOBJS.BIN");
+    const std::string objects_sha256 = sha256_hex(objects); // record pages compare a report's with it
+    const auto models = reimpl::ModelArchive::parse(objects);
     const auto textures = reimpl::TextureArchive::parse(archive("3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"));
     const auto palette = reimpl::build_palette(archive("3DPAL.RGB", "3DPAL.RGB"), options.warzone);
     reimpl::Interpreter interpreter(models, textures);
@@ -223,7 +226,9 @@ WorkbenchSummary write_workbench(const WorkbenchOptions& options) {
         index.push_back(std::move(entry));
     }
     site.script("data/index.js", "window.WB_INDEX",
-                {{"data", options.data.filename().string()}, {"records", std::move(index)}});
+                {{"data", options.data.filename().string()},
+                 {"archives", {{"3DDATA/3DOBJS.BIN", objects_sha256}}},
+                 {"records", std::move(index)}});
     site.script("data/palette.js", "window.WB_PALETTE", palette_json(palette, options.warzone));
     site.script("data/textures.js", "window.WB_TEXTURES", textures_json(textures));
     for (const WorkbenchAsset& asset : workbench_assets()) site.write(asset.name, asset.content);
