@@ -59,7 +59,30 @@ ojson shadow_case(const std::vector<std::uint32_t>& records) {
               {"states", {0}}}}};
 }
 
-class SoundVerdictTest : public CliTest {};
+class SoundVerdictTest : public CliTest {
+protected:
+    // The program case "switches" (records 0..40 of the small archives, missing normals and grid
+    // rounding allowed) and the --patch value negating op_ifmask's mask test (the je after the and
+    // of the state with the mask made jne), which sends the walk the other way.
+    std::pair<fs::path, std::string> switches_and_negated_mask_test() {
+        const CodeSite mask_and = find_instruction("op_ifmask", [](const emu::Instruction& i) {
+            return i.text.rfind("and ", 0) == 0 && i.text.find("ptr") != std::string::npos;
+        });
+        const emu::Address after = mask_and.instruction.address;
+        const CodeSite je = find_instruction("op_ifmask", [after](const emu::Instruction& i) {
+            return i.address > after && i.text.rfind("je ", 0) == 0;
+        });
+        EXPECT_EQ(je.bytes.size(), 2u);
+        std::vector<std::uint8_t> jne = je.bytes;
+        jne[0] = 0x75;
+        ProgramCase c = small_program();
+        c.records = {};
+        ojson j = c.to_json();
+        j["selection"]["records"] = {{"from", 0}, {"to", 40}};
+        j["allow"] = {"missing_normal", "grid_rounding"};
+        return {write_case("switches", j), je.where() + ":" + hex_bytes(jne)};
+    }
+};
 
 // An original that faults on every call was "equivalent": the faults were listed and counted for
 // nothing, and blank frames matched blank frames.
@@ -210,29 +233,13 @@ namespace {
 // the other way, and the first divergence is that switch's control_flow event (where the walk went
 // next), before any face of the branch.
 TEST_F(SoundVerdictTest, AStateSwitchSendingTheWalkElsewhereDivergesAtItsControlFlowEvent) {
-    const CodeSite mask_and = find_instruction("op_ifmask", [](const emu::Instruction& i) {
-        return i.text.rfind("and ", 0) == 0 && i.text.find("ptr") != std::string::npos;
-    });
-    const emu::Address after = mask_and.instruction.address;
-    const CodeSite je = find_instruction("op_ifmask", [after](const emu::Instruction& i) {
-        return i.address > after && i.text.rfind("je ", 0) == 0;
-    });
-    ASSERT_EQ(je.bytes.size(), 2u);
-    std::vector<std::uint8_t> jne = je.bytes;
-    jne[0] = 0x75;
-    ProgramCase c = small_program();
-    c.records = {};
-    ojson j = c.to_json();
-    j["selection"]["records"] = {{"from", 0}, {"to", 40}};
-    j["allow"] = {"missing_normal", "grid_rounding"};
-    const fs::path file = write_case("switches", j);
+    const auto [file, patch] = switches_and_negated_mask_test();
     const std::string common = quote(file) + " --data " + quote(kSmallData);
     const Result clean = refcheck("run " + common + " --out clean");
     ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
     ASSERT_GT(read_json(path("clean/switches.json")).at("counts").at("by_kind").value("control_flow", 0), 0)
         << "the small archives need an op 3 in records 0..40";
-    const Result run =
-        refcheck("run " + common + " --out patched --patch " + je.where() + ":" + hex_bytes(jne));
+    const Result run = refcheck("run " + common + " --out patched --patch " + patch);
     EXPECT_EQ(run.code, 1) << run.out << run.err;
     const ojson d = read_json(path("patched/switches.json")).at("first_unexplained");
     const ojson& event = d.at("original").is_object() ? d.at("original") : d.at("reimpl");
@@ -317,24 +324,9 @@ namespace {
 // lists the case as on another basis (seeded faults), not as fixed, and exits 0; each run index row
 // records the case file's SHA-256, the image, profile and archives, and the seeding.
 TEST_F(SoundVerdictTest, ARunThatOnlyDroppedItsSeededFaultFixedNothing) {
-    const CodeSite mask_and = find_instruction("op_ifmask", [](const emu::Instruction& i) {
-        return i.text.rfind("and ", 0) == 0 && i.text.find("ptr") != std::string::npos;
-    });
-    const emu::Address after = mask_and.instruction.address;
-    const CodeSite je = find_instruction("op_ifmask", [after](const emu::Instruction& i) {
-        return i.address > after && i.text.rfind("je ", 0) == 0;
-    });
-    std::vector<std::uint8_t> jne = je.bytes;
-    jne[0] = 0x75;
-    ProgramCase c = small_program();
-    c.records = {};
-    ojson j = c.to_json();
-    j["selection"]["records"] = {{"from", 0}, {"to", 40}};
-    j["allow"] = {"missing_normal", "grid_rounding"};
-    const fs::path file = write_case("switches", j);
+    const auto [file, patch] = switches_and_negated_mask_test();
     const std::string common = quote(file) + " --data " + quote(kSmallData);
-    ASSERT_EQ(refcheck("run " + common + " --out seeded --patch " + je.where() + ":" + hex_bytes(jne)).code,
-              1);
+    ASSERT_EQ(refcheck("run " + common + " --out seeded --patch " + patch).code, 1);
     ASSERT_EQ(refcheck("run " + common + " --out clean").code, 0);
     const ojson basis = read_json(path("clean/run.json")).at("cases").at(0).at("basis");
     EXPECT_EQ(basis.at("case_sha256"), harness::sha256_file(file));
