@@ -192,7 +192,9 @@ struct Worker {
     std::optional<std::size_t> running; // the case handed to it
     std::chrono::steady_clock::time_point since;
     Breadcrumb* crumb = nullptr;
-    bool timed_out = false; // the parent killed it for exceeding case_seconds
+    // The case it was running when the parent killed it at case_seconds: it is handed nothing more,
+    // and that case's death names the limit (unless its result came in first).
+    std::optional<std::size_t> killed_at_limit;
 };
 
 } // namespace
@@ -400,7 +402,7 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
             ++finished;
             if (wk.running == index) wk.running.reset();
             if (cb.done) cb.done(index);
-            hand(wk);
+            if (!wk.killed_at_limit) hand(wk); // a killed worker's slot is restarted at its death
         }
     };
 
@@ -444,7 +446,7 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
         const auto now = std::chrono::steady_clock::now();
         if (cb.case_seconds > 0)
             for (const Worker& wk : workers) {
-                if (!wk.running || wk.timed_out || wk.pid <= 0) continue;
+                if (!wk.running || wk.killed_at_limit || wk.pid <= 0) continue;
                 const double left = cb.case_seconds - std::chrono::duration<double>(now - wk.since).count();
                 const int ms = left <= 0 ? 0 : static_cast<int>(std::min(left * 1000.0 + 1.0, 3.6e6));
                 wait_ms = wait_ms < 0 ? ms : std::min(wait_ms, ms);
@@ -459,9 +461,9 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
             // (this round or the next) as any other, with the limit named.
             const auto after = std::chrono::steady_clock::now();
             for (Worker& wk : workers)
-                if (wk.running && !wk.timed_out && wk.pid > 0 &&
+                if (wk.running && !wk.killed_at_limit && wk.pid > 0 &&
                     std::chrono::duration<double>(after - wk.since).count() >= cb.case_seconds) {
-                    wk.timed_out = true;
+                    wk.killed_at_limit = wk.running;
                     ::kill(wk.pid, SIGKILL);
                 }
         }
@@ -483,15 +485,24 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
             int status = 0;
             while (waitpid(wk.pid, &status, 0) < 0 && errno == EINTR) {}
             wk.pid = -1;
-            if (!wk.running) continue; // it quit, or died between cases with nothing in hand
+            if (!wk.running) {
+                // It quit (nothing was left), died between cases, or was killed at its limit just
+                // after its result came in: a new worker takes what is left.
+                if (!queue.empty()) {
+                    start(which[k]);
+                    hand(workers[which[k]]);
+                }
+                continue;
+            }
             const std::size_t index = *wk.running;
             wk.running.reset();
             const bool started = wk.crumb->case_index == static_cast<std::int64_t>(index);
-            if (!started && handed[index] < 2 && !wk.timed_out) {
+            const bool at_limit = wk.killed_at_limit == index;
+            if (!started && handed[index] < 2 && !at_limit) {
                 queue.push_front(index); // it died before it began the case: another worker runs it
             } else {
                 WorkerDeath d;
-                if (wk.timed_out) d.timed_out_after = cb.case_seconds;
+                if (at_limit) d.timed_out_after = cb.case_seconds;
                 if (WIFSIGNALED(status))
                     d.signal = WTERMSIG(status);
                 else if (WIFEXITED(status))
