@@ -311,6 +311,15 @@ TEST_F(SoundVerdictTest, AFlagRuleNeedsTheOriginalsOwnClassificationToo) {
     EXPECT_NE(seeded.out.find("claimed, not exercised: right-edge:fault.tex.right_edge.flag"),
               std::string::npos)
         << seeded.out;
+    // The sides' disagreement is in the report itself: matched faces the reimplementation flagged
+    // for the right edge and the original did not. The clean run has none.
+    const ojson disagree = read_json(path("seeded/right-edge.json")).at("counts").at("flags_disagree");
+    EXPECT_GT(disagree.at("reimpl_only").at("texture_right_edge").get<std::uint64_t>(), 0u)
+        << disagree.dump();
+    EXPECT_FALSE(read_json(path("clean/right-edge.json")).at("counts").contains("flags_disagree"));
+    EXPECT_EQ(read_json(path("seeded/run.json")).at("totals").at("counts").at("flags_disagree"), disagree);
+    EXPECT_NE(seeded.out.find("  flags disagree on texture_right_edge: "), std::string::npos) << seeded.out;
+    EXPECT_EQ(clean.out.find("flags disagree"), std::string::npos) << clean.out;
 }
 
 } // namespace

@@ -123,6 +123,12 @@ void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& fi
     for (const auto& [cause, n] : harness::member(c, "known_by_cause").items())
         std::cout << "  known divergence " << cause << ": " << with_commas(n.get<std::uint64_t>())
                   << " (the cause witnessed on both sides)\n";
+    // Matched pairs whose documented-fault flags the sides gave differently (counts.flags_disagree).
+    for (const char* side : {"original_only", "reimpl_only"})
+        for (const auto& [cause, n] : harness::member(harness::member(c, "flags_disagree"), side).items())
+            std::cout << "  flags disagree on " << cause << ": " << with_commas(n.get<std::uint64_t>())
+                      << " matched event(s) flagged by the "
+                      << (side[0] == 'o' ? "original only" : "reimplementation only") << "\n";
     if (s.index.contains("ledger")) std::cout << harness::ledger_summary(s.index.at("ledger")) << "\n";
     // What the seeded faults changed, by the case reports (run.json's seeded_effect, one row per patch
     // given): a patch no case ran, or a swap that gave no case another light, left every comparison

@@ -22,9 +22,18 @@ void Counts::add(const Counts& o) {
     blank_frames += o.blank_frames;
     for (const auto& [k, v] : o.known_by_cause) known_by_cause[k] += v;
     for (const auto& [k, v] : o.by_kind) by_kind[k] += v;
+    for (const auto& [k, v] : o.flag_original_only) flag_original_only[k] += v;
+    for (const auto& [k, v] : o.flag_reimpl_only) flag_reimpl_only[k] += v;
 }
 
 Comparator::Comparator(CompareOptions options) : options_(std::move(options)) {}
+
+void Comparator::count_flag_disagreement(std::uint32_t original, std::uint32_t reimpl) {
+    for (const KnownDivergence& k : known_divergences()) {
+        if ((original & k.flag) && !(reimpl & k.flag)) ++counts_.flag_original_only[std::string(k.id)];
+        if ((reimpl & k.flag) && !(original & k.flag)) ++counts_.flag_reimpl_only[std::string(k.id)];
+    }
+}
 
 namespace {
 
@@ -197,6 +206,8 @@ void Comparator::compare(const std::string& input, const std::vector<EventRecord
             diffs = diff_fields(a[step.original], b[step.reimpl]);
             if (diffs.empty()) {
                 ++counts_.matched;
+                if (a[step.original].flags != b[step.reimpl].flags)
+                    count_flag_disagreement(a[step.original].flags, b[step.reimpl].flags);
                 if (observer_) observer_(a[step.original], b[step.reimpl]);
                 continue;
             }

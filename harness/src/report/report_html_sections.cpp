@@ -130,11 +130,18 @@ std::string cases_table(const ojson& index) {
         std::string causes;
         for (const auto& [k, v] : member(c, "known_by_cause").items())
             causes += (causes.empty() ? "" : ", ") + k + " " + v.dump();
+        // Matched pairs whose documented-fault flags the two sides gave differently.
+        std::string flags_differ;
+        for (const char* side : {"original_only", "reimpl_only"})
+            for (const auto& [k, v] : member(member(c, "flags_disagree"), side).items())
+                flags_differ += (flags_differ.empty() ? "" : ", ") + k + " " +
+                                (side[0] == 'o' ? "original only " : "reimpl only ") + v.dump();
         h << "<tr class=" << st << "><td><a href=\"#case-" << escape_markup(name) << "\">"
           << escape_markup(name) << "</a></td><td>" << escape_markup(text(row, "family")) << "</td><td>" << st
-          << "</td><td>" << count(c, "compared") << "</td><td>" << count(c, "matched") << "</td><td>"
-          << count(c, "known") << (causes.empty() ? "" : " (" + escape_markup(causes) + ")") << "</td><td>"
-          << count(c, "unexplained");
+          << "</td><td>" << count(c, "compared") << "</td><td>" << count(c, "matched")
+          << (flags_differ.empty() ? "" : " (flags differ: " + escape_markup(flags_differ) + ")")
+          << "</td><td>" << count(c, "known") << (causes.empty() ? "" : " (" + escape_markup(causes) + ")")
+          << "</td><td>" << count(c, "unexplained");
         if (count(c, "unexplained"))
             h << " (" << count(c, "missing_in_reimpl") << " / " << count(c, "extra_in_reimpl") << " / "
               << count(c, "changed") << " / " << count(c, "faults") << ")";

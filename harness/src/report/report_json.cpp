@@ -98,6 +98,13 @@ ojson to_json(const Counts& c) {
     for (const auto& [k, v] : c.known_by_cause) j["known_by_cause"][k] = v;
     j["by_kind"] = ojson::object();
     for (const auto& [k, v] : c.by_kind) j["by_kind"][k] = v;
+    // Only when the sides disagreed on a matched pair's flags (Counts::flag_original_only).
+    if (!c.flag_original_only.empty() || !c.flag_reimpl_only.empty()) {
+        ojson& d =
+            j["flags_disagree"] = {{"original_only", ojson::object()}, {"reimpl_only", ojson::object()}};
+        for (const auto& [k, v] : c.flag_original_only) d["original_only"][k] = v;
+        for (const auto& [k, v] : c.flag_reimpl_only) d["reimpl_only"][k] = v;
+    }
     return j;
 }
 
@@ -116,6 +123,12 @@ Counts counts_from_json(const ojson& j) {
     c.blank_frames = n("blank_frames");
     for (const auto& [k, v] : j.at("known_by_cause").items()) c.known_by_cause[k] = v.get<std::uint64_t>();
     for (const auto& [k, v] : j.at("by_kind").items()) c.by_kind[k] = v.get<std::uint64_t>();
+    if (j.contains("flags_disagree")) {
+        const ojson& d = j.at("flags_disagree");
+        for (const auto& [k, v] : d.at("original_only").items())
+            c.flag_original_only[k] = v.get<std::uint64_t>();
+        for (const auto& [k, v] : d.at("reimpl_only").items()) c.flag_reimpl_only[k] = v.get<std::uint64_t>();
+    }
     return c;
 }
 
@@ -363,6 +376,11 @@ ojson make_run_index(const std::vector<ojson>& reports, const ojson& seeded_faul
         for (const auto& [k, v] : member(c, "known_by_cause").items())
             total.known_by_cause[k] += v.get<std::uint64_t>();
         for (const auto& [k, v] : member(c, "by_kind").items()) total.by_kind[k] += v.get<std::uint64_t>();
+        const ojson& disagree = member(c, "flags_disagree");
+        for (const auto& [k, v] : member(disagree, "original_only").items())
+            total.flag_original_only[k] += v.get<std::uint64_t>();
+        for (const auto& [k, v] : member(disagree, "reimpl_only").items())
+            total.flag_reimpl_only[k] += v.get<std::uint64_t>();
     }
     index["status"] = errors ? "error" : divergent ? "divergent" : "equivalent";
     index["cases"] = cases;

@@ -1,8 +1,12 @@
 // Stream comparison: alignment, field diffs, and classification by the known-divergence registry.
 #include "refcheck/harness/compare.hpp"
 #include "refcheck/harness/divergences.hpp"
+#include "refcheck/harness/report.hpp"
 
 #include <gtest/gtest.h>
+
+#include <map>
+#include <string>
 
 using namespace refcheck::harness;
 
@@ -247,4 +251,38 @@ TEST(Registry, EveryEntryNamesARuleAFlagAndFields) {
         EXPECT_EQ(find_known_divergence(k.id), &k);
     }
     EXPECT_EQ(find_known_divergence("made_up"), nullptr);
+}
+
+// Equal events whose documented-fault flags differ still match (the verdict is the events'), but the
+// disagreement is counted per registry id and side, survives the report's JSON and adds up across
+// parts: before, a matched pair's flags were never compared, so a reimplementation that flagged
+// nothing (or everything) went unseen wherever its events agreed.
+TEST(Compare, MatchedPairsWhoseFlagsDifferAreCountedPerCauseAndSide) {
+    Comparator c({});
+    c.compare("x",
+              {face(0, 3, {10, 20}, kMissingNormal), face(10, 4, {10, 20}, kGridModel),
+               face(20, 5, {10, 20}, kGridModel | kTextureRightEdge)},
+              {face(0, 3), face(10, 4, {10, 20}, kGridModel),
+               face(20, 5, {10, 20}, kGridModel | kTexturePastImage)});
+    const Counts& n = c.counts();
+    EXPECT_EQ(n.matched, 3u);
+    EXPECT_EQ(n.unexplained, 0u);
+    EXPECT_EQ(n.flag_original_only,
+              (std::map<std::string, std::uint64_t>{{"missing_normal", 1}, {"texture_right_edge", 1}}));
+    EXPECT_EQ(n.flag_reimpl_only, (std::map<std::string, std::uint64_t>{{"texture_past_allocation", 1}}));
+
+    const ojson j = to_json(n);
+    EXPECT_EQ(j.at("flags_disagree").at("original_only").at("missing_normal"), 1);
+    EXPECT_EQ(j.at("flags_disagree").at("reimpl_only").at("texture_past_allocation"), 1);
+    Counts twice = counts_from_json(j);
+    twice.add(n);
+    EXPECT_EQ(twice.flag_original_only.at("texture_right_edge"), 2u);
+    EXPECT_EQ(twice.flag_reimpl_only.at("texture_past_allocation"), 2u);
+
+    // Agreeing flags: nothing counted, and the report has no such member.
+    Comparator agree({});
+    agree.compare("x", {face(0, 3, {10, 20}, kGridModel)}, {face(0, 3, {10, 20}, kGridModel)});
+    EXPECT_TRUE(agree.counts().flag_original_only.empty());
+    EXPECT_TRUE(agree.counts().flag_reimpl_only.empty());
+    EXPECT_FALSE(to_json(agree.counts()).contains("flags_disagree"));
 }

@@ -52,6 +52,12 @@ struct Counts {
     std::uint64_t blank_frames = 0; // blank frames on both sides, set aside (not compared)
     std::map<std::string, std::uint64_t> known_by_cause;
     std::map<std::string, std::uint64_t> by_kind; // events compared per event kind
+    // Matched pairs whose documented-fault flags differ (the original's from its own memory,
+    // FaceWitness::classify; the reimplementation's from its own computation), per registry id:
+    // flagged by the original only, by the reimplementation only. The events agree, so the verdict
+    // stands, but the sides disagree on which documented fault applies: a flag rule counts neither
+    // such pair (both must flag), and an excuse needs both sides' flag.
+    std::map<std::string, std::uint64_t> flag_original_only, flag_reimpl_only;
     void add(const Counts& other);
 };
 
@@ -124,6 +130,7 @@ public:
 private:
     void record(Divergence d, const std::vector<EventRecord>& a, const std::vector<EventRecord>& b);
     bool classify(Divergence& d) const;
+    void count_flag_disagreement(std::uint32_t original, std::uint32_t reimpl);
     bool skipped(const std::string& input); // not the input only() names
     CompareOptions options_;
     Counts counts_;
