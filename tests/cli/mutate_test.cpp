@@ -191,5 +191,36 @@ TEST_F(MutateTest, ALoopThatNeverExitsEndsAtItsInstructionBudget) {
     EXPECT_EQ(m->at("killed_by").at("event").at("original"), "fault");
 }
 
+// A baseline case that never finishes (a hang outside the guest: REFCHECK_TEST_WORKER_CRASH=CASE:hang
+// pauses for ever) is stopped at --case-timeout, as in refcheck run: the case is unusable, named with
+// the limit, and the mutants are run on the other case. Before, mutate's workers had no limit and the
+// whole run waited for ever.
+TEST_F(MutateTest, ABaselineCaseThatHangsIsStoppedAtTheCaseTimeoutAndTheOthersScore) {
+    const CodeSite branch = find_instruction(
+        "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
+    const fs::path program = write_case("small-program", small_program().to_json());
+    const fs::path palette = write_case("small-palette", small_palette());
+    const Result r =
+        refcheck("mutate " + quote(program) + " " + quote(palette) + " --data " + quote(kSmallData) +
+                     " --jobs 2 --out m --case-timeout 10 --routines '(^|:)op_secondary$' "
+                     "--operators negate_jcc",
+                 "REFCHECK_TEST_WORKER_CRASH=small-palette:hang");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const ojson j = read_json(path("m/mutate.json"));
+    std::optional<ojson> hung;
+    for (const ojson& c : j.at("cases"))
+        if (c.at("case") == "small-palette") hung = c;
+    ASSERT_TRUE(hung) << j.at("cases").dump();
+    const std::string note = hung->value("note", std::string());
+    EXPECT_NE(note.find("not equivalent on the unmutated image (error: the worker was stopped (SIGKILL) at "
+                        "its wall-clock limit of 10 s per case"),
+              std::string::npos)
+        << note;
+    const ojson* m = find_mutant(j, branch.instruction.address, "negate_jcc");
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(m->at("status"), "killed") << m->dump();
+    EXPECT_EQ(m->at("killed_by").at("case"), "small-program") << m->dump();
+}
+
 } // namespace
 } // namespace refcheck::cli_test

@@ -27,6 +27,7 @@ struct MutateArgs {
     double min_score = -1;
     std::string equivalents;
     std::size_t inputs_per_mutant = 32;
+    double case_timeout = harness::RunOptions{}.case_timeout;
 };
 } // namespace
 
@@ -45,6 +46,12 @@ const Command& mutate_command() {
             app.add_option("--jobs,-j", a->jobs, "Worker processes (at least 1; default: the cores)")
                 ->capture_default_str()
                 ->check(at_least_one());
+            app.add_option("--case-timeout", a->case_timeout,
+                           "Wall-clock seconds a worker has for one baseline case or one mutant from a fresh "
+                           "boot; past it the worker is killed and the run goes on: the case is unusable, "
+                           "the mutant killed by \"timeout\" (0: no limit)")
+                ->capture_default_str()
+                ->check(CLI::NonNegativeNumber);
             app.add_option("--routines", a->routines,
                            "Only mutants of routines whose name matches this regex");
             app.add_option(
@@ -75,6 +82,7 @@ const Command& mutate_command() {
                 // Survivors that no input reaches get their block's cause from the coverage reasons.
                 o.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases" / "coverage" / "reasons.json";
                 o.run.jobs = a->jobs;
+                o.run.case_timeout = a->case_timeout;
                 o.routines = a->routines;
                 std::stringstream ops(a->operators);
                 for (std::string op; std::getline(ops, op, ',');)

@@ -768,6 +768,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         r.report = {{"status", "error"}, {"error", "the worker " + d.what()}};
         return r;
     };
+    base.case_seconds = options.run.case_timeout; // a hang outside the guest: the case is unusable
     std::vector<CaseResult> baseline = run_in_workers(cases.size(), jobs, base);
     const double baseline_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     std::size_t usable = 0;
@@ -1007,7 +1008,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
                     {"killed_by",
                      {{"case", ""},
                       {"input", d.input},
-                      {"how", "crash"},
+                      {"how", d.timed_out_after > 0 ? "timeout" : "crash"},
                       {"event", nullptr},
                       {"detail", "the worker " + d.what() + (d.routine.empty() ? "" : " in " + d.routine)}}}};
         r.seconds = d.seconds;
@@ -1018,6 +1019,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         ++booted_runs;
         if (booted_runs % 50 == 0 || booted_runs == booted.size()) progress("from a fresh boot");
     };
+    mut.case_seconds = options.run.case_timeout; // per mutant: past it, killed by "timeout"
     const std::vector<CaseResult> fresh = run_in_workers(booted.size(), jobs, mut);
     for (std::size_t k = 0; k < booted.size(); ++k) {
         const std::size_t i = booted[k];
