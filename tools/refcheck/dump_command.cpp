@@ -4,12 +4,10 @@
 
 #include "refcheck/harness/run.hpp"
 #include "refcheck/reimpl/disassembler.hpp"
-#include "refcheck/reimpl/file_bytes.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
 #include "refcheck/reimpl/texture_archive.hpp"
 
 #include <iostream>
-#include <string_view>
 
 namespace refcheck::cli {
 
@@ -23,13 +21,11 @@ const Command& dump_command() {
             app.add_option("--data", *data, "Data root holding 3DDATA/")->capture_default_str();
             return [record, data] {
                 const std::filesystem::path root = *data;
-                // Found as the guest finds them (harness::archive_file), regular files only.
-                const auto archive = [&root](std::string_view guest_name, std::string_view name) {
-                    return reimpl::read_archive(harness::archive_file(root, guest_name, name), name);
-                };
-                const auto models = reimpl::ModelArchive::parse(archive("3DDATA\\3DOBJS.BIN", "3DOBJS.BIN"));
-                const auto textures =
-                    reimpl::TextureArchive::parse(archive("3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"));
+                // Found as the guest finds them (harness::read_data_archive), regular files only.
+                const auto models = reimpl::ModelArchive::parse(
+                    harness::read_data_archive(root, "3DDATA\\3DOBJS.BIN", "3DOBJS.BIN"));
+                const auto textures = reimpl::TextureArchive::parse(
+                    harness::read_data_archive(root, "3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"));
                 std::cout << reimpl::dump_record(models, *record, &textures);
                 return kEquivalent;
             };

@@ -5,7 +5,6 @@
 #include "family/families.hpp"
 
 #include "refcheck/reimpl/disassembler.hpp"
-#include "refcheck/reimpl/file_bytes.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
 #include "refcheck/reimpl/texture_archive.hpp"
 
@@ -101,10 +100,10 @@ std::optional<PacketRef> packet_of(const ojson& d, const ProbeFindings& f) {
 }
 
 ojson listing_json(const Environment& env, const PacketRef& at, std::size_t context) {
-    const auto models = reimpl::ModelArchive::parse(
-        reimpl::read_file_bytes(archive_file(env.data, "3DDATA\\3DOBJS.BIN", "3DOBJS.BIN")));
-    const auto textures = reimpl::TextureArchive::parse(
-        reimpl::read_file_bytes(archive_file(env.data, "3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN")));
+    const auto models =
+        reimpl::ModelArchive::parse(read_data_archive(env.data, "3DDATA\\3DOBJS.BIN", "3DOBJS.BIN"));
+    const auto textures =
+        reimpl::TextureArchive::parse(read_data_archive(env.data, "3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"));
     const std::string text = reimpl::disassemble(reimpl::decode_program(models, at.record, &textures));
     return {{"record", at.record},
             {"offset", at.offset},

@@ -1,11 +1,14 @@
 #include "refcheck/harness/case.hpp"
 
 #include "refcheck/harness/divergences.hpp"
+#include "refcheck/harness/hash.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
+#include <span>
 #include <cstdlib>
 #include <limits>
 #include <type_traits>
@@ -217,17 +220,22 @@ Case parse_case(const json& j, const std::filesystem::path& file);
 } // namespace
 
 Case load_case(const std::filesystem::path& file) {
-    std::ifstream in(file);
+    // Read once: the case parsed and the SHA-256 its reports give are of the same bytes.
+    std::ifstream in(file, std::ios::binary);
     if (!in) fail(file, "cannot read the case file");
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) fail(file, "cannot read the case file");
     json j;
     try {
-        j = json::parse(in);
+        j = json::parse(bytes);
     } catch (const json::exception& e) {
         fail(file, std::string("not valid JSON: ") + e.what());
     }
     if (!j.is_object()) fail(file, "a case is a JSON object");
     try {
-        return parse_case(j, file);
+        Case c = parse_case(j, file);
+        c.sha256 = sha256_hex(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+        return c;
     } catch (const json::exception& e) {
         // A part of another JSON type than the one read from it (a "selection" that is a number...):
         // a CaseError naming the file, not nlohmann's type_error (fuzz/case_json).

@@ -302,13 +302,17 @@ std::size_t shard_parts(const Case& c, const RunOptions& o) {
 // The cases a run runs: the shard's, those the filter selects, narrowed as the options say, sorted
 // by name (reports are ordered by case name, so a sharded run merges into the same index). Case file
 // i goes whole to shard i mod N; part p of a split one to shard (i + p) mod N, so its parts go to
-// different shards.
-std::vector<Planned> plan_cases(const std::vector<fs::path>& case_files, const RunOptions& options) {
+// different shards. `whole_run`, when given, receives every selected case of the whole run (name,
+// case file SHA-256 as parsed), whichever shard holds it: the plan of a sharded run.
+using PlannedNames = std::vector<std::pair<std::string, std::string>>;
+std::vector<Planned> plan_cases(const std::vector<fs::path>& case_files, const RunOptions& options,
+                                PlannedNames* whole_run = nullptr) {
     const Shard shard = options.shard;
     std::vector<Planned> out;
     for (std::size_t i = 0; i < case_files.size(); ++i) {
         Case c = load_case(case_files[i]); // every file: whether it is split depends on the case
         if (options.filter && !options.filter->selects_case(c.name)) continue;
+        if (whole_run) whole_run->emplace_back(c.name, c.sha256);
         c.only = options.only;
         c.filter = options.filter;
         const std::size_t n = shard_parts(c, options);
@@ -326,15 +330,9 @@ std::vector<Planned> plan_cases(const std::vector<fs::path>& case_files, const R
 } // namespace
 
 // What the whole of a sharded run compares, the same in every shard: each case the filter selects
-// (name and file SHA-256, by name) and the narrowing. merge refuses shards whose plans differ and a
-// planned case that no shard output holds.
-static ojson run_plan_json(const std::vector<fs::path>& case_files, const RunOptions& options) {
-    std::vector<std::pair<std::string, std::string>> planned;
-    for (const fs::path& file : case_files) {
-        const Case c = load_case(file);
-        if (options.filter && !options.filter->selects_case(c.name)) continue;
-        planned.emplace_back(c.name, sha256_file(file));
-    }
+// (name and file SHA-256 as parsed by plan_cases, by name: the files are read once) and the
+// narrowing. merge refuses shards whose plans differ and a planned case that no shard output holds.
+static ojson run_plan_json(PlannedNames planned, const RunOptions& options) {
     std::sort(planned.begin(), planned.end());
     ojson cases = ojson::array();
     for (const auto& [name, sha] : planned) cases.push_back({{"case", name}, {"case_sha256", sha}});
@@ -469,7 +467,8 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     const auto start = std::chrono::steady_clock::now();
     std::vector<Case> cases;
     std::vector<std::optional<CasePart>> shard_part; // by case: the part of it this shard holds
-    for (Planned& p : plan_cases(case_files, options)) {
+    PlannedNames whole_run;                          // every case of the whole run, for a shard's plan
+    for (Planned& p : plan_cases(case_files, options, &whole_run)) {
         cases.push_back(std::move(p.c));
         shard_part.push_back(p.shard_part);
     }
@@ -607,7 +606,7 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
             const std::string file = part_file(cases[i].name, p);
             write_file_atomically(options.out / file, encode_result(p.index, r));
             held.push_back({{"case", cases[i].name},
-                            {"case_sha256", sha256_file(cases[i].file)},
+                            {"case_sha256", cases[i].sha256},
                             {"part", p.index},
                             {"of", p.count},
                             {"file", file},
@@ -631,7 +630,8 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
     }
     summary.index = write_run_outputs(
         options.out, reports, options.shard, seeded_faults_json(options.injection, sites), seconds,
-        shared.json(), held, options.shard.count > 1 ? run_plan_json(case_files, options) : ojson(nullptr));
+        shared.json(), held,
+        options.shard.count > 1 ? run_plan_json(std::move(whole_run), options) : ojson(nullptr));
     summary.html = options.out / "index.html";
     const std::string status = summary.index.at("status").get<std::string>();
     summary.exit_code = status == "equivalent" ? 0 : status == "divergent" ? 1 : 2;
@@ -879,10 +879,10 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
                                          " was split across the shards, but no case file "
                                          "given to merge is named " +
                                          name + ".json");
-            if (sha256_file(*file) != h.case_sha256)
+            Case c = load_case(*file);
+            if (c.sha256 != h.case_sha256)
                 throw std::runtime_error("case " + name + ": " + file->string() +
                                          " is not the file the shards ran (its SHA-256 differs)");
-            Case c = load_case(*file);
             c.only = finish->only;
             c.filter = finish->filter;
             cases.push_back(std::move(c));

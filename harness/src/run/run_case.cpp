@@ -8,6 +8,7 @@
 #include "refcheck/harness/coverage.hpp"
 #include "refcheck/harness/coverage_reasons.hpp"
 #include "refcheck/harness/hash.hpp"
+#include "refcheck/harness/input_watch.hpp"
 #include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/run.hpp"
 #include "refcheck/emu/data_root.hpp"
@@ -307,6 +308,17 @@ fs::path archive_file(const fs::path& data, std::string_view guest_name, std::st
     return r.status == emu::Resolution::Status::found ? r.host : data / written;
 }
 
+std::vector<std::uint8_t> read_data_archive(const fs::path& data, std::string_view guest_name,
+                                            std::string_view archive, InputWatch* watch) {
+    const fs::path file = archive_file(data, guest_name, archive);
+    if (watch) {
+        std::string label(guest_name);
+        std::replace(label.begin(), label.end(), '\\', '/');
+        watch->watch(file, std::move(label)); // before the read: a write during it shows too
+    }
+    return reimpl::read_archive(file, archive);
+}
+
 CaseResult run_case(const Case& c, const Environment& env, const Injection& injection) {
     return run_case_with(c, env, injection, nullptr);
 }
@@ -315,14 +327,9 @@ ojson case_report_head(const Case& c) {
     ojson r;
     r["schema"] = kCaseReportSchema;
     r["case"] = c.name;
-    // The case file as read (what refcheck diff requires of a fix: the same case).
-    if (!c.file.empty()) {
-        try {
-            r["case_sha256"] = sha256_file(c.file);
-        } catch (const std::exception&) {
-            // the case was parsed from it; a file gone since is reported by its absence here
-        }
-    }
+    // The case file as parsed (what refcheck diff requires of a fix: the same case), not as it is
+    // now: an edit during the run does not change what this case ran.
+    if (!c.sha256.empty()) r["case_sha256"] = c.sha256;
     r["family"] = std::string(family_name(c.family));
     r["description"] = c.description;
     r["rules"] = c.rules;
@@ -416,7 +423,10 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     std::vector<KeyedBlock> keyed;             // the blocks of the reasons' groups
     bool reasons_apply = false;                // the reasons are for this image's hash
     std::uint64_t boot_instructions = 0;       // a part's instructions before its family ran
+    InputWatch watched; // what the report names by SHA-256, stamped before it is first read
     try {
+        watched.watch(env.profile, "the profile");
+        watched.watch(env.image, "the image");
         const Profile profile = load_profile(env.profile); // the Original keeps its own copy
         std::vector<std::string> needed = needed_symbols(c.family);
         if (c.scene.terrain_map) needed.emplace_back("terrain_map"); // scene.sampler.standin
@@ -438,7 +448,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         std::vector<reimpl::FormatError> lacking;
         const auto archive = [&](std::string_view guest_name, std::string_view name) {
             try {
-                return reimpl::read_archive(archive_file(env.data, guest_name, name), name);
+                return read_data_archive(env.data, guest_name, name, &watched);
             } catch (const reimpl::FormatError& e) {
                 lacking.push_back(e); // refused at boot by both sides, or an error there
                 return std::vector<std::uint8_t>{};
@@ -571,6 +581,13 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         // A case that compared nothing is an error, not an equivalent one: checked before the
         // status is set, so that the result (the CLI's table, the workers) never says equivalent.
         if (!counts.unexplained) require_compared(c, counts, ctx.inputs_left_out != 0);
+        // Both sides read, and the report names, the files as they were stamped: an edit during the
+        // case is an error, whatever the comparison found.
+        if (const std::string changed = watched.changed(); !changed.empty())
+            throw std::runtime_error("an input file changed while the case ran, so the original and the "
+                                     "reimplementation may have read different bytes and the report's "
+                                     "SHA-256 may not be what ran: " +
+                                     changed);
         if (exercised && ctx.inputs_left_out != 0) exercised->set_narrowed();
         if (ctx.inputs_left_out != 0) r["selection"]["inputs_left_out"] = ctx.inputs_left_out;
         result.status = counts.unexplained ? Status::Divergent : Status::Equivalent;

@@ -371,7 +371,7 @@ std::vector<CaseResult> run_in_workers(std::size_t n, unsigned jobs, const Worke
         }
         ::close(t[0]);
         ::close(r[1]);
-        workers[w] = Worker{pid, t[1], r[0], {}, std::nullopt, {}, &crumbs[w]};
+        workers[w] = Worker{pid, t[1], r[0], {}, std::nullopt, {}, &crumbs[w], std::nullopt};
     };
     // Hands the worker its next case, or tells it to quit.
     auto hand = [&](Worker& wk) {

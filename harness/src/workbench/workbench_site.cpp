@@ -14,7 +14,6 @@
 #include "refcheck/harness/workbench.hpp"
 #include "refcheck/reimpl/construction.hpp"
 #include "refcheck/reimpl/disassembler.hpp"
-#include "refcheck/reimpl/file_bytes.hpp"
 #include "refcheck/reimpl/format_error.hpp"
 #include "refcheck/reimpl/interpreter.hpp"
 #include "refcheck/reimpl/palette.hpp"
@@ -160,9 +159,9 @@ std::vector<std::string> split_lines(const std::string& text) {
 } // namespace
 
 WorkbenchSummary write_workbench(const WorkbenchOptions& options) {
-    // Found as the guest finds them (archive_file: case-insensitive, links confined), regular files only.
+    // Found as the guest finds them (read_data_archive: case-insensitive, links confined, regular files).
     const auto archive = [&options](std::string_view guest_name, std::string_view name) {
-        return reimpl::read_archive(archive_file(options.data, guest_name, name), name);
+        return read_data_archive(options.data, guest_name, name);
     };
     const std::vector<std::uint8_t> objects = archive("3DDATA\\3DOBJS.BIN", "3DOBJS.BIN");
     const std::string objects_sha256 = sha256_hex(objects); // record pages compare a report's with it

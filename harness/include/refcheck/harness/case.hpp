@@ -92,6 +92,9 @@ struct Rejection {
 struct Case {
     std::string name; // file stem
     std::filesystem::path file;
+    // SHA-256 of the bytes load_case parsed (empty for a case built in code): what the reports and a
+    // shard's plan name, never the file read again later (it may have been edited since).
+    std::string sha256;
     Family family = Family::Program;
     std::string description;
     std::string image = "default", profile = "default", data = "default";

@@ -50,6 +50,12 @@ struct Environment {
 // reimpl::FormatError naming `archive`.
 std::filesystem::path archive_file(const std::filesystem::path& data, std::string_view guest_name,
                                    std::string_view archive);
+// The bytes of that archive: archive_file, then reimpl::read_archive (a regular file only; a missing
+// or refused one throws a reimpl::FormatError naming `archive`). What run, bisect, dump and
+// workbench read. `watch`, when given, stamps the file before it is read (run_case's InputWatch).
+class InputWatch;
+std::vector<std::uint8_t> read_data_archive(const std::filesystem::path& data, std::string_view guest_name,
+                                            std::string_view archive, InputWatch* watch = nullptr);
 
 // Seeded faults, to show that a comparison finds a difference (tests, experiments). A run with one
 // says so everywhere: a banner on stdout before any case runs (seeded_fault_banner), "seeded_faults"
