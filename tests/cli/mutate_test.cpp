@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <optional>
 
 namespace refcheck::cli_test {
@@ -220,6 +221,28 @@ TEST_F(MutateTest, ABaselineCaseThatHangsIsStoppedAtTheCaseTimeoutAndTheOthersSc
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(m->at("status"), "killed") << m->dump();
     EXPECT_EQ(m->at("killed_by").at("case"), "small-program") << m->dump();
+}
+
+// The mutants are of the first case's image; a case that ran another (by the SHA-256 its own report
+// names, not the file hashed again afterwards) is unusable and says so.
+TEST_F(MutateTest, ACaseThatRanAnotherImageIsNotUsed) {
+    const fs::path program = write_case("small-program", small_program().to_json());
+    ojson retail = small_palette();
+    retail["image"] = "retail";
+    retail["profile"] = "retail";
+    const fs::path palette = write_case("retail-palette", retail);
+    const Result r =
+        refcheck("mutate " + quote(program) + " " + quote(palette) + " --data " + quote(kSmallData) +
+                 " --jobs 2 --out m --routines '(^|:)op_secondary$' --operators negate_jcc");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    std::map<std::string, ojson> rows;
+    const ojson j = read_json(path("m/mutate.json"));
+    for (const ojson& c : j.at("cases")) rows[c.at("case").get<std::string>()] = c;
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows.at("retail-palette").value("note", std::string()), "runs on another image");
+    EXPECT_EQ(rows.at("retail-palette").at("usable"), false);
+    EXPECT_EQ(rows.at("small-program").at("usable"), true);
+    EXPECT_FALSE(rows.at("small-program").contains("note"));
 }
 
 } // namespace

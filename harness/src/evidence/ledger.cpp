@@ -3,8 +3,10 @@
 #include "refcheck/harness/hash.hpp"
 
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
+#include <span>
 #include <sstream>
 
 namespace refcheck::harness {
@@ -66,11 +68,15 @@ const RuleEntry* RuleIndex::find(std::string_view id) const {
 }
 
 RuleIndex load_rule_index(const fs::path& document) {
-    std::ifstream in(document, std::ios::binary);
-    if (!in) throw LedgerError("cannot read the rule document " + document.string());
+    // Read once: the rules parsed and the SHA-256 the ledger names are of the same bytes.
+    std::ifstream file(document, std::ios::binary);
+    if (!file) throw LedgerError("cannot read the rule document " + document.string());
+    const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    if (file.bad()) throw LedgerError("cannot read the rule document " + document.string());
+    std::istringstream in(bytes);
     RuleIndex index;
     index.file = document;
-    index.sha256 = sha256_file(document);
+    index.sha256 = sha256_hex(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
     std::set<std::string> seen;
     std::string line;
     std::size_t n = 0;
