@@ -34,6 +34,60 @@ TEST(RetailStandIn, IsBuiltLikeARetailImage) {
 
 class RetailRun : public CliTest {};
 
+const fs::path kRetailProfile = REFCHECK_CLI_RETAIL_PROFILE;
+
+// refcheck call on a stripped retail image: its routines are named only by the profile, which also
+// gives their conventions and the boot (the entry point's start-up until main) run before the call.
+// Without the profile the name is unknown (exit 2); --no-boot leaves the start-up out; a boot that
+// never reaches its routine makes no call (exit 1, the routine "not called"); the profile of another
+// image is refused (exit 2).
+TEST_F(RetailRun, CallNamesRoutinesAndBootsThroughTheProfile) {
+    const std::string common = quote(kRetailImage) + " initialise_3d_objects_ --data " + quote(kSmallData);
+    const Result unnamed = refcheck("call " + common);
+    EXPECT_EQ(unnamed.code, 2) << unnamed.out << unnamed.err;
+    EXPECT_NE(unnamed.err.find("has no export or symbol named \"initialise_3d_objects_\""), std::string::npos)
+        << unnamed.err;
+
+    const ojson profile = read_json(kRetailProfile);
+    std::string main_at, init_at;
+    for (const auto& r : profile.at("routines")) {
+        if (r.at("name") == "main") main_at = r.at("address").get<std::string>();
+        if (r.at("name") == "initialise_3d_objects_") init_at = r.at("address").get<std::string>();
+    }
+    ASSERT_FALSE(main_at.empty() || init_at.empty());
+    const Result booted = refcheck("call " + common + " --profile " + quote(kRetailProfile));
+    EXPECT_EQ(booted.code, 0) << booted.out << booted.err;
+    EXPECT_TRUE(booted.out.starts_with("boot: the entry point's start-up ran until main (" + main_at +
+                                       "), reached\ncall initialise_3d_objects_ at " + init_at +
+                                       " (watcall)\n"))
+        << booted.out;
+    EXPECT_NE(booted.out.find("returned: eax=0x00000000 (0)"), std::string::npos) << booted.out;
+    EXPECT_NE(booted.out.find("-> 3DDATA/3DOBJS.BIN, 68,344 bytes read, 0 bytes written, by "
+                              "initialise_3d_objects_\n"),
+              std::string::npos)
+        << booted.out;
+    EXPECT_NE(booted.out.find("msvcrt.dll!fopen"), std::string::npos) << booted.out;
+
+    const Result unbooted = refcheck("call " + common + " --profile " + quote(kRetailProfile) + " --no-boot");
+    EXPECT_EQ(unbooted.code, 0) << unbooted.out << unbooted.err;
+    EXPECT_TRUE(unbooted.out.starts_with("call initialise_3d_objects_ at ")) << unbooted.out;
+
+    const Result lost =
+        refcheck("call " + common + " --profile " + quote(kRetailProfile) + " --boot-until draw_3d_object_");
+    EXPECT_EQ(lost.code, 1) << lost.out << lost.err;
+    EXPECT_NE(lost.out.find("boot: the entry point's start-up ran until draw_3d_object_ ("),
+              std::string::npos)
+        << lost.out;
+    EXPECT_NE(lost.out.find(") and did not get there: process_exit: "), std::string::npos) << lost.out;
+    EXPECT_NE(lost.out.find("\nnot called: call initialise_3d_objects_ at " + init_at), std::string::npos)
+        << lost.out;
+    EXPECT_EQ(lost.out.find("3DOBJS.BIN"), std::string::npos) << lost.out;
+
+    const Result other = refcheck("call " + common + " --profile " + quote(kProfile));
+    EXPECT_EQ(other.code, 2) << other.out << other.err;
+    EXPECT_NE(other.err.find("belongs to another image"), std::string::npos) << other.err;
+}
+
 TEST_F(RetailRun, ImportedProfileRunsEveryShippedCaseEquivalent) {
     const fs::path profile = path("standin_retail.profile.json");
     const Result imported =

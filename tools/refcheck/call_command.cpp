@@ -17,7 +17,9 @@ const Command& call_command() {
             auto image = std::make_shared<std::string>();
             auto data = std::make_shared<std::string>();
             app.add_option("image", *image, "The PE32 image")->required();
-            app.add_option("routine", r->routine, "Export or symbol name, or 0xADDRESS")->required();
+            app.add_option("routine", r->routine,
+                           "A routine of --profile, an export or symbol name, or 0xADDRESS")
+                ->required();
             auto base = std::make_shared<std::string>();
             app.add_option(
                 "args", r->args,
@@ -31,14 +33,24 @@ const Command& call_command() {
                            "After the call, show the NUL-terminated string at ARGn, EAX or "
                            "an address (repeatable)");
             app.add_option("--base", *base, "Load the image at this base (0x hex; relocations applied)");
-            app.add_option("--convention", r->convention, "cdecl, stdcall, fastcall or watcall")
-                ->check(CLI::IsMember({"cdecl", "stdcall", "fastcall", "watcall"}))
-                ->capture_default_str();
+            app.add_option("--convention", r->convention,
+                           "cdecl, stdcall, fastcall or watcall (default: the profile's for a routine it "
+                           "names, else watcall)")
+                ->check(CLI::IsMember({"cdecl", "stdcall", "fastcall", "watcall"}));
+            auto profile = std::make_shared<std::string>();
+            app.add_option("--profile", *profile,
+                           "The image's profile: routines by name (a stripped image has no symbols), their "
+                           "conventions, and its boot (refused when tied to another image)");
+            app.add_option("--boot-until", r->boot_until,
+                           "Run the entry point's C runtime start-up until it reaches this routine (a name "
+                           "or 0xADDRESS), then the call (default: the profile's boot)");
+            app.add_flag("--no-boot", r->no_boot, "Do not run the profile's boot before the call");
             app.add_option("--data", *data,
                            "Data root the guest's file access is confined to (default: none)");
             app.add_option("--budget", r->budget, "Instruction budget (0: none)")->capture_default_str();
-            return [r, image, data, base] {
+            return [r, image, data, base, profile] {
                 r->image = *image;
+                if (!profile->empty()) r->profile = *profile;
                 if (!base->empty()) {
                     try {
                         r->base = harness::parse_call_argument(*base);

@@ -1,7 +1,9 @@
 #include "refcheck/harness/call.hpp"
 
 #include "refcheck/harness/coverage.hpp"
+#include "refcheck/harness/hash.hpp"
 #include "refcheck/harness/original.hpp"
+#include "refcheck/harness/profile.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -80,10 +82,22 @@ emu::Address place_bytes(emu::Machine& m, const std::vector<std::uint8_t>& bytes
     return at;
 }
 
-emu::Address resolve_routine(const emu::Image& image, const std::string& routine) {
+// A profile routine of that name, with an address.
+const ProfileRoutine* profile_routine(const Profile* profile, const std::string& name) {
+    if (!profile) return nullptr;
+    const auto it = profile->routines.find(name);
+    return it != profile->routines.end() && it->second.address ? &it->second : nullptr;
+}
+
+// 0xADDRESS; a routine of the profile (its address moved with the image when it was loaded
+// elsewhere than the profile's image_base); an export or COFF symbol.
+emu::Address resolve_routine(const emu::Image& image, const Profile* profile, const std::string& routine) {
     if (routine.rfind("0x", 0) == 0 || routine.rfind("0X", 0) == 0) return parse_call_argument(routine);
+    if (const ProfileRoutine* r = profile_routine(profile, routine))
+        return *r->address + (profile->image_base ? image.base - profile->image_base : 0);
     if (auto a = image.address_of(routine)) return *a;
-    throw CallError(image.path.filename().string() + " has no export or symbol named \"" + routine + "\"");
+    throw CallError(image.path.filename().string() + " has no export or symbol named \"" + routine + "\"" +
+                    (profile ? ", and the profile no routine of that name with an address" : ""));
 }
 
 std::vector<std::uint32_t> place_arguments(emu::Machine& m, const std::vector<std::string>& given) {
@@ -226,8 +240,13 @@ std::uint32_t parse_call_argument(std::string_view text) {
 
 CallOutcome call_routine(const CallRequest& request) {
     CallOutcome out;
+    std::optional<Profile> profile;
     try {
-        out.convention = parse_convention(request.convention);
+        if (request.profile) profile = load_profile(*request.profile);
+        const ProfileRoutine* named = profile_routine(profile ? &*profile : nullptr, request.routine);
+        out.convention = parse_convention(!request.convention.empty() ? request.convention
+                                          : named                     ? named->convention
+                                                                      : "watcall");
     } catch (const ProfileError& e) {
         throw CallError(e.what());
     }
@@ -244,9 +263,39 @@ CallOutcome call_routine(const CallRequest& request) {
         throw CallError("cannot load " + request.image.string() + ": " + e.what());
     }
     out.image_base = m->image().base;
+    const Profile* p = profile ? &*profile : nullptr;
+    if (p)
+        if (const std::string mismatch = profile_image_mismatch(
+                *p, request.profile->filename(), request.image.filename(), sha256_file(request.image));
+            !mismatch.empty())
+            throw CallError(mismatch);
+    if (p) // named in fault reports, coverage, import calls' return addresses and file accesses
+        for (const auto& [name, r] : p->routines)
+            if (r.address) m->symbols().add(name, resolve_routine(m->image(), p, name));
     const std::vector<PendingRead> reads = parse_reads(request);
     out.routine = request.routine;
-    out.address = resolve_routine(m->image(), request.routine);
+    out.address = resolve_routine(m->image(), p, request.routine);
+    const std::string boot = !request.boot_until.empty() ? request.boot_until
+                             : p && !request.no_boot     ? p->boot_until
+                                                         : std::string();
+    if (!boot.empty()) {
+        BootOutcome& b = out.boot.emplace();
+        b.until = boot;
+        b.address = resolve_routine(m->image(), p, boot);
+        emu::CallLimits limits;
+        limits.instruction_budget = request.budget;
+        limits.wall_ms = request.wall_ms;
+        b.result = m->run_entry_until(b.address, limits);
+        if (!b.result.ok()) { // the routine is not called on a start-up that did not get there
+            out.called = false;
+            out.result = b.result;
+            out.registers = b.result.fault->registers;
+            if (const emu::DataRoot* root = m->data_root()) out.files = root->accesses();
+            out.log = m->log().lines();
+            out.coverage = coverage_json({}, m->coverage(), request.image.filename().string());
+            return out;
+        }
+    }
     out.args = place_arguments(*m, request.args);
     std::vector<RoutineBlocks> covered;
     if (m->image().is_code(out.address)) {
@@ -313,6 +362,16 @@ void print_coverage(std::ostream& s, const ojson& coverage) {
 
 std::string call_report(const CallOutcome& o) {
     std::ostringstream s;
+    if (o.boot) {
+        s << "boot: the entry point's start-up ran until " << o.boot->until << " ("
+          << emu::hex(o.boot->address) << ")";
+        if (o.boot->result.ok())
+            s << ", reached\n";
+        else
+            s << " and did not get there: " << emu::to_string(o.boot->result.fault->kind) << ": "
+              << o.boot->result.fault->message << "\n";
+    }
+    if (!o.called) s << "not called: ";
     s << "call " << o.routine << " at " << emu::hex(o.address) << " (" << emu::to_string(o.convention) << ")";
     for (std::size_t i = 0; i < o.args.size(); ++i) s << (i ? ", " : " with ") << emu::hex(o.args[i]);
     s << "\n";

@@ -24,9 +24,19 @@ struct CallError : std::runtime_error {
 
 struct CallRequest {
     std::filesystem::path image;
-    std::string routine;                       // export or symbol name, or 0xADDRESS
-    std::vector<std::string> args;             // see parse_call_argument
-    std::string convention = "watcall";        // cdecl, stdcall, fastcall, watcall
+    std::string routine;           // a name of the profile, an export or symbol, or 0xADDRESS
+    std::vector<std::string> args; // see parse_call_argument
+    // cdecl, stdcall, fastcall, watcall; empty: the profile's for a routine it names, else watcall.
+    std::string convention;
+    // A profile of the image (refcheck's profile JSON, e.g. from `profile import`): its routines by
+    // name (a stripped retail image has no symbols), their conventions, and its "boot". A profile
+    // tied to another image (its "image_sha256") is refused.
+    std::optional<std::filesystem::path> profile;
+    // Run the image's entry point (its C runtime's start-up) until it first reaches this routine (a
+    // name as `routine`, or 0xADDRESS), then make the call: the runtime's heap, stdio and
+    // initialisers as start-up made them. Empty: the profile's "boot" unless no_boot, else none.
+    std::string boot_until;
+    bool no_boot = false;
     std::optional<std::filesystem::path> data; // data root; none: every file open is refused
     std::uint64_t budget = 0;                  // instruction budget, 0 = none
     std::uint32_t wall_ms = 20000;
@@ -54,7 +64,16 @@ struct ImportCall {
     std::string returns_to;          // "routine+0x1c"
 };
 
+// The start-up run before the call (CallRequest::boot_until or the profile's boot).
+struct BootOutcome {
+    std::string until;         // the routine named
+    std::uint32_t address = 0; // where the start-up stopped, or should have
+    emu::CallResult result;    // a fault when it did not get there (the call was then not made)
+};
+
 struct CallOutcome {
+    std::optional<BootOutcome> boot;
+    bool called = true;  // false: the boot failed, so the routine never ran (result is the boot's)
     std::string routine; // "name" or the address given
     std::uint32_t address = 0;
     emu::Convention convention = emu::Convention::watcall;
