@@ -104,7 +104,4 @@ uint32_t EnterCriticalSection(Machine&, const Args&) { return 0; }
 uint32_t LeaveCriticalSection(Machine&, const Args&) { return 0; }
 uint32_t DeleteCriticalSection(Machine&, const Args&) { return 0; }
 
-// LPVOID TlsGetValue(DWORD index);  -- no TLS slots are allocated: 0
-uint32_t TlsGetValue(Machine& m, const Args&) { return fail(m, 0, 0); }
-
 } // namespace refcheck::emu::win32

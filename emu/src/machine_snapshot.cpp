@@ -19,7 +19,7 @@ struct Snapshot::Data {
     uc_context* context = nullptr;
     GuestHeap::State heap;
     uint32_t last_error = 0, next_handle = 0, tick_count = 0;
-    uint64_t performance_counter = 0;
+    uint64_t performance_counter = 0, tls_slots_used = 0;
     std::map<uint32_t, File> kernel32_files, crt_files;
     std::map<uint32_t, win32::FindSearch> searches;
     std::vector<uint32_t> exit_callbacks;
@@ -68,6 +68,7 @@ Snapshot Machine::snapshot() const {
     d->next_handle = m.kernel32.next_handle;
     d->tick_count = m.kernel32.tick_count;
     d->performance_counter = m.kernel32.performance_counter;
+    d->tls_slots_used = m.kernel32.tls_slots_used;
     for (const auto& [handle, file] : m.kernel32.files)
         d->kernel32_files[handle] = {offset_of(file.fd), false, false};
     for (const auto& [address, file] : m.msvcrt.files)
@@ -159,6 +160,7 @@ RestoreStats Machine::restore(const Snapshot& s) {
     m.kernel32.next_handle = d.next_handle;
     m.kernel32.tick_count = d.tick_count;
     m.kernel32.performance_counter = d.performance_counter;
+    m.kernel32.tls_slots_used = d.tls_slots_used;
     m.msvcrt.exit_callbacks = d.exit_callbacks;
     return stats;
 }

@@ -12,7 +12,7 @@ function(refcheck_emu_test_image out_var)
   set(crt_map ${CMAKE_BINARY_DIR}/emu_test_image/emu_crt_image.map)
   if(NOT TARGET emu_test_image)
     set(sources ${dir}/entry.c ${dir}/conventions.c ${dir}/files.c ${dir}/memory.c ${dir}/faults.c ${dir}/bench.c
-                ${dir}/crt.c ${dir}/fs.c ${dir}/coverage.c)
+                ${dir}/crt.c ${dir}/fs.c ${dir}/coverage.c ${dir}/startup.c)
     set(flags -nostdlib -ffreestanding -fno-asynchronous-unwind-tables -O2 -Wall -Wextra)
     add_custom_command(OUTPUT ${image} ${high}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/emu_test_image

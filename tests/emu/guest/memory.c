@@ -57,7 +57,7 @@ EXPORT void __cdecl say(const char* text) { OutputDebugStringA(text); }
 EXPORT void __cdecl quit(unsigned code) { ExitProcess(code); }
 
 /* Calls a kernel32 function that has no shim: the run must stop at the trap. */
-EXPORT int __cdecl unshimmed(void) { return (int)GetCurrentProcessId() + 1; }
+EXPORT int __cdecl unshimmed(void) { return (int)Beep(440, 10) + 1; }
 
 /* .bss must be zero-filled at load: sums the zero-initialised array, then dirties it. */
 static unsigned char scratch[8192];

@@ -76,6 +76,7 @@ struct Kernel32State {
     std::map<uint32_t, FindSearch> searches;
     uint32_t tick_count = 1000;             // GetTickCount: +16 per call
     uint64_t performance_counter = 1000000; // QueryPerformanceCounter: +1000 per call
+    uint64_t tls_slots_used = 0;            // TlsAlloc: bit i, slot i of the TEB's 64
 };
 
 // msvcrt's state inside one machine: FILE objects (guest addresses in the system region, each
@@ -144,7 +145,36 @@ uint32_t InitializeCriticalSection(Machine& m, const Args& a);
 uint32_t EnterCriticalSection(Machine& m, const Args& a);
 uint32_t LeaveCriticalSection(Machine& m, const Args& a);
 uint32_t DeleteCriticalSection(Machine& m, const Args& a);
+// kernel32: a statically linked C runtime's start-up (Watcom's; src/kernel32_startup.cpp)
+uint32_t GetCommandLineA(Machine& m, const Args& a);
+uint32_t GetCommandLineW(Machine& m, const Args& a);
+uint32_t GetEnvironmentStrings(Machine& m, const Args& a);
+uint32_t GetEnvironmentStringsA(Machine& m, const Args& a);
+uint32_t FreeEnvironmentStrings(Machine& m, const Args& a);
+uint32_t FreeEnvironmentStringsA(Machine& m, const Args& a);
+uint32_t GetModuleFileNameA(Machine& m, const Args& a);
+uint32_t GetModuleFileNameW(Machine& m, const Args& a);
+uint32_t GetVersion(Machine& m, const Args& a);
+uint32_t GetStdHandle(Machine& m, const Args& a);
+uint32_t GetFileType(Machine& m, const Args& a);
+uint32_t SetHandleCount(Machine& m, const Args& a);
+uint32_t SetErrorMode(Machine& m, const Args& a);
+uint32_t SetConsoleCtrlHandler(Machine& m, const Args& a);
+uint32_t GetCurrentThreadId(Machine& m, const Args& a);
+uint32_t GetCurrentProcessId(Machine& m, const Args& a);
+uint32_t GetCurrentProcess(Machine& m, const Args& a);
+uint32_t GetCurrentThread(Machine& m, const Args& a);
+uint32_t VirtualQuery(Machine& m, const Args& a);
+uint32_t TlsAlloc(Machine& m, const Args& a);
 uint32_t TlsGetValue(Machine& m, const Args& a);
+uint32_t TlsSetValue(Machine& m, const Args& a);
+uint32_t TlsFree(Machine& m, const Args& a);
+uint32_t GetACP(Machine& m, const Args& a);
+uint32_t GetOEMCP(Machine& m, const Args& a);
+uint32_t GetCPInfo(Machine& m, const Args& a);
+uint32_t MultiByteToWideChar(Machine& m, const Args& a);
+uint32_t GetLocalTime(Machine& m, const Args& a);
+uint32_t GetSystemTime(Machine& m, const Args& a);
 
 // msvcrt (cdecl; named after the C function, in namespace msvcrt: src/msvcrt_*.cpp)
 namespace msvcrt {
