@@ -223,6 +223,41 @@ TEST_F(MutateTest, ABaselineCaseThatHangsIsStoppedAtTheCaseTimeoutAndTheOthersSc
     EXPECT_EQ(m->at("killed_by").at("case"), "small-program") << m->dump();
 }
 
+// A mutant run from a fresh boot (reached only before the case's first input) that never finishes
+// is stopped at --case-timeout and killed by "timeout". The first run finds such a mutant (one that
+// survived its fresh-boot run, so its first input began); the second makes its worker hang there.
+TEST_F(MutateTest, AFreshBootMutantThatHangsIsKilledByTimeout) {
+    const fs::path program = write_case("small-program", small_program().to_json());
+    const std::string args =
+        quote(program) + " --data " + quote(kSmallData) + " --jobs 2 --routines 'initialise_3d_objects_body'";
+    const Result first = refcheck("mutate " + args + " --out m");
+    ASSERT_EQ(first.code, 0) << first.out << first.err;
+    std::string id;
+    const ojson j = read_json(path("m/mutate.json"));
+    for (const ojson& m : j.at("mutants"))
+        if (m.at("status") == "survived" &&
+            m.value("reason", std::string()).find("run from a fresh boot") != std::string::npos) {
+            id = m.at("id").get<std::string>();
+            break;
+        }
+    ASSERT_FALSE(id.empty()) << "no mutant ran from a fresh boot";
+    // The hung mutant always reaches the limit, whatever the machine's speed; the baseline and the
+    // other mutants need a fraction of it, even under the sanitizers beside other work.
+    const Result hung = refcheck("mutate " + args + " --case-timeout 20 --out hung",
+                                 quote("REFCHECK_TEST_WORKER_CRASH=" + id + ":hang"));
+    ASSERT_EQ(hung.code, 0) << hung.out << hung.err;
+    std::optional<ojson> row;
+    const ojson report = read_json(path("hung/mutate.json"));
+    for (const ojson& m : report.at("mutants"))
+        if (m.at("id") == id) row = m;
+    ASSERT_TRUE(row) << id;
+    ASSERT_EQ(row->at("status"), "killed") << row->dump();
+    EXPECT_EQ(row->at("killed_by").at("how"), "timeout") << row->dump();
+    EXPECT_NE(row->at("killed_by").at("detail").get<std::string>().find("wall-clock limit of 20 s per case"),
+              std::string::npos)
+        << row->dump();
+}
+
 // The mutants are of the first case's image; a case that ran another (by the SHA-256 its own report
 // names, not the file hashed again afterwards) is unusable and says so.
 TEST_F(MutateTest, ACaseThatRanAnotherImageIsNotUsed) {
