@@ -278,21 +278,25 @@ CallOutcome call_routine(const CallRequest& request) {
     const std::string boot = !request.boot_until.empty() ? request.boot_until
                              : p && !request.no_boot     ? p->boot_until
                                                          : std::string();
+    emu::CallLimits limits; // the boot's and the call's
+    limits.instruction_budget = request.budget;
+    limits.wall_ms = request.wall_ms;
+    // What the machine did, once the call (or a boot that did not get there) is over.
+    const auto finish = [&](const std::vector<RoutineBlocks>& covered) {
+        if (const emu::DataRoot* root = m->data_root()) out.files = root->accesses();
+        out.log = m->log().lines();
+        out.coverage = coverage_json(covered, m->coverage(), request.image.filename().string());
+    };
     if (!boot.empty()) {
         BootOutcome& b = out.boot.emplace();
         b.until = boot;
         b.address = resolve_routine(m->image(), p, boot);
-        emu::CallLimits limits;
-        limits.instruction_budget = request.budget;
-        limits.wall_ms = request.wall_ms;
         b.result = m->run_entry_until(b.address, limits);
         if (!b.result.ok()) { // the routine is not called on a start-up that did not get there
             out.called = false;
             out.result = b.result;
             out.registers = b.result.fault->registers;
-            if (const emu::DataRoot* root = m->data_root()) out.files = root->accesses();
-            out.log = m->log().lines();
-            out.coverage = coverage_json({}, m->coverage(), request.image.filename().string());
+            finish({});
             return out;
         }
     }
@@ -303,9 +307,6 @@ CallOutcome call_routine(const CallRequest& request) {
         enable_coverage(*m, covered);
     }
     record_imports(*m, out.imports);
-    emu::CallLimits limits;
-    limits.instruction_budget = request.budget;
-    limits.wall_ms = request.wall_ms;
     out.result = m->call(out.address, out.convention, std::span<const std::uint32_t>(out.args), limits);
     out.registers = out.result.fault ? out.result.fault->registers : m->registers();
     // The import that trapped: its thunk's tap never ran (the trap stopped the run first).
@@ -322,9 +323,7 @@ CallOutcome call_routine(const CallRequest& request) {
         }
     }
     for (const auto& p : reads) out.reads.push_back(read_after(*m, p, out.args, out.registers));
-    if (const emu::DataRoot* root = m->data_root()) out.files = root->accesses();
-    out.log = m->log().lines();
-    out.coverage = coverage_json(covered, m->coverage(), request.image.filename().string());
+    finish(covered);
     return out;
 }
 
