@@ -6,11 +6,36 @@
 #include <system_error>
 #include <variant>
 
+#include <sys/stat.h>
+
 #include "refcheck/emu/types.hpp"
 
 namespace refcheck::emu {
 
 namespace fs = std::filesystem;
+
+namespace {
+FileStamp stamp_of(const struct stat& st) {
+    FileStamp s;
+    s.exists = true;
+    s.device = static_cast<uint64_t>(st.st_dev);
+    s.inode = static_cast<uint64_t>(st.st_ino);
+    s.size = static_cast<uint64_t>(st.st_size);
+    s.modified_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    s.changed_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
+    return s;
+}
+} // namespace
+
+FileStamp stamp_path(const fs::path& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? stamp_of(st) : FileStamp{};
+}
+
+FileStamp stamp_descriptor(int fd) {
+    struct stat st {};
+    return ::fstat(fd, &st) == 0 ? stamp_of(st) : FileStamp{};
+}
 
 namespace {
 

@@ -118,6 +118,8 @@ uint32_t CreateFileA(Machine& m, const Args& a) {
     Kernel32State& k = m.kernel32();
     uint32_t handle = k.next_handle;
     k.next_handle += 4;
+    access.host = r.host;
+    access.opened = stamp_descriptor(fd);
     k.files[handle] = {fd, root->accesses().size(), read, write};
     root->accesses().push_back(std::move(access));
     k.last_error =

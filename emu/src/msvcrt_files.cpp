@@ -87,6 +87,8 @@ uint32_t fopen(Machine& m, const Args& a) {
     uint32_t number = 3 + (slot - sys::file_objects) / sys::file_object_size; // _file
     std::copy_n(reinterpret_cast<const uint8_t*>(&number), 4, object.begin() + 0x10);
     m.write(slot, object);
+    access.host = r.host;
+    access.opened = stamp_descriptor(fd);
     m.msvcrt().files[slot] = {fd, root->accesses().size(), read, write, false, false};
     root->accesses().push_back(std::move(access));
     return slot;

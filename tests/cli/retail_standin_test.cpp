@@ -62,8 +62,11 @@ TEST_F(RetailRun, CallNamesRoutinesAndBootsThroughTheProfile) {
                                        " (watcall)\n"))
         << booted.out;
     EXPECT_NE(booted.out.find("returned: eax=0x00000000 (0)"), std::string::npos) << booted.out;
-    EXPECT_NE(booted.out.find("-> 3DDATA/3DOBJS.BIN, 68,344 bytes read, 0 bytes written, by "
-                              "initialise_3d_objects_\n"),
+    // The file the guest opened, named by its SHA-256.
+    EXPECT_NE(booted.out.find(
+                  "-> 3DDATA/3DOBJS.BIN, 68,344 bytes read, 0 bytes written, by "
+                  "initialise_3d_objects_, sha256 " +
+                  harness::sha256_file(std::filesystem::path(kSmallData) / "3DDATA" / "3DOBJS.BIN") + "\n"),
               std::string::npos)
         << booted.out;
     EXPECT_NE(booted.out.find("msvcrt.dll!fopen"), std::string::npos) << booted.out;

@@ -115,6 +115,13 @@ TEST_F(GuestFiles, ReadsThroughTheRootCaseInsensitively) {
     EXPECT_EQ(access.bytes_read, 10u);
     EXPECT_EQ(access.routine, "read_file");
     EXPECT_FALSE(access.refused);
+    // The host file the guest opened and its descriptor's stamp then (what a report's SHA-256 of
+    // the file is checked against).
+    const std::filesystem::path host = std::filesystem::canonical(dir.path()) / "3DDATA" / "3DOBJS.BIN";
+    EXPECT_EQ(access.host, host);
+    EXPECT_TRUE(access.opened.exists);
+    EXPECT_EQ(access.opened.size, 10u);
+    EXPECT_EQ(access.opened, stamp_path(host));
 }
 
 TEST_F(GuestFiles, RefusedPathsFailWithAccessDeniedAndAreLogged) {
@@ -123,6 +130,8 @@ TEST_F(GuestFiles, RefusedPathsFailWithAccessDeniedAndAreLogged) {
         const auto& access = m->data_root()->accesses().back();
         EXPECT_TRUE(access.refused) << p;
         EXPECT_EQ(access.guest_path, p);
+        EXPECT_FALSE(access.opened.exists) << p; // nothing was opened
+        EXPECT_TRUE(access.host.empty()) << p;
         EXPECT_NE(m->log().lines().back().find("refused"), std::string::npos);
     }
     EXPECT_EQ(read_file("3DDATA\\MISSING.BIN"), -2); // -ERROR_FILE_NOT_FOUND

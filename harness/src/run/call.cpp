@@ -1,4 +1,5 @@
 #include "refcheck/harness/call.hpp"
+#include "refcheck/harness/input_watch.hpp"
 
 #include "refcheck/harness/coverage.hpp"
 #include "refcheck/harness/hash.hpp"
@@ -284,6 +285,9 @@ CallOutcome call_routine(const CallRequest& request) {
     // What the machine did, once the call (or a boot that did not get there) is over.
     const auto finish = [&](const std::vector<RoutineBlocks>& covered) {
         if (const emu::DataRoot* root = m->data_root()) out.files = root->accesses();
+        GuestReads reads = InputWatch().guest_reads(out.files); // each file the guest read, by SHA-256
+        out.file_sha256 = std::move(reads.sha256);
+        out.file_problems = std::move(reads.problems);
         out.log = m->log().lines();
         out.coverage = coverage_json(covered, m->coverage(), request.image.filename().string());
     };
@@ -383,12 +387,17 @@ std::string call_report(const CallOutcome& o) {
     if (o.result.instructions) s << "instructions: " << emu::with_commas(*o.result.instructions) << "\n";
     s << "registers: " << o.registers.to_string() << "\n";
     s << "files touched (" << o.files.size() << "):\n";
-    for (const auto& f : o.files)
+    for (std::size_t k = 0; k < o.files.size(); ++k) {
+        const emu::FileAccess& f = o.files[k];
         s << "  " << (f.refused ? "refused" : f.mode) << " \"" << f.guest_path << "\""
           << (f.resolved.empty() ? "" : " -> " + f.resolved)
           << (f.error && !f.refused ? " (error " + std::to_string(f.error) + ")" : "") << ", "
           << emu::with_commas(f.bytes_read) << " bytes read, " << emu::with_commas(f.bytes_written)
-          << " bytes written, by " << f.routine << "\n";
+          << " bytes written, by " << f.routine
+          << (k < o.file_sha256.size() && !o.file_sha256[k].empty() ? ", sha256 " + o.file_sha256[k] : "")
+          << "\n";
+    }
+    if (!o.file_problems.empty()) s << o.file_problems << "\n";
     std::map<std::string, std::size_t> per_function;
     for (const auto& c : o.imports) ++per_function[c.function];
     s << "import calls (" << o.imports.size() << "):";

@@ -273,6 +273,12 @@ ojson Original::hooks_json() const {
     return {{"replaced", sorted(replaced_)}, {"tapped", sorted(tapped)}, {"ran", sorted(ran_)}};
 }
 
+const std::vector<emu::FileAccess>& Original::file_accesses() const {
+    static const std::vector<emu::FileAccess> none;
+    const emu::DataRoot* root = const_cast<emu::Machine&>(*machine_).data_root();
+    return root ? root->accesses() : none;
+}
+
 ojson Original::files_json() const {
     ojson out = ojson::array();
     const emu::DataRoot* root = const_cast<emu::Machine&>(*machine_).data_root();

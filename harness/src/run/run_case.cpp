@@ -316,8 +316,36 @@ std::vector<std::uint8_t> read_data_archive(const fs::path& data, std::string_vi
         std::replace(label.begin(), label.end(), '\\', '/');
         watch->watch(file, std::move(label)); // before the read: a write during it shows too
     }
-    return reimpl::read_archive(file, archive);
+    std::vector<std::uint8_t> bytes = reimpl::read_archive(file, archive);
+    if (watch) watch->given(file, sha256_hex(bytes)); // what the guest's read of it must match
+    return bytes;
 }
+
+namespace {
+// What is wrong with what the case names by SHA-256 (a file the guest read that is not the bytes
+// the reimplementation was given, or changed since it was opened; an input changed during the
+// case); empty when nothing.
+std::string inputs_as_run(const InputWatch& watched, const GuestReads& reads) {
+    std::string out;
+    if (!reads.problems.empty())
+        out = "the original's reads are not what the report names: " + reads.problems;
+    if (const std::string changed = watched.changed(); !changed.empty())
+        out += (out.empty() ? "" : "\n") +
+               std::string("an input file changed while the case ran, so the original and the "
+                           "reimplementation may have read different bytes and the report's SHA-256 may "
+                           "not be what ran: ") +
+               changed;
+    return out;
+}
+
+// The report's "files": the original's file accesses, a file it read named by SHA-256.
+ojson files_named(const Original& original, const GuestReads& reads) {
+    ojson files = original.files_json();
+    for (std::size_t k = 0; k < reads.sha256.size() && k < files.size(); ++k)
+        if (!reads.sha256[k].empty()) files[k]["sha256"] = reads.sha256[k];
+    return files;
+}
+} // namespace
 
 CaseResult run_case(const Case& c, const Environment& env, const Injection& injection) {
     return run_case_with(c, env, injection, nullptr);
@@ -424,6 +452,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     bool reasons_apply = false;                // the reasons are for this image's hash
     std::uint64_t boot_instructions = 0;       // a part's instructions before its family ran
     InputWatch watched; // what the report names by SHA-256, stamped before it is first read
+    std::optional<GuestReads> guest_reads; // the files the guest read, by SHA-256
     try {
         watched.watch(env.profile, "the profile");
         watched.watch(env.image, "the image");
@@ -490,12 +519,12 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         ctx.files = &result.files;
         ctx.probe = probe;
         // A file the data root lacks is named null.
-        const auto hash = [&](const std::vector<std::uint8_t>& bytes, const char* name) {
-            return ctx.missing_archive(name) ? ojson(nullptr) : ojson(sha256_hex(bytes));
+        const auto hash = [&](const char* label, const char* name) {
+            return ctx.missing_archive(name) ? ojson(nullptr) : ojson(watched.given_sha256(label));
         };
-        r["inputs"]["archives"] = {{"3DDATA/3DOBJS.BIN", hash(ctx.models, "3DOBJS.BIN")},
-                                   {"3DDATA/OBJTEXT.BIN", hash(ctx.textures, "OBJTEXT.BIN")},
-                                   {"3DPAL.RGB", hash(ctx.palette, "3DPAL.RGB")}};
+        r["inputs"]["archives"] = {{"3DDATA/3DOBJS.BIN", hash("3DDATA/3DOBJS.BIN", "3DOBJS.BIN")},
+                                   {"3DDATA/OBJTEXT.BIN", hash("3DDATA/OBJTEXT.BIN", "OBJTEXT.BIN")},
+                                   {"3DPAL.RGB", hash("3DPAL.RGB", "3DPAL.RGB")}};
         r["selection"] = selection_json(c);
         bool stopped = false;
         try {
@@ -545,7 +574,8 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
                     // The report's file accesses are the finish's own (its boot's and set-up's, no
                     // record): each part's must be the same, or its records read files the merged
                     // report would not show.
-                    const ojson files = original->files_json();
+                    const ojson files =
+                        files_named(*original, watched.guest_reads(original->file_accesses()));
                     // Each part ran on this finish's image, profile and archives (by SHA-256): parts
                     // of another run (refcheck merge with another --data) are not this case's.
                     const std::size_t n = part->finish->size();
@@ -583,11 +613,11 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         if (!counts.unexplained) require_compared(c, counts, ctx.inputs_left_out != 0);
         // Both sides read, and the report names, the files as they were stamped: an edit during the
         // case is an error, whatever the comparison found.
-        if (const std::string changed = watched.changed(); !changed.empty())
-            throw std::runtime_error("an input file changed while the case ran, so the original and the "
-                                     "reimplementation may have read different bytes and the report's "
-                                     "SHA-256 may not be what ran: " +
-                                     changed);
+        // What the guest read, hashed from the files it opened (unchanged since), must be what the
+        // reimplementation was given under the same name.
+        guest_reads = watched.guest_reads(original->file_accesses());
+        if (std::string problems = inputs_as_run(watched, *guest_reads); !problems.empty())
+            throw std::runtime_error(problems);
         if (exercised && ctx.inputs_left_out != 0) exercised->set_narrowed();
         if (ctx.inputs_left_out != 0) r["selection"]["inputs_left_out"] = ctx.inputs_left_out;
         result.status = counts.unexplained ? Status::Divergent : Status::Equivalent;
@@ -605,7 +635,15 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     // recorders, all gone now: no call may run into them (the case observer's finished() included).
     if (original) original->close("case " + c.name + " has finished; the objects its hooks hold are gone");
     r["hooks"] = original ? original->hooks_json() : ojson::object();
-    r["files"] = original ? original->files_json() : ojson::array();
+    if (original && !guest_reads) {
+        // The case stopped before the check: what it read still goes into the error (a guest that
+        // read other bytes than the reimplementation was given fails in other ways first).
+        guest_reads = watched.guest_reads(original->file_accesses());
+        if (r.contains("error"))
+            if (const std::string problems = inputs_as_run(watched, *guest_reads); !problems.empty())
+                r["error"] = r.at("error").get<std::string>() + "\n" + problems;
+    }
+    r["files"] = original ? files_named(*original, *guest_reads) : ojson::array();
     r["counts"] = to_json(comparator.counts());
     if (comparator.first_unexplained()) r["first_unexplained"] = to_json(*comparator.first_unexplained());
     if (comparator.first_known()) {

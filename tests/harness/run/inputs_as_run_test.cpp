@@ -3,6 +3,9 @@
 // hash on the old case). The image, the profile and the archives are stamped before they are first
 // read and checked when the case is over (the original reads them at other times than the harness
 // hashes them): one written, replaced or removed during the case makes it an error naming the file.
+// The files the original read are named by the SHA-256 of the file it opened, checked against the
+// stamp its descriptor had, and an archive it read must be the bytes the reimplementation was
+// given under that name (Windows' case-blind names included).
 // Each test seeds the change; the first control shows the check quiet when nothing changed.
 #include "run/case_observer.hpp"
 
@@ -19,8 +22,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace refcheck::harness {
 namespace {
@@ -54,8 +60,27 @@ private:
     std::function<void()> act_;
 };
 
+// Runs `act` when the original has booted (the harness has read the archives, the guest not yet).
+class AtBoot : public CaseObserver {
+public:
+    explicit AtBoot(std::function<void()> act) : act_(std::move(act)) {}
+    void booted(Original&, Comparator&) override { act_(); }
+    bool input(std::string_view, bool) override { return true; }
+    void finished(Original&, const ojson&) override {}
+
+private:
+    std::function<void()> act_;
+};
+
 CaseResult run_with(const Case& c, const Environment& env, std::function<void()> act) {
     AtFirstInput observer(std::move(act));
+    set_case_observer(&observer);
+    CaseResult r = run_case(c, env);
+    set_case_observer(nullptr);
+    return r;
+}
+
+CaseResult run_with_observer(const Case& c, const Environment& env, CaseObserver&& observer) {
     set_case_observer(&observer);
     CaseResult r = run_case(c, env);
     set_case_observer(nullptr);
@@ -157,6 +182,110 @@ TEST(InputsAsRun, AStampSeesTheSameBytesWrittenBack) {
     std::ofstream(dir / "absent.bin") << "";
     EXPECT_NE(watch.changed().find("absent (" + (dir / "absent.bin").string() + ") appeared"),
               std::string::npos);
+    fs::remove_all(dir);
+}
+
+// Each file the original read is named in the report by the SHA-256 of the file it opened, and the
+// archives it read are the bytes the reimplementation was given (the report's inputs.archives).
+TEST(InputsAsRun, TheFilesTheOriginalReadAreNamedByTheSHA256OfWhatItOpened) {
+    const fs::path dir = scratch("reads");
+    const Environment env = copied(dir);
+    const Case c = load_case(fs::path(REFCHECK_SOURCE_DIR) / "cases" / "palette.json");
+    const CaseResult r = run_with(c, env, [] {});
+    ASSERT_EQ(r.status, Status::Equivalent) << error_of(r);
+    const ojson archives = r.report.at("inputs").at("archives");
+    const ojson files = r.report.at("files");
+    std::set<std::string> matched;
+    for (const ojson& f : files) {
+        ASSERT_EQ(f.at("mode"), "read") << f.dump();
+        ASSERT_TRUE(f.contains("sha256")) << f.dump();
+        const std::string resolved = f.at("resolved");
+        EXPECT_EQ(f.at("sha256"), sha256_file(env.data / resolved)) << resolved;
+        ASSERT_TRUE(archives.contains(resolved)) << resolved;
+        EXPECT_EQ(f.at("sha256"), archives.at(resolved)) << resolved;
+        matched.insert(resolved);
+    }
+    EXPECT_EQ(matched, (std::set<std::string>{"3DDATA/3DOBJS.BIN", "3DDATA/OBJTEXT.BIN", "3DPAL.RGB"}));
+    fs::remove_all(dir);
+}
+
+// The palette changed after the harness read it and before the original did (both valid, one
+// byte apart): the two sides did not compare the same bytes, and the error names both hashes.
+TEST(InputsAsRun, AnArchiveTheOriginalReadOtherwiseThanTheReimplementationIsAnErrorNamingBothHashes) {
+    const fs::path dir = scratch("other-bytes");
+    const Environment env = copied(dir);
+    const Case c = load_case(fs::path(REFCHECK_SOURCE_DIR) / "cases" / "palette.json");
+    const fs::path palette = env.data / "3DPAL.RGB";
+    const std::string given = sha256_file(palette);
+    std::string read;
+    const CaseResult r = run_with_observer(c, env, AtBoot([&] {
+                                               std::string bytes;
+                                               {
+                                                   std::ifstream in(palette, std::ios::binary);
+                                                   bytes.assign(std::istreambuf_iterator<char>(in), {});
+                                               }
+                                               bytes[0] = static_cast<char>(bytes[0] ^ 1);
+                                               std::ofstream(palette, std::ios::binary | std::ios::trunc)
+                                                   << bytes;
+                                               read = sha256_file(palette);
+                                           }));
+    ASSERT_NE(read, given);
+    EXPECT_EQ(r.status, Status::Error);
+    const std::string error = error_of(r);
+    EXPECT_NE(error.find("the original read 3DPAL.RGB (\"3DPAL.RGB\", opened by "), std::string::npos)
+        << error;
+    EXPECT_NE(error.find("SHA-256 " + read + ", but the reimplementation was given 3DPAL.RGB (" +
+                         palette.string() + "), SHA-256 " + given),
+              std::string::npos)
+        << error;
+    fs::remove_all(dir);
+}
+
+// Windows names ignore ASCII case, the host's do not: a guest that asks for "pal.rgb" where the data
+// root holds both PAL.RGB (given to the reimplementation) and pal.rgb reads another file under the
+// archive's name. And a file written after the guest opened it cannot be named by SHA-256.
+TEST(InputsAsRun, AGuestReadUnderAnArchivesNameInAnotherCaseMustBeTheSameBytes) {
+    const fs::path dir = scratch("case-names");
+    std::ofstream(dir / "PAL.RGB", std::ios::binary) << "given";
+    std::ofstream(dir / "pal.rgb", std::ios::binary) << "other";
+    std::ofstream(dir / "EXTRA.TXT", std::ios::binary) << "extra";
+    InputWatch watch;
+    watch.watch(dir / "PAL.RGB", "PAL.RGB");
+    watch.given(dir / "PAL.RGB", sha256_file(dir / "PAL.RGB"));
+    const auto opened = [&](const std::string& name) {
+        emu::FileAccess a;
+        a.guest_path = name;
+        a.resolved = name;
+        a.mode = "read";
+        a.routine = "load_palette_";
+        a.host = dir / name;
+        a.opened = emu::stamp_path(a.host);
+        return a;
+    };
+    // The control: the same name and another file, both named by their own hashes, no problem.
+    const GuestReads same = watch.guest_reads({opened("PAL.RGB"), opened("EXTRA.TXT")});
+    EXPECT_EQ(same.problems, "");
+    EXPECT_EQ(same.sha256,
+              (std::vector<std::string>{sha256_file(dir / "PAL.RGB"), sha256_file(dir / "EXTRA.TXT")}));
+
+    const GuestReads other = watch.guest_reads({opened("pal.rgb")});
+    EXPECT_EQ(other.sha256, std::vector<std::string>{sha256_file(dir / "pal.rgb")});
+    EXPECT_NE(
+        other.problems.find("the original read pal.rgb (\"pal.rgb\", opened by load_palette_), SHA-256 " +
+                            sha256_file(dir / "pal.rgb") + ", but the reimplementation was given PAL.RGB"),
+        std::string::npos)
+        << other.problems;
+
+    emu::FileAccess late = opened("EXTRA.TXT");
+    const timespec past[2] = {{1000, 0}, {1000, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, late.host.c_str(), past, 0), 0); // the stamp moves whatever the clock
+    const GuestReads written = watch.guest_reads({late});
+    EXPECT_EQ(written.sha256, std::vector<std::string>{""});
+    EXPECT_NE(
+        written.problems.find("the original's file EXTRA.TXT (\"EXTRA.TXT\", opened by load_palette_) was "
+                              "written, replaced or removed after the original opened it"),
+        std::string::npos)
+        << written.problems;
     fs::remove_all(dir);
 }
 

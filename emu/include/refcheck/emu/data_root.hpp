@@ -31,6 +31,18 @@ inline constexpr uint32_t file_exists = 80;
 inline constexpr uint32_t invalid_parameter = 87;
 } // namespace win32_error
 
+// What changes when a file is written, replaced or removed: its identity (device, inode), size and
+// times. The status-change time moves on every write and metadata change and cannot be set back
+// with utimensat, so a rewrite with the same bytes and a restored modification time still shows.
+struct FileStamp {
+    bool exists = false;
+    uint64_t device = 0, inode = 0, size = 0;
+    int64_t modified_ns = 0, changed_ns = 0;
+    bool operator==(const FileStamp&) const = default;
+};
+FileStamp stamp_path(const std::filesystem::path& path); // follows symbolic links, as an open does
+FileStamp stamp_descriptor(int fd);                      // the file an open descriptor refers to
+
 struct FileAccess {
     std::string guest_path; // as the guest gave it
     std::string resolved;   // relative to the root with '/' separators; empty if refused
@@ -40,6 +52,11 @@ struct FileAccess {
     uint64_t bytes_written = 0;
     bool refused = false; // refused by confinement (ERROR_ACCESS_DENIED)
     uint32_t error = 0;   // Win32 error of the open, 0 when it succeeded
+    // The host file the guest opened and its descriptor's stamp at that moment (not `exists` when
+    // nothing was opened): what a report names by SHA-256 is checked against it, so that the
+    // bytes named are the file the guest itself opened, unchanged since.
+    std::filesystem::path host;
+    FileStamp opened;
 };
 
 struct Resolution {

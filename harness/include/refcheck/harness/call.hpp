@@ -81,6 +81,8 @@ struct CallOutcome {
     emu::CallResult result;
     emu::Registers registers; // after the return, or at the faulting instruction
     std::vector<emu::FileAccess> files;
+    std::vector<std::string> file_sha256; // per file, of a read-only open; empty for the others
+    std::string file_problems;            // a file the guest read that changed since it opened it
     std::vector<ImportCall> imports;
     std::vector<std::string> log;  // the machine's log lines
     ojson coverage;                // coverage_json of the routine and those it reaches

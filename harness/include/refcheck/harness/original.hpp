@@ -145,6 +145,7 @@ public:
     }
     ojson hooks_json() const;
     ojson files_json() const;
+    const std::vector<emu::FileAccess>& file_accesses() const; // the guest's, in order
 
 private:
     // `fn` run as Phase::harness when a PhaseClock is installed (refcheck bench), else `fn` itself.
