@@ -105,7 +105,7 @@ TEST_F(CrashTest, AHungWorkerIsStoppedAtItsWallClockLimitAndTheOthersReport) {
                         "was stopped (SIGKILL) at its wall-clock limit of 20 s per case (--case-timeout) "
                         "without sending its result");
     const ojson crash = read_json(path("out/small-program.json")).at("crash");
-    EXPECT_EQ(crash.at("timeout_seconds"), 20);
+    EXPECT_EQ(crash.at("timeout_ms"), 20000);
     EXPECT_EQ(crash.at("signal"), 9);
     expect_status("out", "small-frames", "equivalent");
     expect_status("out", "small-palette", "equivalent");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -300,7 +301,10 @@ CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDe
     } else {
         crash["exit_status"] = d.exit_code;
     }
-    if (d.timed_out_after > 0) crash["timeout_seconds"] = d.timed_out_after;
+    // Whole milliseconds: refcheck's own reader (read_json, which refcheck merge uses) takes no
+    // fractions, and 20 s written as a double was "20.0".
+    if (d.timed_out_after > 0)
+        crash["timeout_ms"] = static_cast<std::uint64_t>(std::llround(d.timed_out_after * 1000));
     crash["input"] = d.input.empty() ? ojson() : ojson(d.input);
     crash["routine"] = d.routine.empty() ? ojson() : ojson(d.routine);
     crash["in_call"] = d.in_call;
