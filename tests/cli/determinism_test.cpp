@@ -128,12 +128,13 @@ TEST_F(DeterminismTest, ASplitCaseWhosePartCrashedReportsAsTheUnsplitRun) {
     for (const std::string jobs : {"1", "3"}) {
         const Result r = refcheck(args + " --out j" + jobs + " --jobs " + jobs, crash);
         ASSERT_EQ(r.code, 2) << r.out << r.err;
-        if (jobs == "3")
+        if (jobs == "3") {
             EXPECT_NE(
                 r.err.find("refcheck: program-lights ran as 3 parts over its records; they could not be "
                            "merged (part 1 of 3: status error): it ran again whole"),
                 std::string::npos)
                 << r.err;
+        }
     }
     const ojson one = read_json(path("j1/program-lights.json"));
     EXPECT_EQ(one.at("status"), "error");

@@ -160,10 +160,14 @@ void Comparator::record(Divergence d, const std::vector<EventRecord>& a, const s
 }
 
 bool Comparator::skipped(const std::string& input) {
-    if (only_matching_ && !only_matching_(input)) return true;
-    if (!only_set_.empty()) return only_set_.count(input) == 0;
+    const auto leave_out = [this, &input] {
+        left_out_.insert(input);
+        return true;
+    };
+    if (only_matching_ && !only_matching_(input)) return leave_out();
+    if (!only_set_.empty()) return only_set_.count(input) == 0 ? leave_out() : false;
     if (only_.empty()) return false;
-    if (input != only_) return true;
+    if (input != only_) return leave_out();
     saw_only_ = true;
     return false;
 }

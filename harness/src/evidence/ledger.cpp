@@ -155,7 +155,7 @@ ExerciseCounter exercise_counter(const Case& c, const RuleIndex& index) {
 
 ojson make_ledger(const std::vector<ojson>& reports) {
     const ojson* evidence = nullptr;
-    std::set<std::string> documents, injected;
+    std::set<std::string> documents, injected, narrowed;
     std::map<std::string, std::set<std::string>> proven_by, exercised_by, claimed_by, not_exercised;
     std::map<std::string, std::uint64_t> proving_count;
     for (const auto& r : reports) {
@@ -167,7 +167,11 @@ ojson make_ledger(const std::vector<ojson>& reports) {
         // A case with seeded faults (--patch, --inject-reimpl-light-swap) proves nothing.
         const bool seeded = r.contains("injected");
         if (seeded) injected.insert(name);
-        const bool equivalent = r.value("status", std::string()) == "equivalent" && !seeded;
+        // Nor does a case a narrowing left inputs out of (--only, an input --filter): the inputs it
+        // did not compare may diverge on events that satisfy the same predicates.
+        const bool partial = !member(member(r, "selection"), "inputs_left_out").is_null();
+        if (partial) narrowed.insert(name);
+        const bool equivalent = r.value("status", std::string()) == "equivalent" && !seeded && !partial;
         for (const auto& j : member(r, "rules")) {
             const std::string id = j.get<std::string>();
             claimed_by[id].insert(name);
@@ -191,6 +195,7 @@ ojson make_ledger(const std::vector<ojson>& reports) {
         ledger["error"] = "the case reports cite " + std::to_string(documents.size()) +
                           " different versions of the rule document; levels are those of the first";
     if (!injected.empty()) ledger["injected"] = injected;
+    if (!narrowed.empty()) ledger["narrowed"] = narrowed;
     auto names = [](const std::map<std::string, std::set<std::string>>& m, const std::string& id) {
         const auto it = m.find(id);
         return it == m.end() ? ojson::array() : ojson(it->second);
@@ -256,6 +261,9 @@ std::string ledger_summary(const ojson& ledger) {
     if (ledger.contains("injected"))
         line += "; nothing proven by " + std::to_string(ledger.at("injected").size()) +
                 " case(s) with seeded faults";
+    if (ledger.contains("narrowed"))
+        line += "; nothing proven by " + std::to_string(ledger.at("narrowed").size()) +
+                " case(s) narrowed to some of their inputs";
     return line;
 }
 
@@ -263,7 +271,8 @@ std::string ledger_html(const ojson& ledger) {
     std::ostringstream h;
     h << "<p>" << escape_markup(ledger_summary(ledger)) << ". Document SHA-256 "
       << escape_markup(ledger.value("sha256", std::string()))
-      << ". A rule is Proven when an equivalent case without seeded faults that claims it compared at least "
+      << ". A rule is Proven when an equivalent case, without seeded faults and not narrowed to some of its "
+         "inputs, that claims it compared at least "
          "one "
          "matched event satisfying its predicate (the count is of such events over those cases).</p>";
     if (ledger.contains("error"))
@@ -271,6 +280,9 @@ std::string ledger_html(const ojson& ledger) {
     if (ledger.contains("injected"))
         h << "<p class=error>Seeded faults in " << escape_markup(joined(ledger.at("injected")))
           << ": these cases prove nothing.</p>";
+    if (ledger.contains("narrowed"))
+        h << "<p class=error>Narrowed to some of their inputs (--only, --filter) in "
+          << escape_markup(joined(ledger.at("narrowed"))) << ": these cases prove nothing.</p>";
     h << "<table><tr><th>rule "
          "id</th><th>level</th><th>section</th><th>predicate</th><th>status</th><th>exercised</th>"
          "<th>proven by</th><th>claimed, not exercised</th></tr>";

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,7 +68,16 @@ struct CaseContext {
     // a group of inputs out. A case is narrowed when this is not zero, not merely when a narrowing
     // is set: `--filter '*'` narrows nothing, so the checks that need every input (every kind in
     // "compares" compared, an invalid program's break reached) still apply.
-    mutable std::uint64_t inputs_left_out = 0;
+    // The inputs (or groups of inputs: "record 12 ") a narrowing left out, by name: a family that
+    // skips an input's work and the Comparator that drops an input's events may both see it, and it
+    // counts once (left_out_count()). Nothing is added on a run that is not narrowed.
+    mutable std::set<std::string> left_out{};
+    std::uint64_t left_out_count() const {
+        std::uint64_t n = left_out.size();
+        for (const auto& input : comparator.left_out()) n += left_out.count(input) ? 0 : 1;
+        return n;
+    }
+    bool narrowed() const { return !left_out.empty() || !comparator.left_out().empty(); }
 
     std::optional<reimpl::FormatError> missing_archive(std::string_view archive) const {
         for (const auto& e : missing)
@@ -87,7 +97,7 @@ struct CaseContext {
         if (yes)
             note_input(input);
         else
-            ++inputs_left_out;
+            left_out.emplace(input);
         return yes;
     }
     // Whether Case::only, Case::only_inputs and Case::filter leave `input` to be compared (nobody is
@@ -96,7 +106,7 @@ struct CaseContext {
         bool yes = c.only_inputs.empty() ? c.only.empty() || c.only == input
                                          : c.only_inputs.count(std::string(input)) != 0;
         if (yes && c.filter) yes = c.filter->selects_input(c.name, input);
-        if (!yes) ++inputs_left_out;
+        if (!yes) left_out.emplace(input);
         return yes;
     }
     // An input of a family that runs every input (its state carries on to the next: mobile steps,
@@ -125,7 +135,7 @@ struct CaseContext {
         } else {
             yes = c.only.empty() || c.only.starts_with(prefix);
         }
-        if (!yes) ++inputs_left_out;
+        if (!yes) left_out.emplace(prefix);
         return yes;
     }
 };

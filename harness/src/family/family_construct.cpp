@@ -131,7 +131,7 @@ void run_construct(CaseContext& ctx) {
         }
     }
     o.note_ran("construct_3d_object_");
-    if (invalid.active()) ctx.report["invalid_program"] = invalid.finish(ctx.inputs_left_out != 0);
+    if (invalid.active()) ctx.report["invalid_program"] = invalid.finish(ctx.narrowed());
     ctx.report["metrics"] = {{"records", records},
                              {"instances", instances},
                              {"attached_instances", instances - roots},

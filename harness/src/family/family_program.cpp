@@ -451,7 +451,7 @@ void run_program(CaseContext& ctx) {
                              {"reimpl_control_flow_cases", m.reimpl_cf_cases.size()}};
     if (frames) ctx.report["metrics"].update(frames->metrics());
     if (frames) ctx.report["frame_selection"] = frames->selection();
-    if (invalid.active()) ctx.report["invalid_program"] = invalid.finish(ctx.inputs_left_out != 0);
+    if (invalid.active()) ctx.report["invalid_program"] = invalid.finish(ctx.narrowed());
 }
 
 } // namespace refcheck::harness

@@ -215,7 +215,7 @@ void run_shadow(CaseContext& ctx) {
                              {"shadow_frames", frames},
                              {"frames_with_shadow_pixels", drawn},
                              {"frames_differing", differing}};
-    if (invalid.active()) ctx.report["invalid_program"] = invalid.finish(ctx.inputs_left_out != 0);
+    if (invalid.active()) ctx.report["invalid_program"] = invalid.finish(ctx.narrowed());
 }
 
 } // namespace refcheck::harness

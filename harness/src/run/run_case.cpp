@@ -610,7 +610,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         const Counts& counts = comparator.counts();
         // A case that compared nothing is an error, not an equivalent one: checked before the
         // status is set, so that the result (the CLI's table, the workers) never says equivalent.
-        if (!counts.unexplained) require_compared(c, counts, ctx.inputs_left_out != 0);
+        if (!counts.unexplained) require_compared(c, counts, ctx.narrowed());
         // Both sides read, and the report names, the files as they were stamped: an edit during the
         // case is an error, whatever the comparison found.
         // What the guest read, hashed from the files it opened (unchanged since), must be what the
@@ -618,8 +618,8 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         guest_reads = watched.guest_reads(original->file_accesses());
         if (std::string problems = inputs_as_run(watched, *guest_reads); !problems.empty())
             throw std::runtime_error(problems);
-        if (exercised && ctx.inputs_left_out != 0) exercised->set_narrowed();
-        if (ctx.inputs_left_out != 0) r["selection"]["inputs_left_out"] = ctx.inputs_left_out;
+        if (exercised && ctx.narrowed()) exercised->set_narrowed();
+        if (ctx.narrowed()) r["selection"]["inputs_left_out"] = ctx.left_out_count();
         result.status = counts.unexplained ? Status::Divergent : Status::Equivalent;
         r["status"] = std::string(status_name(result.status));
     } catch (const PreconditionError& e) {

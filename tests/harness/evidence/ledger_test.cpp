@@ -208,6 +208,27 @@ TEST(Ledger, ClaimingIsNotProvingAndSeededFaultsProveNothing) {
               std::string::npos);
 }
 
+// A case narrowed to some of its inputs (its selection says how many it left out) proves nothing:
+// the inputs it did not compare may diverge on events that satisfy the same predicates. The same
+// report without the narrowing proves the rule (the control).
+TEST(Ledger, ACaseNarrowedToSomeOfItsInputsProvesNothing) {
+    const ojson evidence = evidence_json(load_rule_index(write("doc.md", kDoc)));
+    const ojson whole = report("lights", "equivalent", {"a.one"}, evidence);
+    EXPECT_EQ(row(make_ledger({whole}), "a.one").at("status"), "Proven");
+
+    ojson narrowed = whole;
+    narrowed["selection"] = {{"only", "record 3 view 0 light 0 state 0"}, {"inputs_left_out", 11}};
+    const ojson ledger = make_ledger({narrowed});
+    EXPECT_EQ(ledger.at("counts").at("Proven"), 0);
+    EXPECT_EQ(row(ledger, "a.one").at("status"), "Chosen-unproven");
+    EXPECT_EQ(row(ledger, "a.one").at("exercised_by"), ojson({"lights"}));
+    EXPECT_EQ(row(ledger, "a.one").at("proven_by"), ojson::array());
+    EXPECT_EQ(ledger.at("narrowed"), ojson({"lights"}));
+    EXPECT_NE(ledger_summary(ledger).find("nothing proven by 1 case(s) narrowed to some of their inputs"),
+              std::string::npos)
+        << ledger_summary(ledger);
+}
+
 TEST(Ledger, UnknownLevelStaysUnknownUntilProvenAndNoEvidenceMeansNoLedger) {
     const ojson evidence = evidence_json(load_rule_index(write("doc.md", kDoc)));
     const ojson ledger = make_ledger({report("alpha", "error", {"b.one"}, evidence)});

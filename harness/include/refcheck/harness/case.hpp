@@ -31,12 +31,12 @@ struct View {
     // A probing view ("probe": [x, y, z]): the camera, turned by yaw/pitch/roll, is placed so that
     // the record's nearest vertex lands exactly at this camera-space point (placement.hpp); for the
     // boundaries of the near plane, the 16-bit screen clamps and 64-bit projection operands.
-    std::optional<std::array<std::int32_t, 3>> probe;
+    std::optional<std::array<std::int32_t, 3>> probe{};
     // A placed view ("position": [x, y, z], world units): the camera stands there, turned by
     // yaw/pitch/roll or by "rotation" (nine raw Q14 words, any int32: a rotation no angles give,
     // for the 64-bit operands of the camera transform). Neither "distance" nor "probe" with it.
-    std::optional<std::array<std::int32_t, 3>> position;
-    std::optional<std::array<std::int32_t, 9>> rotation;
+    std::optional<std::array<std::int32_t, 3>> position{};
+    std::optional<std::array<std::int32_t, 9>> rotation{};
 };
 
 struct RecordSelection {

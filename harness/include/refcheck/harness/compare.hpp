@@ -100,6 +100,8 @@ public:
     // Whether a stream of the input named by only() was given (so that a narrowing to an input the
     // case lacks is an error, not an empty success).
     bool saw_only() const { return saw_only_; }
+    // The inputs whose events were dropped by only(), only_set() or only_matching(), by name.
+    const std::set<std::string>& left_out() const { return left_out_; }
     // Narrowing to a set of inputs (Case::only_inputs): streams of other inputs are not compared.
     void only_set(std::set<std::string> inputs) { only_set_ = std::move(inputs); }
     // Narrowing by a predicate over input names (Case::filter): streams of other inputs are not compared.
@@ -139,6 +141,7 @@ private:
     void label_pending_faults(const std::string& input);
     std::string only_;
     std::set<std::string> only_set_;
+    std::set<std::string> left_out_;
     std::function<bool(const std::string&)> only_matching_;
     bool saw_only_ = false;
     bool fault_pending_input_ = false; // the first unexplained divergence is a fault awaiting its input
