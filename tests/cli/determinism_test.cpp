@@ -141,5 +141,37 @@ TEST_F(DeterminismTest, ASplitCaseWhosePartCrashedReportsAsTheUnsplitRun) {
     EXPECT_EQ(read_json(path("j3/program-lights.json")).dump(2), one.dump(2));
 }
 
+// A part's worker dies (REFCHECK_TEST_WORKER_CRASH=CASE@2: only in part 2 of the split case) and
+// the case run again whole does not: its verdict is the whole run's, and its report keeps the crash
+// (part_died) instead of only the run's stderr saying so. Without it, the report is the unsplit one.
+TEST_F(DeterminismTest, APartThatDiedIsKeptInTheReportWhenTheWholeRunDoesNotDie) {
+    const std::string args =
+        "run " + shipped_case("program-lights").string() + " --data " + quote(kSmallData);
+    const Result one = refcheck(args + " --out j1 --jobs 1");
+    ASSERT_EQ(one.code, 0) << one.out << one.err;
+    const Result r =
+        refcheck(args + " --out j3 --jobs 3", "REFCHECK_TEST_WORKER_CRASH=program-lights@2:segv");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(
+        r.err.find("program-lights ran as 3 parts over its records; they could not be merged (part 2 of 3: "
+                   "status error): it ran again whole"),
+        std::string::npos)
+        << r.err;
+    EXPECT_NE(
+        r.err.find("program-lights: the worker running part 2 of 3 died, and the case run whole did not"),
+        std::string::npos)
+        << r.err;
+    ojson split = read_json(path("j3/program-lights.json"));
+    ASSERT_TRUE(split.contains("part_died")) << split.dump(2);
+    const ojson died = split.at("part_died");
+    EXPECT_EQ(died.at("part"), 2);
+    EXPECT_EQ(died.at("of"), 3);
+    EXPECT_EQ(died.at("crash").at("signal"), 11);
+    EXPECT_NE(died.at("error").get<std::string>().find("crash: the worker process running this case"),
+              std::string::npos);
+    split.erase("part_died");
+    EXPECT_EQ(split.dump(2), read_json(path("j1/program-lights.json")).dump(2));
+}
+
 } // namespace
 } // namespace refcheck::cli_test

@@ -425,14 +425,21 @@ std::vector<CaseResult> finish_split_cases(std::vector<SplitCase>& split, const 
                                            const std::shared_ptr<const RuleIndex>& rules,
                                            WorkerCallbacks callbacks, std::vector<std::string>& lines) {
     std::vector<double> part_seconds(split.size(), 0.0);
+    // A part whose worker died (a crash, a timeout), by split case: when the whole run does not die
+    // too, its report still says so (the run's stderr line alone went unseen by reports).
+    std::vector<ojson> died(split.size());
     for (std::size_t j = 0; j < split.size(); ++j) {
         for (const CaseResult& p : split[j].parts) part_seconds[j] += p.seconds;
         std::string why;
-        const std::string ran =
-            split[j].c->name + " ran as " + std::to_string(split[j].parts.size()) + " parts over its records";
+        const std::size_t n = split[j].parts.size();
+        const std::string ran = split[j].c->name + " ran as " + std::to_string(n) + " parts over its records";
         if (parts_mergeable(*split[j].c, split[j].parts, &why)) {
             lines.push_back(ran + ", merged");
         } else {
+            for (std::size_t k = 0; k < n && died[j].is_null(); ++k)
+                if (const ojson& p = split[j].parts[k].report; p.contains("crash"))
+                    died[j] = {
+                        {"part", k + 1}, {"of", n}, {"error", member(p, "error")}, {"crash", p.at("crash")}};
             split[j].parts.clear(); // runs whole
             lines.push_back(ran + "; they could not be merged (" + why + "): it ran again whole");
         }
@@ -453,7 +460,15 @@ std::vector<CaseResult> finish_split_cases(std::vector<SplitCase>& split, const 
         if (options.progress) options.progress(split[j].c->name);
     };
     callbacks.handed = nullptr;
-    return run_in_workers(split.size(), options.jobs, callbacks);
+    std::vector<CaseResult> results = run_in_workers(split.size(), options.jobs, callbacks);
+    for (std::size_t j = 0; j < split.size(); ++j) {
+        if (died[j].is_null() || results[j].report.contains("crash")) continue; // it died again: said
+        results[j].report["part_died"] = died[j];
+        lines.push_back(split[j].c->name + ": the worker running part " + died[j].at("part").dump() + " of " +
+                        died[j].at("of").dump() +
+                        " died, and the case run whole did not: its report keeps the crash (part_died)");
+    }
+    return results;
 }
 
 // Where a shard writes the part of a split case it holds (refcheck merge reads it).

@@ -1,4 +1,5 @@
 #include "run/workers.hpp"
+#include "run/case_part.hpp"
 
 #include "family/families.hpp"
 
@@ -40,6 +41,7 @@ Breadcrumb* g_crumb = nullptr;              // set in a worker process only
 volatile std::sig_atomic_t g_interrupt = 0; // SIGINT/SIGTERM caught by the parent
 void on_interrupt(int s) { g_interrupt = s; }
 std::string g_crash_case, g_crash_how; // REFCHECK_TEST_WORKER_CRASH, read by a worker
+std::size_t g_crash_part = 0;          // CASE@K: only in part K (1-based) of a split case
 
 void copy_cut(char* to, std::size_t size, std::string_view from) {
     const std::size_t n = std::min(from.size(), size - 1);
@@ -160,6 +162,10 @@ constexpr std::uint64_t kQuit = ~std::uint64_t{0};
         const auto colon = v.rfind(':');
         g_crash_case = v.substr(0, colon);
         g_crash_how = colon == std::string::npos ? "segv" : v.substr(colon + 1);
+        if (const auto at = g_crash_case.rfind('@'); at != std::string::npos) {
+            g_crash_part = static_cast<std::size_t>(std::stoul(g_crash_case.substr(at + 1)));
+            g_crash_case.resize(at);
+        }
     }
     int code = 0;
     for (std::uint64_t index; read_all(tasks, &index, sizeof index) && index != kQuit;) {
@@ -221,7 +227,9 @@ std::pair<std::size_t, CaseResult> decode_result(std::string_view message) {
 void note_input(std::string_view input) {
     if (!g_crumb) return;
     copy_cut(g_crumb->input, sizeof g_crumb->input, input);
-    if (!g_crash_case.empty() && g_crash_case == g_crumb->case_name) {
+    const CasePart* part = case_part();
+    const bool in_part = g_crash_part == 0 || (part && part->count > 1 && part->index + 1 == g_crash_part);
+    if (!g_crash_case.empty() && g_crash_case == g_crumb->case_name && in_part) {
         std::fflush(stdout);
         std::fflush(stderr);
         if (g_crash_how == "term-parent") { // then wait to be killed: the case never finishes

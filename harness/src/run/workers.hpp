@@ -16,7 +16,9 @@
 // Test hook (tests/cli): REFCHECK_TEST_WORKER_CRASH=CASE:HOW makes the worker running case CASE die
 // when that case's first input begins (note_input), HOW being "segv" (raise SIGSEGV), "abort"
 // (std::abort) or "exit" (_exit(3) without a result), or "term-parent" (the worker sends SIGTERM to
-// the parent and waits to be killed: an interruption at a known point). Only worker processes read it.
+// the parent and waits to be killed: an interruption at a known point). CASE@K:HOW dies only in part
+// K (1-based) of a case split into parts, not in its other parts nor when it runs whole. Only worker
+// processes read it.
 //
 // SIGINT and SIGTERM: while run_in_workers runs, the parent catches them, kills its workers and
 // throws RunInterrupted naming the cases that did not finish; nothing has been written yet.
