@@ -220,7 +220,7 @@ TEST_F(SeededDisclosureTest, MergeKeepsTheSeededFaultsAndRefusesShardsSeededDiff
     const Result clean = refcheck("run " + files + " --shard 1/2 --out c1");
     ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
 
-    const Result merge = refcheck("merge --out merged s0 s1");
+    const Result merge = refcheck("merge --out merged s0 s1 --cases " + files);
     ASSERT_EQ(merge.code, 0) << merge.out << merge.err;
     EXPECT_NE(merge.out.find("SEEDED FAULTS"), std::string::npos) << merge.out;
     EXPECT_EQ(read_text(path("merged/run.json")), read_text(path("all/run.json")));
@@ -228,7 +228,7 @@ TEST_F(SeededDisclosureTest, MergeKeepsTheSeededFaultsAndRefusesShardsSeededDiff
               without_junit_times(read_text(path("all/junit.xml"))));
     EXPECT_TRUE(read_json(path("merged/run.json")).contains("seeded_faults"));
 
-    const Result mixed = refcheck("merge --out mixed s0 c1");
+    const Result mixed = refcheck("merge --out mixed s0 c1 --cases " + files);
     EXPECT_EQ(mixed.code, 2) << mixed.out << mixed.err;
     EXPECT_NE(mixed.err.find("different seeded faults"), std::string::npos) << mixed.err;
     EXPECT_FALSE(fs::exists(path("mixed/run.json")));

@@ -2,6 +2,8 @@
 // --shard is absent) split the cases; `refcheck merge` joins shard outputs into exactly the bytes
 // of an unsharded run.
 #include "cli_support.hpp"
+
+#include "refcheck/harness/hash.hpp"
 #include "json_schema.hpp"
 
 #include <fstream>
@@ -49,7 +51,8 @@ protected:
 
         for (const std::string order : {"s0 s1", "s1 s0"}) {
             const std::string out = order == "s0 s1" ? "merged" : "merged-reversed";
-            const Result merge = refcheck("merge --out " + out + " " + order);
+            const Result merge =
+                refcheck("merge --out " + out + " " + order + " --cases " + files_ + common_);
             EXPECT_EQ(merge.code, expected_code) << merge.out << merge.err;
             const auto merged = tree_without_junit_times(path(out));
             EXPECT_EQ(merged.size(), unsharded.size()) << order;
@@ -77,6 +80,36 @@ TEST_F(ShardTest, MergedShardsAreByteIdenticalToAnUnshardedRun) { expect_merge_i
 TEST_F(ShardTest, MergedShardsOfADivergentRunAreByteIdenticalToIt) {
     expect_merge_identical(" --inject-reimpl-light-swap", 1);
     EXPECT_EQ(read_json(path("merged/run.json")).at("status"), "divergent");
+}
+
+// Shards run on different archives (shard 1's palette one byte apart) merge into no single verdict:
+// the whole cases of the shard whose inputs are not the merge's (by SHA-256) become errors naming
+// both, and the others keep theirs. (Unchecked, the merge called the mixed run equivalent.)
+TEST_F(ShardTest, ShardsRunOnOtherArchivesThanTheMergesMakeTheirCasesErrors) {
+    fs::copy(kSmallData, path("other-data"), fs::copy_options::recursive);
+    std::string palette = read_text(path("other-data/3DPAL.RGB"));
+    palette[100] = static_cast<char>(palette[100] ^ 0x01);
+    std::ofstream(path("other-data/3DPAL.RGB"), std::ios::binary | std::ios::trunc) << palette;
+    const Result s0 = refcheck("run " + files_ + common_ + " --shard 0/2 --out s0");
+    ASSERT_EQ(s0.code, 0) << s0.out << s0.err;
+    const Result s1 =
+        refcheck("run " + files_ + " --data " + quote(path("other-data")) + " --shard 1/2 --out s1");
+    ASSERT_EQ(s1.code, 0) << s1.out << s1.err;
+    const Result merge = refcheck("merge --out merged s0 s1 --cases " + files_ + common_);
+    EXPECT_EQ(merge.code, 2) << merge.out << merge.err;
+    for (const char* name : {"construct", "small-program"}) { // shard 1's
+        const ojson r = read_json(path("merged/" + std::string(name) + ".json"));
+        EXPECT_EQ(r.at("status"), "error") << name;
+        const std::string error = r.value("error", std::string());
+        EXPECT_NE(error.find("the shard ran this case on other inputs than the merge's"), std::string::npos)
+            << name << ": " << error;
+        EXPECT_NE(error.find(harness::sha256_file(path("other-data/3DPAL.RGB"))), std::string::npos) << error;
+        EXPECT_NE(error.find(harness::sha256_file(fs::path(kSmallData) / "3DPAL.RGB")), std::string::npos)
+            << error;
+    }
+    for (const char* name : {"loader", "small-palette", "small-frames"}) // shard 0's
+        EXPECT_EQ(read_json(path("merged/" + std::string(name) + ".json")).at("status"), "equivalent")
+            << name;
 }
 
 // A large case is split across the shards below the case (its records shared out as across workers,
@@ -143,6 +176,13 @@ TEST_F(ShardTest, CasesSplitAcrossTheShardsMergeIntoTheUnshardedOutputs) {
     const Result bare = refcheck("merge --out m-bare s0 s1 --cases " + files);
     EXPECT_EQ(bare.code, 2) << bare.out << bare.err; // the default archives: other records, an error
     EXPECT_EQ(read_json(path("m-bare/frames.json")).at("status"), "error");
+    // The loader ran whole in shard 0 on the small archives: not the merge's either.
+    const ojson loader = read_json(path("m-bare/loader.json"));
+    EXPECT_EQ(loader.at("status"), "error");
+    EXPECT_NE(
+        loader.value("error", std::string()).find("the shard ran this case on other inputs than the merge's"),
+        std::string::npos)
+        << loader.value("error", std::string());
     // The shards' archives with one palette byte changed: the same records, other inputs.
     fs::copy(kSmallData, path("other-data"), fs::copy_options::recursive);
     std::string palette = read_text(path("other-data/3DPAL.RGB"));
@@ -293,7 +333,7 @@ TEST_F(ShardTest, BadShardsAreErrors) {
     EXPECT_NE(mixed.err.find("a shard of 2"), std::string::npos) << mixed.err;
     for (const char* m : {"m1", "m2", "m3"})
         EXPECT_FALSE(fs::exists(path(std::string(m) + "/run.json"))) << m;
-    const Result both = refcheck("merge --out m4 half1 half0");
+    const Result both = refcheck("merge --out m4 half1 half0 --cases " + files_ + common_);
     EXPECT_EQ(both.code, 0) << both.out << both.err;
     EXPECT_FALSE(read_json(path("m4/run.json")).contains("shard"));
     // A shard folder without a run index cannot be merged.

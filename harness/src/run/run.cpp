@@ -830,6 +830,50 @@ void check_plan_held(const ojson& plan, const std::vector<std::pair<std::string,
 }
 } // namespace
 
+namespace {
+// Each whole case report of the shards names by SHA-256 the image, profile and archives it ran on:
+// they must be those the merge's options give that case (as the parts a merge finishes must), or
+// shards run with another --image, --profile or --data would merge into one verdict that no single
+// environment earned. Such a case becomes an error, as such a part makes its case one. A report
+// that names no inputs (it stopped before reading them) is not checked.
+void check_whole_inputs(std::vector<std::pair<std::string, ojson>>& named, const RunOptions& options,
+                        const std::vector<fs::path>& case_files) {
+    std::map<fs::path, std::string> file_sha; // image and profile files hashed, by path
+    std::map<fs::path, ojson> archives;       // data roots hashed, by path
+    const auto sha_of = [&](const fs::path& f) -> const std::string& {
+        auto it = file_sha.find(f);
+        if (it == file_sha.end()) it = file_sha.emplace(f, sha256_file(f)).first;
+        return it->second;
+    };
+    for (auto& [name, report] : named) {
+        const ojson& inputs = member(report, "inputs");
+        if (!inputs.is_object()) continue;
+        const auto file =
+            std::find_if(case_files.begin(), case_files.end(),
+                         [&name = name](const fs::path& f) { return f.stem().string() == name; });
+        if (file == case_files.end())
+            throw std::runtime_error(
+                "case " + name + " is in a shard output, but no case file given to merge is named " + name +
+                ".json: its inputs cannot be checked against the merge's (--cases)");
+        const Environment env = resolve_environment(load_case(*file), options);
+        auto at = archives.find(env.data);
+        if (at == archives.end()) at = archives.emplace(env.data, archive_hashes(env.data)).first;
+        const ojson expected = {
+            {"image", sha_of(env.image)}, {"profile", sha_of(env.profile)}, {"archives", at->second}};
+        const ojson ran = {{"image", member(member(inputs, "image"), "sha256")},
+                           {"profile", member(member(inputs, "profile"), "sha256")},
+                           {"archives", member(inputs, "archives")}};
+        if (ran == expected) continue;
+        report["status"] = "error";
+        report["error"] =
+            "the shard ran this case on other inputs than the merge's (by SHA-256: " + ran.dump() +
+            " against " + expected.dump() + " from " + env.image.string() + ", " + env.profile.string() +
+            " and " + env.data.string() +
+            "): give merge the --image, --profile and --data the shards ran with";
+    }
+}
+} // namespace
+
 int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const RunOptions* finish,
           const std::vector<fs::path>& case_files, std::vector<std::string>* splits) {
     if (shard_dirs.empty()) throw std::runtime_error("merge needs at least one shard output");
@@ -932,6 +976,7 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
             named.emplace_back(r.name, shared.store(r.report));
         }
     }
+    if (finish) check_whole_inputs(named, *finish, case_files);
     // Unsharded runs list cases in sorted file order; the case name is the file stem.
     std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (std::size_t i = 1; i < named.size(); ++i)

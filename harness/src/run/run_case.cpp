@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 namespace refcheck::harness {
 
@@ -346,6 +347,21 @@ ojson files_named(const Original& original, const GuestReads& reads) {
     return files;
 }
 } // namespace
+
+ojson archive_hashes(const fs::path& data) {
+    ojson out = ojson::object();
+    for (const auto& [label, guest, name] :
+         {std::tuple{"3DDATA/3DOBJS.BIN", "3DDATA\\3DOBJS.BIN", "3DOBJS.BIN"},
+          std::tuple{"3DDATA/OBJTEXT.BIN", "3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"},
+          std::tuple{"3DPAL.RGB", "3DPAL.RGB", "3DPAL.RGB"}}) {
+        try {
+            out[label] = sha256_hex(read_data_archive(data, guest, name));
+        } catch (const reimpl::FormatError&) {
+            out[label] = nullptr; // as run_case names an archive the data root lacks
+        }
+    }
+    return out;
+}
 
 CaseResult run_case(const Case& c, const Environment& env, const Injection& injection) {
     return run_case_with(c, env, injection, nullptr);

@@ -56,6 +56,9 @@ std::filesystem::path archive_file(const std::filesystem::path& data, std::strin
 class InputWatch;
 std::vector<std::uint8_t> read_data_archive(const std::filesystem::path& data, std::string_view guest_name,
                                             std::string_view archive, InputWatch* watch = nullptr);
+// The SHA-256 of each archive a case reads from `data`, as a case report's "inputs"."archives"
+// names them ("3DDATA/3DOBJS.BIN": hex, or null for one read_data_archive refuses).
+ojson archive_hashes(const std::filesystem::path& data);
 
 // Seeded faults, to show that a comparison finds a difference (tests, experiments). A run with one
 // says so everywhere: a banner on stdout before any case runs (seeded_fault_banner), "seeded_faults"
