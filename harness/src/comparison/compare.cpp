@@ -269,10 +269,13 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
             if (std::find(k->fields.begin(), k->fields.end(), "pixels") != k->fields.end())
                 pixel_flags |= k->flag;
     std::uint32_t used_flags = 0;
-    std::optional<std::size_t> first;
+    // The pixel the divergence names: the first unexplained one, or the first differing one when
+    // every difference is explained (an unexplained frame once named an explained pixel first).
+    std::optional<std::size_t> first, first_differing;
     for (std::size_t p = 0; p < original.size() && p < reimpl.size(); ++p) {
         if (original[p] == reimpl[p]) continue;
         ++fc.differing;
+        if (!first_differing) first_differing = p;
         // Excused only where both sides' per-pixel evidence carries the same allowed cause.
         const std::uint32_t t =
             (p < taint.size() ? taint[p] : 0) & (p < original_taint.size() ? original_taint[p] : 0);
@@ -283,8 +286,8 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
             ++fc.unexplained;
             if (!first) first = p;
         }
-        if (!first) first = p;
     }
+    if (!first) first = first_differing;
     for (const auto& k : known_divergences())
         if (used_flags & k.flag) fc.causes.emplace_back(k.id);
     if (original.size() != reimpl.size()) ++fc.unexplained;

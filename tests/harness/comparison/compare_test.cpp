@@ -194,6 +194,23 @@ TEST(Compare, FramePixelsNeedBothSidesTaint) {
     EXPECT_EQ(c.counts().unexplained, 2u);
 }
 
+// An unexplained frame names its first unexplained pixel, not an explained one before it: pixel 1,
+// at (1,0), is excused by both taints; pixel 3, at (1,1), is not. All explained, it names the first.
+TEST(Compare, AFramesDivergenceNamesItsFirstUnexplainedPixel) {
+    const std::vector<std::uint8_t> original = {1, 2, 3, 4}, reimpl = {1, 9, 3, 8};
+    const std::vector<std::uint8_t> taint = {0, kMissingNormal, 0, kMissingNormal};
+    const std::vector<std::uint8_t> one = {0, kMissingNormal, 0, 0};
+    Comparator c({{"missing_normal"}, 0, 5, 64});
+    ASSERT_EQ(c.compare_frame("partly", original, reimpl, taint, one, 2).unexplained, 1u);
+    ASSERT_TRUE(c.first_unexplained());
+    ASSERT_EQ(c.first_unexplained()->fields.size(), 1u);
+    EXPECT_EQ(c.first_unexplained()->fields[0].original, "2 pixels differ; first at (1,1): 4");
+    EXPECT_EQ(c.first_unexplained()->fields[0].reimpl, "8");
+    ASSERT_EQ(c.compare_frame("excused", original, reimpl, taint, taint, 2).unexplained, 0u);
+    ASSERT_TRUE(c.first_known());
+    EXPECT_EQ(c.first_known()->fields[0].original, "2 pixels differ; first at (1,0): 2");
+}
+
 // Blank frames on both sides are set aside unless the case says they are what it tests.
 TEST(Compare, BlankFramesCountOnlyWhenTheCaseSaysSo) {
     const std::vector<std::uint8_t> blank(6, 224);
