@@ -27,6 +27,14 @@ EventRecord entry_event(std::int64_t step, std::int64_t index, std::int64_t id) 
     return e;
 }
 
+// The original returned more entries than the 256 ids its buffer holds (mobile.capacity): one more
+// entry, at index 256, whose id (-1) no mobile has. The harness reads no id past the buffer, and the
+// reimplementation's queue stops at 256, so without it a count of 257 whose first 256 ids agree
+// compared equal (the seeded mutant: tests/cli/mobile_capacity_test.cpp).
+EventRecord past_capacity_event(std::int64_t step) {
+    return entry_event(step, static_cast<std::int64_t>(reimpl::kQueueCapacity), -1);
+}
+
 ScriptOptions script_options(const Case& c) {
     ScriptOptions o;
     o.centre = c.centre.value_or(kMapCentre);
@@ -75,8 +83,9 @@ void run_mobile(CaseContext& ctx) {
         o.machine().write(camera_at, pack(s.camera));
         const auto r = o.call("build_mobile_queue_", {camera_at, scene_at, ids_at});
         std::vector<EventRecord> a, b;
-        for (std::uint32_t i = 0; r.ok() && i < r.eax && i < 256; ++i)
+        for (std::uint32_t i = 0; r.ok() && i < r.eax && i < reimpl::kQueueCapacity; ++i)
             a.push_back(entry_event(step, i, o.machine().read_u32(ids_at + 4 * i)));
+        if (r.ok() && r.eax > reimpl::kQueueCapacity) a.push_back(past_capacity_event(step));
         const auto queue =
             in_phase(Phase::reimpl, [&] { return world.map().queue(models, s.camera, scene); });
         for (std::size_t i = 0; i < queue.size(); ++i)

@@ -192,6 +192,9 @@ public:
         o.on_return("build_mobile_queue_", [this](emu::Machine& m) {
             for (std::uint32_t i = 0; i < m.reg(emu::Reg::eax) && i < reimpl::kQueueCapacity; ++i)
                 keep(queue_event(i, m.read_u32(ids_at_ + 4 * i)));
+            // A count past the 256-id buffer (mobile.capacity): an entry no mobile has, as in the
+            // mobile family (the reimplementation's queue stops at 256).
+            if (m.reg(emu::Reg::eax) > reimpl::kQueueCapacity) keep(queue_event(reimpl::kQueueCapacity, -1));
         });
         o.tap("shadow_plane_height_", [this, caster = o.arg("shadow_plane_height_", "caster"),
                                        params = o.arg("shadow_plane_height_", "params")](emu::Machine& m) {
