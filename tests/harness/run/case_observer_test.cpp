@@ -15,6 +15,8 @@
 #include "refcheck/harness/profile.hpp"
 #include "refcheck/harness/run.hpp"
 
+#include "standin_env.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -47,16 +49,8 @@ std::vector<std::string> routines_of(const Profile& profile) {
     return out;
 }
 
-Environment standin() {
-    Environment env;
-    env.image = REFCHECK_STANDIN_EXE;
-    env.profile = REFCHECK_STANDIN_PROFILE;
-    env.data = REFCHECK_SMALL_DATA;
-    return env;
-}
-
 TEST(CaseObserver, TheOriginalsProfileIsAliveWhenTheCaseHasFinished) {
-    const Environment env = standin();
+    const Environment env = test::small_standin();
     const Case c = load_case(fs::path(REFCHECK_SOURCE_DIR) / "cases" / "palette.json");
     ProfileReader reader;
     set_case_observer(&reader);
@@ -72,7 +66,7 @@ TEST(CaseObserver, TheOriginalsProfileIsAliveWhenTheCaseHasFinished) {
 // Built from a profile that the caller changes and then destroys before the Original is read: the
 // Original reads its own copy. With a reference member it read the emptied, then destroyed, profile.
 TEST(CaseObserver, AnOriginalOwnsItsProfile) {
-    const Environment env = standin();
+    const Environment env = test::small_standin();
     const Profile truth = load_profile(env.profile);
     const std::vector<std::string> expected = routines_of(truth);
     ASSERT_FALSE(expected.empty());
@@ -118,7 +112,7 @@ TEST(CaseObserver, TheOriginalRunsNothingOnceTheCaseHasFinished) {
     const Case c = load_case(fs::path(REFCHECK_SOURCE_DIR) / "cases" / "program-edge-end-return.json");
     LateCaller late;
     set_case_observer(&late);
-    const CaseResult r = run_case(c, standin());
+    const CaseResult r = run_case(c, test::small_standin());
     set_case_observer(nullptr);
     EXPECT_EQ(r.status, Status::Equivalent);
     EXPECT_EQ(late.refused, "the original cannot run draw_3d_object_ any more: case " + c.name +

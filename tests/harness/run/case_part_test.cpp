@@ -7,6 +7,8 @@
 #include "refcheck/harness/filter.hpp"
 #include "refcheck/harness/ledger.hpp"
 
+#include "standin_env.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,10 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 Environment stand_in_env() {
-    Environment env;
-    env.image = REFCHECK_STANDIN_EXE;
-    env.profile = REFCHECK_STANDIN_PROFILE;
-    env.data = REFCHECK_SMALL_DATA;
+    Environment env = test::small_standin();
     env.coverage_reasons = fs::path(REFCHECK_SOURCE_DIR) / "cases" / "coverage" / "reasons.json";
     env.rules = std::make_shared<const RuleIndex>(
         load_rule_index(fs::path(REFCHECK_SOURCE_DIR) / "docs" / "formats" / "apache-3d.md"));

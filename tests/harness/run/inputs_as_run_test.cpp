@@ -14,6 +14,8 @@
 #include "refcheck/harness/input_watch.hpp"
 #include "refcheck/harness/run.hpp"
 
+#include "standin_env.hpp"
+
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -110,11 +112,7 @@ TEST(InputsAsRun, TheCaseFileHashIsOfTheBytesParsedNotOfTheFileLater) {
     EXPECT_EQ(c.sha256, parsed);
     append(file, "\n"); // edited after the parse: the case that runs is still the parsed one
     ASSERT_NE(sha256_file(file), parsed);
-    Environment env;
-    env.image = REFCHECK_STANDIN_EXE;
-    env.profile = REFCHECK_STANDIN_PROFILE;
-    env.data = REFCHECK_SMALL_DATA;
-    const CaseResult r = run_case(c, env);
+    const CaseResult r = run_case(c, test::small_standin());
     EXPECT_EQ(r.status, Status::Equivalent) << error_of(r);
     EXPECT_EQ(r.report.at("case_sha256"), parsed);
     fs::remove_all(dir);

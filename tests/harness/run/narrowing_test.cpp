@@ -8,6 +8,8 @@
 #include "refcheck/harness/report.hpp"
 #include "refcheck/harness/run.hpp"
 
+#include "standin_env.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,14 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Environment standin() {
-    Environment env;
-    env.image = REFCHECK_STANDIN_EXE;
-    env.profile = REFCHECK_STANDIN_PROFILE;
-    env.data = REFCHECK_SMALL_DATA;
-    return env;
-}
-
 const ojson& left_out(const CaseResult& r) {
     return member(member(r.report, "selection"), "inputs_left_out");
 }
@@ -33,13 +27,13 @@ const ojson& left_out(const CaseResult& r) {
 TEST(Narrowing, APaletteRunNarrowedToOneTableSaysItLeftTheOthersOut) {
     Case c = load_case(fs::path(REFCHECK_SOURCE_DIR) / "cases" / "palette.json");
     ASSERT_EQ(c.warzones.size(), 4u);
-    const CaseResult whole = run_case(c, standin());
+    const CaseResult whole = run_case(c, test::small_standin());
     ASSERT_EQ(whole.status, Status::Equivalent) << whole.report.value("error", "");
     EXPECT_TRUE(left_out(whole).is_null()); // the control: nothing was left out
 
     // The palette's inputs are its five tables per warzone.
     c.only = "table palette_rgb (warzone 2)";
-    const CaseResult narrowed = run_case(c, standin());
+    const CaseResult narrowed = run_case(c, test::small_standin());
     ASSERT_EQ(narrowed.status, Status::Equivalent) << narrowed.report.value("error", "");
     EXPECT_EQ(left_out(narrowed), 5 * 4 - 1);
     // run.json's basis carries the narrowing, so refcheck diff does not take it for the whole case.
@@ -53,7 +47,7 @@ TEST(Narrowing, AProgramInputLeftOutIsCountedOnce) {
     const std::size_t inputs = c.views.size() * c.lights.size() * c.states.size();
     ASSERT_EQ(inputs, 12u);
     c.only = "record 3 view 0 light 0 state " + std::to_string(c.states.at(0));
-    const CaseResult narrowed = run_case(c, standin());
+    const CaseResult narrowed = run_case(c, test::small_standin());
     ASSERT_NE(narrowed.status, Status::Error) << narrowed.report.value("error", "");
     EXPECT_EQ(narrowed.report.at("counts").at("inputs"), 1) << narrowed.report.at("counts").dump();
     EXPECT_EQ(left_out(narrowed), inputs - 1);
