@@ -82,6 +82,26 @@ TEST_F(ShardTest, MergedShardsOfADivergentRunAreByteIdenticalToIt) {
     EXPECT_EQ(read_json(path("merged/run.json")).at("status"), "divergent");
 }
 
+// A split case of a run narrowed by --filter (one that selects every input of the split case, so it
+// still splits) finishes in merge with the run's filter, which its report names as the unsharded
+// run's does: merge took its own options, which have none, and the bytes differed.
+TEST_F(ShardTest, ASplitCaseOfAFilteredRunMergesIntoTheUnshardedBytes) {
+    const std::string files = join({shipped_case("program-lights"), shipped_case("loader")});
+    const std::string filter = " --filter 'program-lights:loader'";
+    ASSERT_EQ(refcheck("run " + files + common_ + filter + " --jobs 1 --out all").code, 0);
+    for (const std::string k : {"0", "1"}) {
+        const Result shard =
+            refcheck("run " + files + common_ + filter + " --jobs 1 --shard " + k + "/2 --out s" + k);
+        ASSERT_EQ(shard.code, 0) << shard.out << shard.err;
+        EXPECT_NE(shard.err.find("program-lights: this shard ran part"), std::string::npos) << shard.err;
+    }
+    const Result merge = refcheck("merge --out merged s0 s1 --cases " + files + common_ + " --jobs 1");
+    ASSERT_EQ(merge.code, 0) << merge.out << merge.err;
+    const ojson merged = read_json(path("merged/program-lights.json"));
+    EXPECT_EQ(merged.at("selection").at("filter"), "program-lights:loader") << merged.at("selection").dump();
+    EXPECT_EQ(merged.dump(2), read_json(path("all/program-lights.json")).dump(2));
+}
+
 // Shards run on different archives (shard 1's palette one byte apart) merge into no single verdict:
 // the whole cases of the shard whose inputs are not the merge's (by SHA-256) become errors naming
 // both, and the others keep theirs. (Unchecked, the merge called the mixed run equivalent.)

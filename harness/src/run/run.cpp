@@ -942,8 +942,13 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
             if (c.sha256 != h.case_sha256)
                 throw std::runtime_error("case " + name + ": " + file->string() +
                                          " is not the file the shards ran (its SHA-256 differs)");
-            c.only = finish->only;
-            c.filter = finish->filter;
+            // The run's narrowing, which the finished report names in its selection as the unsharded
+            // run's does: the plan's, which every shard carried (merge has no --filter or --only).
+            c.only =
+                member(plan, "only").is_string() ? member(plan, "only").get<std::string>() : finish->only;
+            c.filter = member(plan, "filter").is_string()
+                           ? std::make_shared<const InputFilter>(member(plan, "filter").get<std::string>())
+                           : finish->filter;
             cases.push_back(std::move(c));
         }
         std::vector<SplitCase> split;
