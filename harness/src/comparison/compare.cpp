@@ -56,17 +56,37 @@ std::vector<FieldDiff> diff_fields(const EventRecord& a, const EventRecord& b) {
             same = same_value(a.fields[i].value, b.fields[i].value) && a.fields[i].name == b.fields[i].name;
         if (same) return {};
     }
+    // By name, a repeated name by occurrence: the k-th field of a name on one side against the k-th
+    // of that name on the other (looking each name up once let [x=1] equal [x=1, x=2]).
+    const auto occurrence = [](const EventRecord& e, std::size_t i) {
+        std::size_t k = 0;
+        for (std::size_t j = 0; j < i; ++j) k += e.fields[j].name == e.fields[i].name ? 1 : 0;
+        return k;
+    };
+    const auto nth = [](const EventRecord& e, const Name& name, std::size_t k) -> const Value* {
+        for (const auto& f : e.fields)
+            if (f.name == name && k-- == 0) return &f.value;
+        return nullptr;
+    };
+    const auto label = [](const Name& name, std::size_t k) {
+        return k == 0 ? name.str() : name.str() + " (occurrence " + std::to_string(k + 1) + ")";
+    };
     std::vector<FieldDiff> out;
-    for (const auto& fa : a.fields) {
-        const Value* vb = b.find(fa.name);
+    for (std::size_t i = 0; i < a.fields.size(); ++i) {
+        const auto& fa = a.fields[i];
+        const std::size_t k = occurrence(a, i);
+        const Value* vb = nth(b, fa.name, k);
         if (!vb) {
-            out.push_back({fa.name.str(), to_string(fa.value), "(absent)"});
+            out.push_back({label(fa.name, k), to_string(fa.value), "(absent)"});
         } else if (!(*vb == fa.value)) {
-            out.push_back({fa.name.str(), to_string(fa.value), to_string(*vb)});
+            out.push_back({label(fa.name, k), to_string(fa.value), to_string(*vb)});
         }
     }
-    for (const auto& fb : b.fields)
-        if (!a.find(fb.name)) out.push_back({fb.name.str(), "(absent)", to_string(fb.value)});
+    for (std::size_t i = 0; i < b.fields.size(); ++i) {
+        const std::size_t k = occurrence(b, i);
+        if (!nth(a, b.fields[i].name, k))
+            out.push_back({label(b.fields[i].name, k), "(absent)", to_string(b.fields[i].value)});
+    }
     return out;
 }
 

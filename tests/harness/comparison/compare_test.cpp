@@ -180,6 +180,30 @@ TEST(Compare, GridToleranceExplainsSmallScreenDifferencesOnly) {
     EXPECT_EQ(c.counts().unexplained, 2u);
 }
 
+// A field name one side repeats is compared by occurrence: [x=1] against [x=1, x=2] differs in the
+// second x (looked up by name once, the two compared equal). Fields in another order still match.
+TEST(Compare, ARepeatedFieldNameIsComparedByOccurrence) {
+    const auto event = [](std::vector<Field> fields) {
+        EventRecord e;
+        e.kind = "queue_entry";
+        e.fields = std::move(fields);
+        e.key_fields = 0;
+        return e;
+    };
+    const std::int64_t one = 1, two = 2, three = 3;
+    Comparator c({});
+    c.compare("once", {event({{"x", one}})}, {event({{"x", one}, {"x", two}})});
+    EXPECT_EQ(c.counts().unexplained, 1u);
+    ASSERT_TRUE(c.first_unexplained());
+    ASSERT_EQ(c.first_unexplained()->fields.size(), 1u);
+    EXPECT_EQ(c.first_unexplained()->fields[0].name, "x (occurrence 2)");
+    EXPECT_EQ(c.first_unexplained()->fields[0].original, "(absent)");
+    c.compare("swapped", {event({{"x", one}, {"y", two}})}, {event({{"y", two}, {"x", one}})});
+    c.compare("twice", {event({{"x", one}, {"x", two}})}, {event({{"x", one}, {"x", three}})});
+    EXPECT_EQ(c.counts().unexplained, 2u); // "swapped" matched, "twice" did not
+    EXPECT_EQ(c.counts().matched, 1u);
+}
+
 // Frames: a pixel is excused only where both sides' taints carry an allowed cause.
 TEST(Compare, FramePixelsNeedBothSidesTaint) {
     const std::vector<std::uint8_t> original = {1, 2, 3, 4}, reimpl = {1, 9, 3, 9};
