@@ -45,8 +45,6 @@ std::string upper(std::string_view s) {
     return out;
 }
 
-bool iequal(std::string_view a, std::string_view b) { return a.size() == b.size() && upper(a) == upper(b); }
-
 std::vector<std::string> split(std::string_view s) {
     std::vector<std::string> parts;
     size_t start = 0;
@@ -91,7 +89,7 @@ std::optional<std::string> match_entry(const fs::path& dir, const std::string& n
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         std::string entry = it->path().filename().string();
         if (entry == name) return entry;
-        if (iequal(entry, name) && (!best || entry < *best)) best = entry;
+        if (same_windows_name(entry, name) && (!best || entry < *best)) best = entry;
     }
     return best;
 }
@@ -129,6 +127,10 @@ std::variant<std::vector<std::string>, std::string> normalise(std::string_view g
 }
 
 } // namespace
+
+bool same_windows_name(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && upper(a) == upper(b);
+}
 
 bool wildcard_match(std::string_view pattern, std::string_view text, bool ignore_case) {
     const auto same = [ignore_case](char p, char t) {
@@ -182,7 +184,7 @@ Resolution DataRoot::resolve(std::string_view guest_path, bool for_create) const
     if (auto* reason = std::get_if<std::string>(&normal)) return refuse(*reason);
     const auto& parts = std::get<std::vector<std::string>>(normal);
     if (parts.size() < mount_parts_.size() ||
-        !std::equal(mount_parts_.begin(), mount_parts_.end(), parts.begin(), iequal))
+        !std::equal(mount_parts_.begin(), mount_parts_.end(), parts.begin(), same_windows_name))
         return refuse("outside the data root " + mount_);
     fs::path cur = root_;
     std::string relative;

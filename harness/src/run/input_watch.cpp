@@ -2,7 +2,6 @@
 
 #include "refcheck/harness/hash.hpp"
 
-#include <cctype>
 #include <exception>
 #include <map>
 #include <stdexcept>
@@ -12,14 +11,6 @@
 namespace refcheck::harness {
 
 namespace {
-bool same_windows_name(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i])))
-            return false;
-    return true;
-}
-
 std::string named(const emu::FileAccess& a) {
     return a.resolved + " (\"" + a.guest_path + "\", opened by " + a.routine + ")";
 }
@@ -97,7 +88,8 @@ GuestReads InputWatch::guest_reads(const std::vector<emu::FileAccess>& accesses)
         }
         out.sha256[k] = sha;
         for (const Watched& w : files_)
-            if (!w.given_sha256.empty() && same_windows_name(a.resolved, w.label) && w.given_sha256 != sha)
+            if (!w.given_sha256.empty() && emu::same_windows_name(a.resolved, w.label) &&
+                w.given_sha256 != sha)
                 problem("the original read " + named(a) + ", SHA-256 " + sha +
                         ", but the reimplementation was given " + w.label + " (" + w.path.string() +
                         "), SHA-256 " + w.given_sha256 + ": the two sides did not read the same bytes");

@@ -20,8 +20,8 @@
 #include "refcheck/reimpl/texture_archive.hpp"
 
 #include <algorithm>
+#include <array>
 #include <optional>
-#include <tuple>
 
 namespace refcheck::harness {
 
@@ -323,6 +323,17 @@ std::vector<std::uint8_t> read_data_archive(const fs::path& data, std::string_vi
 }
 
 namespace {
+// The archives a case reads from its data root: the report's name for each (inputs.archives), the
+// guest's, and the reimplementation's (a FormatError's archive). Models, textures, palette.
+struct DataArchive {
+    const char* label;
+    const char* guest;
+    const char* name;
+};
+constexpr std::array<DataArchive, 3> kArchives{{{"3DDATA/3DOBJS.BIN", "3DDATA\\3DOBJS.BIN", "3DOBJS.BIN"},
+                                                {"3DDATA/OBJTEXT.BIN", "3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"},
+                                                {"3DPAL.RGB", "3DPAL.RGB", "3DPAL.RGB"}}};
+
 // What is wrong with what the case names by SHA-256 (a file the guest read that is not the bytes
 // the reimplementation was given, or changed since it was opened; an input changed during the
 // case); empty when nothing.
@@ -350,14 +361,11 @@ ojson files_named(const Original& original, const GuestReads& reads) {
 
 ojson archive_hashes(const fs::path& data) {
     ojson out = ojson::object();
-    for (const auto& [label, guest, name] :
-         {std::tuple{"3DDATA/3DOBJS.BIN", "3DDATA\\3DOBJS.BIN", "3DOBJS.BIN"},
-          std::tuple{"3DDATA/OBJTEXT.BIN", "3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"},
-          std::tuple{"3DPAL.RGB", "3DPAL.RGB", "3DPAL.RGB"}}) {
+    for (const DataArchive& a : kArchives) {
         try {
-            out[label] = sha256_hex(read_data_archive(data, guest, name));
+            out[a.label] = sha256_hex(read_data_archive(data, a.guest, a.name));
         } catch (const reimpl::FormatError&) {
-            out[label] = nullptr; // as run_case names an archive the data root lacks
+            out[a.label] = nullptr; // as run_case names an archive the data root lacks
         }
     }
     return out;
@@ -491,9 +499,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
             {"image", {{"file", env.image.filename().string()}, {"sha256", image_sha256}}},
             {"profile", {{"file", env.profile.filename().string()}, {"sha256", sha256_file(env.profile)}}}};
         std::vector<reimpl::FormatError> lacking;
-        const auto archive = [&](std::string_view guest_name, std::string_view name) {
+        const auto archive = [&](const DataArchive& a) {
             try {
-                return read_data_archive(env.data, guest_name, name, &watched);
+                return read_data_archive(env.data, a.guest, a.name, &watched);
             } catch (const reimpl::FormatError& e) {
                 lacking.push_back(e); // refused at boot by both sides, or an error there
                 return std::vector<std::uint8_t>{};
@@ -502,9 +510,9 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         CaseContext ctx{c,
                         env,
                         *(original = std::make_unique<Original>(env, profile)),
-                        archive("3DDATA\\3DOBJS.BIN", "3DOBJS.BIN"),
-                        archive("3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"),
-                        archive("3DPAL.RGB", "3DPAL.RGB"),
+                        archive(kArchives[0]),
+                        archive(kArchives[1]),
+                        archive(kArchives[2]),
                         comparator,
                         r};
         ctx.missing = std::move(lacking);
@@ -535,12 +543,10 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         ctx.files = &result.files;
         ctx.probe = probe;
         // A file the data root lacks is named null.
-        const auto hash = [&](const char* label, const char* name) {
-            return ctx.missing_archive(name) ? ojson(nullptr) : ojson(watched.given_sha256(label));
-        };
-        r["inputs"]["archives"] = {{"3DDATA/3DOBJS.BIN", hash("3DDATA/3DOBJS.BIN", "3DOBJS.BIN")},
-                                   {"3DDATA/OBJTEXT.BIN", hash("3DDATA/OBJTEXT.BIN", "OBJTEXT.BIN")},
-                                   {"3DPAL.RGB", hash("3DPAL.RGB", "3DPAL.RGB")}};
+        r["inputs"]["archives"] = ojson::object();
+        for (const DataArchive& a : kArchives)
+            r["inputs"]["archives"][a.label] =
+                ctx.missing_archive(a.name) ? ojson(nullptr) : ojson(watched.given_sha256(a.label));
         r["selection"] = selection_json(c);
         bool stopped = false;
         try {

@@ -74,6 +74,8 @@ struct Resolution {
 // pattern (`*a*a...*b`) cannot spin or exhaust the stack. FindFirstFileA's matcher; refcheck's
 // --filter globs use it too.
 bool wildcard_match(std::string_view pattern, std::string_view text, bool ignore_case);
+// Whether two names are the same to Windows: equal ignoring ASCII case (the data root's matching).
+bool same_windows_name(std::string_view a, std::string_view b);
 
 class DataRoot {
 public:
