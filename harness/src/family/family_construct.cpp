@@ -131,6 +131,7 @@ void run_construct(CaseContext& ctx) {
         }
     }
     o.note_ran("construct_3d_object_");
+    compare_record_selection(ctx, models);
     if (invalid.active()) ctx.report["invalid_program"] = invalid.finish(ctx.narrowed());
     ctx.report["metrics"] = {{"records", records},
                              {"instances", instances},

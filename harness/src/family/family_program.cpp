@@ -433,6 +433,8 @@ void run_program(CaseContext& ctx) {
         ctx.report["part_family"]["owned_to"] = to;
         if (frames) ctx.report["part_family"]["frames"] = frames->part_json();
     }
+    // After the inputs, as the finish of a split case runs it after the parts' (the same order).
+    if (!part || part->finishing()) compare_record_selection(ctx, models);
     const auto& by_kind = ctx.comparator.counts().by_kind;
     auto kind = [&](const char* k) {
         auto it = by_kind.find(k);

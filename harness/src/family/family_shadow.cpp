@@ -210,6 +210,7 @@ void run_shadow(CaseContext& ctx) {
             }
         }
     }
+    compare_record_selection(ctx, models);
     ctx.report["frame_selection"] = pictures.json();
     ctx.report["metrics"] = {{"records", records},
                              {"shadow_frames", frames},
