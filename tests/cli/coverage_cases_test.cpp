@@ -248,6 +248,24 @@ TEST_F(CoverageCasesTest, NullArgumentsKillTheGuardsThatOnlyANullPointerReaches)
     }
 }
 
+// A null argument's rejection is what each side drew, not a constant: an original whose shadow
+// draw, given a null pointer, writes a pixel of its framebuffer and returns (no face drawn, nothing
+// faulted) drew where abi.null says nothing is drawn. The patch turns draw_3d_object_shadow_'s null
+// branch (draw_status = DRAW_NO_MODEL, which is not compared) into a store of colour 7 at the
+// framebuffer's first pixel (0x418340), padded with nops. With the rejection a constant 0 on both
+// sides the case stayed equivalent; now the original's rejection counts the pixel.
+TEST_F(CoverageCasesTest, AnOriginalThatDrawsUnderANullArgumentDivergesAtTheRejection) {
+    const std::string patch = " --patch '0x405450:c7054880420020000000->c6054083410007909090'";
+    const Result r =
+        refcheck("run " + quote(kCasesDir / "coverage-null-arguments-shadow.json") + patch + " --out drawn");
+    ASSERT_EQ(r.code, 1) << r.out << r.err;
+    const ojson report = read_json(path("drawn/coverage-null-arguments-shadow.json"));
+    const ojson& first = report.at("first_unexplained");
+    EXPECT_EQ(first.at("input"), "record 1 null instance") << first.dump();
+    EXPECT_NE(first.dump().find("rejection"), std::string::npos) << first.dump();
+    EXPECT_EQ(report.at("counts").at("unexplained"), 3) << report.at("counts").dump(); // one per null
+}
+
 // The default queue limits (64 .. 0x300000) keep every mobile of the 3 x 3 scan and every mobile has
 // a record, so passes_filters' far drop and its no-record radius never ran; queue limits of one
 // sector and unmodelled arrivals run both, and kill mutants the default mobiles let live.

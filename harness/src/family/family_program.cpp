@@ -27,6 +27,13 @@ namespace refcheck::harness {
 
 namespace {
 
+// How many of `events` are draws (faces and attached objects).
+std::int64_t draws(const std::vector<EventRecord>& events) {
+    return std::count_if(events.begin(), events.end(), [](const EventRecord& e) {
+        return e.kind == "face_draw" || e.kind == "attached_draw";
+    });
+}
+
 // A hash of a few integers (the sets below are only counted: no order is needed).
 struct IntsHash {
     static std::uint64_t mix(std::uint64_t h, std::uint64_t x) {
@@ -337,8 +344,10 @@ void run_program(CaseContext& ctx) {
                 control_flow.clear();
                 convert_reimpl(sink.events(), reimpl_stream, control_flow);
                 std::vector<EventRecord> reimpl_events = reimpl_stream.events();
-                original.push_back(rejection_event(routine, 0));
-                reimpl_events.push_back(rejection_event(routine, 0));
+                // The rejection's result is what each side drew: its draw events (faces and
+                // attached objects) for this call, zero for a guard that held.
+                original.push_back(rejection_event(routine, draws(original)));
+                reimpl_events.push_back(rejection_event(routine, draws(reimpl_events)));
                 ctx.events += original.size() + reimpl_events.size();
                 ctx.comparator.compare(input, original, reimpl_events);
             }

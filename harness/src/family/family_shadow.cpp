@@ -154,8 +154,15 @@ void run_shadow(CaseContext& ctx) {
                 const std::string routine = std::string("draw_3d_object_shadow_(null ") + call.argument + ")";
                 std::vector<EventRecord> original = faces, reimpl_faces;
                 for (const auto& f : drawn_faces) reimpl_faces.push_back(shadow_face_event(f));
-                original.push_back(rejection_event(routine, 0));
-                reimpl_faces.push_back(rejection_event(routine, 0));
+                // The rejection's result is what each side drew: the pixels it changed in its frame
+                // (the original's framebuffer as the call left it), zero for a guard that held.
+                const auto drawn = [](std::span<const std::uint8_t> pixels) {
+                    return static_cast<std::int64_t>(
+                        std::count_if(pixels.begin(), pixels.end(),
+                                      [](std::uint8_t p) { return p != reimpl::kClearColour; }));
+                };
+                original.push_back(rejection_event(routine, drawn(o.bytes(framebuffer, kWidth * kHeight))));
+                reimpl_faces.push_back(rejection_event(routine, drawn(frame.pixels)));
                 ctx.comparator.compare(input, original, reimpl_faces);
                 ctx.events += original.size() + reimpl_faces.size();
             }
