@@ -19,10 +19,22 @@ namespace refcheck::harness {
 
 namespace {
 
-EventRecord entry_event(std::int64_t step, std::int64_t index, std::int64_t id) {
+// What the step did, as the script says (the same on both sides: it is the input): the queue
+// entries after it carry it, so a rule of one kind of step (mobile.move_cross, mobile.remove.again)
+// is exercised by the queues compared after such a step, not by any call of the routine it shares.
+const char* step_op(const MobileStep& s) {
+    switch (s.op) {
+        case MobileStep::Op::Add: return "add";
+        case MobileStep::Op::Move: return s.across ? "move_across" : "move_inside";
+        case MobileStep::Op::Remove: return s.again ? "remove_again" : "remove";
+    }
+    return "";
+}
+
+EventRecord entry_event(std::int64_t step, std::int64_t index, std::int64_t id, const char* op) {
     EventRecord e;
     e.kind = "queue_entry";
-    e.fields = {{"step", step}, {"index", index}, {"id", id}};
+    e.fields = {{"step", step}, {"index", index}, {"id", id}, {"op", std::string(op)}};
     e.key_fields = 2;
     return e;
 }
@@ -31,8 +43,8 @@ EventRecord entry_event(std::int64_t step, std::int64_t index, std::int64_t id) 
 // entry, at index 256, whose id (-1) no mobile has. The harness reads no id past the buffer, and the
 // reimplementation's queue stops at 256, so without it a count of 257 whose first 256 ids agree
 // compared equal (the seeded mutant: tests/cli/mobile_capacity_test.cpp).
-EventRecord past_capacity_event(std::int64_t step) {
-    return entry_event(step, static_cast<std::int64_t>(reimpl::kQueueCapacity), -1);
+EventRecord past_capacity_event(std::int64_t step, const char* op) {
+    return entry_event(step, static_cast<std::int64_t>(reimpl::kQueueCapacity), -1, op);
 }
 
 ScriptOptions script_options(const Case& c) {
@@ -83,13 +95,14 @@ void run_mobile(CaseContext& ctx) {
         o.machine().write(camera_at, pack(s.camera));
         const auto r = o.call("build_mobile_queue_", {camera_at, scene_at, ids_at});
         std::vector<EventRecord> a, b;
+        const char* op = step_op(s);
         for (std::uint32_t i = 0; r.ok() && i < r.eax && i < reimpl::kQueueCapacity; ++i)
-            a.push_back(entry_event(step, i, o.machine().read_u32(ids_at + 4 * i)));
-        if (r.ok() && r.eax > reimpl::kQueueCapacity) a.push_back(past_capacity_event(step));
+            a.push_back(entry_event(step, i, o.machine().read_u32(ids_at + 4 * i), op));
+        if (r.ok() && r.eax > reimpl::kQueueCapacity) a.push_back(past_capacity_event(step, op));
         const auto queue =
             in_phase(Phase::reimpl, [&] { return world.map().queue(models, s.camera, scene); });
         for (std::size_t i = 0; i < queue.size(); ++i)
-            b.push_back(entry_event(step, static_cast<std::int64_t>(i), queue[i]));
+            b.push_back(entry_event(step, static_cast<std::int64_t>(i), queue[i], op));
         ctx.events += a.size() + b.size();
         ctx.comparator.compare(input, a, b);
         if (!ctx.narrowed_to(input)) continue; // played to build the selected step's state, not compared

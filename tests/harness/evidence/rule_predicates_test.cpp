@@ -319,6 +319,49 @@ TEST(RulePredicates, ARunProvesOnlyWhatItExercised) {
     EXPECT_EQ(seeded.index.at("ledger").at("injected"), ojson({"drawn"}));
 }
 
+// The mobile rules of one kind of step share a routine with the others (move_mobile_ moves inside
+// a sector and across, remove_mobile_ removes and removes again): their predicates were `routine
+// move_mobile_`, so one move inside a sector proved mobile.move_cross, and one removal
+// mobile.remove.again, on a case that never did either. The queue entries now carry what the step
+// before them did (`op`), and each rule is exercised by the queues compared after its kind of step.
+TEST(RulePredicates, AMobileRuleIsExercisedOnlyByItsOwnKindOfStep) {
+    const fs::path dir = fs::path(testing::TempDir()) / "rule-predicates-mobile";
+    fs::remove_all(dir);
+    const std::string rules = R"("rules": ["mobile.insert_front", "mobile.move_same", "mobile.move_cross",
+        "mobile.remove", "mobile.remove.again", "mobile.remove.links"])";
+    const fs::path inside =
+        write(dir / "cases/inside.json", R"({"schema": "refcheck-case/1", "family": "mobile",
+        "selection": {"script": [
+            {"add": 1, "model": 1, "position": [2129920, 1000, 2149920]},
+            {"add": 2, "model": 1, "position": [2129990, 1000, 2149990]},
+            {"move": 1, "position": [2129930, 1000, 2149930]},
+            {"remove": 1}]},
+        "compares": ["queue_entry"], )" + rules +
+                                             "}");
+    RunOptions o;
+    o.defaults = {REFCHECK_STANDIN_EXE, REFCHECK_STANDIN_PROFILE, REFCHECK_SMALL_DATA, std::nullopt, nullptr};
+    o.rules_document = fs::path(REFCHECK_SOURCE_DIR) / "docs/formats/apache-3d.md";
+    o.out = dir / "out";
+    const RunSummary s = run({inside}, o);
+    ASSERT_TRUE(s.problems.empty());
+    ASSERT_EQ(s.exit_code, 0) << s.index.dump(1);
+    const ojson report = read_json(dir / "out/inside.json");
+    const ojson& metrics = report.at("metrics");
+    ASSERT_EQ(metrics.at("played_moves_inside_sector"), 1) << metrics.dump();
+    ASSERT_EQ(metrics.at("played_moves_across_sectors"), 0) << metrics.dump();
+    const ojson& x = report.at("exercised");
+    EXPECT_GT(x.at("mobile.insert_front").get<std::uint64_t>(), 0u) << x.dump();
+    EXPECT_GT(x.at("mobile.move_same").get<std::uint64_t>(), 0u) << x.dump();
+    EXPECT_GT(x.at("mobile.remove").get<std::uint64_t>(), 0u) << x.dump();
+    EXPECT_EQ(x.at("mobile.move_cross"), 0) << x.dump();
+    EXPECT_EQ(x.at("mobile.remove.again"), 0) << x.dump();
+    EXPECT_EQ(x.at("mobile.remove.links"), 0) << x.dump();
+    const ojson& ledger = s.index.at("ledger");
+    EXPECT_EQ(row(ledger, "mobile.move_same").at("status"), "Proven");
+    EXPECT_EQ(row(ledger, "mobile.move_cross").at("status"), "Sourced-unproven");
+    EXPECT_EQ(row(ledger, "mobile.remove.again").at("status"), "Chosen-unproven");
+}
+
 // A loader case under a seeded fault it cannot see (the reimplementation's light) runs equivalent
 // and exercises its rules, and still proves none of them.
 TEST(RulePredicates, AnEquivalentRunWithASeededFaultProvesNothing) {
