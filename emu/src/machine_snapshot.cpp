@@ -115,6 +115,8 @@ RestoreStats Machine::restore(const Snapshot& s) {
                 if (uc_mem_write(m.uc, r.begin + run, r.bytes.data() + run, at - run) != UC_ERR_OK)
                     throw EmuError("restore: uc_mem_write failed at " +
                                    hex(static_cast<Address>(r.begin + run)));
+                // Code written back (a patch made since): its translations are of other bytes.
+                m.remove_cache({static_cast<Address>(r.begin + run), static_cast<Address>(r.begin + at)});
                 run = size;
             }
         }

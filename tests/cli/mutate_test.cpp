@@ -71,6 +71,28 @@ TEST_F(MutateTest, NegatedWindingBranchIsKilledAtTheFirstSecondaryFaceOfTheFirst
     EXPECT_GE(j.at("totals").at("killed").get<int>(), 1);
 }
 
+// A program case with isolate_records restores the set-up's snapshot before every record. A served
+// mutant is written after that snapshot (in the child forked at the first input), and the restore
+// put the unmutated code back: from the second record on the child ran the original, so a mutant
+// only a later record reaches survived ("no compared event differs"). Record 4 never reaches
+// op_secondary, record 5 does; the mutant must be killed at record 5, isolated or not.
+TEST_F(MutateTest, AServedMutantSurvivesNoRestoreOfTheCasesSnapshot) {
+    const CodeSite branch = find_instruction(
+        "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
+    ProgramCase pc = small_program();
+    pc.records = {4, 5};
+    for (const bool isolated : {false, true}) {
+        ojson c = pc.to_json();
+        c["selection"]["isolate_records"] = isolated;
+        const fs::path file = write_case("two-records", c);
+        const ojson j = mutate(file, "--routines '(^|:)op_secondary$' --operators negate_jcc");
+        const ojson* m = find_mutant(j, branch.instruction.address, "negate_jcc");
+        ASSERT_NE(m, nullptr) << "the enumeration lacks op_secondary's jns";
+        ASSERT_EQ(m->at("status"), "killed") << (isolated ? "isolated: " : "carried: ") << m->dump();
+        EXPECT_TRUE(m->at("killed_by").at("input").get<std::string>().starts_with("record 5 ")) << m->dump();
+    }
+}
+
 // A run that scores nothing (no mutant selected) has no score, not 100%, and does not meet
 // --min-score: before, its score was 1 and `--min-score 0.99` exited 0.
 TEST_F(MutateTest, ARunThatScoresNothingHasNoScoreAndFailsMinScore) {

@@ -101,5 +101,21 @@ TEST(Snapshot, RefusesWhenAFileOfTheSnapshotWasClosedAndChangesNothing) {
     EXPECT_EQ(m.call("bss_probe", Convention::cdecl, {}).eax, bss_after); // memory untouched
 }
 
+// Code written since the snapshot (a patch) goes back with the restore, and so do its translations:
+// the calls after the restore run the snapshot's code, not the translated patch.
+TEST(Snapshot, RestoredCodeRunsAsRestoredNotAsTranslatedBefore) {
+    Machine m;
+    m.load(test::test_image());
+    const Address add3 = *m.image().address_of("add3_cdecl");
+    ASSERT_EQ(m.call("add3_cdecl", Convention::cdecl, {1, 1, 1}).eax, 6u);
+    const Snapshot s = m.snapshot();
+    const std::vector<uint8_t> answer = {0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3}; // mov eax, 42; ret
+    m.write(add3, answer);
+    ASSERT_EQ(m.call("add3_cdecl", Convention::cdecl, {1, 1, 1}).eax, 42u); // translated as patched
+    EXPECT_GT(m.restore(s).pages_written, 0u);
+    EXPECT_NE(m.read_bytes(add3, answer.size()), answer);
+    EXPECT_EQ(m.call("add3_cdecl", Convention::cdecl, {1, 1, 1}).eax, 6u);
+}
+
 } // namespace
 } // namespace refcheck::emu

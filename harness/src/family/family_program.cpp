@@ -286,7 +286,7 @@ void run_program(CaseContext& ctx) {
         const std::uint32_t record = records[ri];
         if (part && (part->finishing() || owner[ri] != part->index)) continue;
         if (!ctx.selects_within("record " + std::to_string(record) + " ")) continue;
-        if (start) o.machine().restore(*start);
+        if (start) o.restore(*start); // the seeded patches and a served mutant kept
         ++m.records;
         // abi.null: with "null_arguments", construct_3d_object_'s null position and rotation (the
         // origin and the identity) build every instance.

@@ -135,7 +135,16 @@ AppliedPatch Original::patch(const Patch& p) {
                             emu::hex(applied.address) + " (" + p.where + "), found " +
                             hex_string(applied.replaced));
     machine_->write(applied.address, p.bytes);
+    patches_.push_back(applied);
     return applied;
+}
+
+emu::RestoreStats Original::restore(const emu::Snapshot& snapshot) {
+    const emu::RestoreStats stats = machine_->restore(snapshot);
+    for (const AppliedPatch& a : patches_)
+        if (machine_->read_bytes(a.address, a.patch.bytes.size()) != a.patch.bytes)
+            machine_->write(a.address, a.patch.bytes); // drops the code's translations
+    return stats;
 }
 
 emu::CallLimits Original::limits_for(const std::string& routine, std::uint32_t wall_ms) const {

@@ -60,6 +60,10 @@ public:
     // Writes a seeded fault over the image and returns where it went and the bytes it replaced;
     // throws PatchMismatch, writing nothing, when the patch states other bytes than the image has.
     AppliedPatch patch(const Patch& p);
+    // Puts the guest back as `snapshot` holds it (emu::Machine::restore), with every patch written
+    // so far kept: a served mutant is written after the case's snapshot, and restoring the code the
+    // snapshot holds would run the unmutated original for the rest of the case.
+    emu::RestoreStats restore(const emu::Snapshot& snapshot);
 
     emu::Machine& machine() { return *machine_; }
     const emu::Machine& machine() const { return *machine_; }
@@ -156,6 +160,7 @@ private:
 
     const Profile profile_; // owned: callers hold the Original past the profile they loaded
     std::unique_ptr<emu::Machine> machine_;
+    std::vector<AppliedPatch> patches_; // written by patch(), kept by restore()
     std::vector<ojson> faults_;
     std::function<void(const std::string&, const emu::Fault&)> on_fault_;
     std::optional<std::string> closed_; // why no call may run any more (close())
