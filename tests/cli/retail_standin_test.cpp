@@ -9,6 +9,9 @@
 #include "refcheck/emu/machine.hpp"
 #include "refcheck/harness/hash.hpp"
 
+#include <fstream>
+#include <functional>
+
 namespace refcheck::cli_test {
 namespace {
 
@@ -119,6 +122,50 @@ TEST_F(RetailRun, ImportedProfileRunsEveryShippedCaseEquivalent) {
                                   " --data " + quote(kSmallData) + " --out wrong");
     EXPECT_EQ(wrong.code, 2) << wrong.out << wrong.err;
     EXPECT_NE(wrong.err.find("belongs to another image"), std::string::npos) << wrong.err;
+}
+
+// The registers a call passes its arguments in are the profile's, not the convention's order: the
+// harness called every routine positionally (EAX, EDX, EBX, ECX for watcall), so a profile that
+// said draw_3d_object_ takes its light in ECX and its state in EBX changed nothing and the run stayed
+// equivalent. Here the profile misstates the image (which reads the light from EBX): the light the
+// harness now passes in ECX is not where the image looks, its draw finds a null light and draws
+// nothing, and the run diverges. A register the convention passes nothing in is the profile's error.
+TEST_F(RetailRun, TheProfilesArgumentRegistersAreWhereTheHarnessPassesArguments) {
+    const fs::path profile = path("standin_retail.profile.json");
+    const Result imported =
+        refcheck("profile import --map " + quote(kRetailMap) + " --template " + quote(kTemplate) +
+                 " --image " + quote(kRetailImage) + " --out " + quote(profile));
+    ASSERT_EQ(imported.code, 0) << imported.out << imported.err;
+    const fs::path program = write_case("small-program", small_program().to_json());
+    auto run_with = [&](const std::string& name, const std::function<void(ojson&)>& edit) {
+        ojson p = read_json(profile);
+        for (auto& r : p.at("routines"))
+            if (r.at("name") == "draw_3d_object_") edit(r.at("args"));
+        const fs::path edited = path(name + ".profile.json");
+        std::ofstream(edited) << p.dump(2) << "\n";
+        return refcheck("run " + quote(program) + " --image " + quote(kRetailImage) + " --profile " +
+                        quote(edited) + " --data " + quote(kSmallData) + " --out " + name);
+    };
+    const Result same = run_with("same", [](ojson&) {});
+    EXPECT_EQ(same.code, 0) << same.out << same.err;
+    const Result swapped = run_with("swapped", [](ojson& args) {
+        for (auto& a : args) {
+            if (a.at("name") == "light") a["reg"] = "ecx";
+            if (a.at("name") == "state") a["reg"] = "ebx";
+        }
+    });
+    EXPECT_EQ(swapped.code, 1) << swapped.out << swapped.err;
+    EXPECT_EQ(read_json(path("swapped/small-program.json")).at("status"), "divergent");
+    const Result nowhere = run_with("nowhere", [](ojson& args) {
+        for (auto& a : args)
+            if (a.at("name") == "light") a["reg"] = "esi";
+    });
+    EXPECT_EQ(nowhere.code, 2) << nowhere.out << nowhere.err;
+    const std::string error = read_json(path("nowhere/small-program.json")).value("error", "");
+    EXPECT_NE(error.find("draw_3d_object_: argument \"light\" is in \"esi\", where a watcall call passes no "
+                         "argument"),
+              std::string::npos)
+        << error;
 }
 
 } // namespace

@@ -91,6 +91,56 @@ ArgSlot arg_slot(const Profile& profile, const std::string& routine, const std::
     throw problem("is not among the routine's \"args\" (its profile entry says where it is)");
 }
 
+namespace {
+// The arguments of a call as the emu's convention frame takes them (its registers in order, then the
+// stack): argument i goes where the profile's i-th "args" entry puts it, its register or the next
+// stack slot, as arg_slot() reads it at a hook; an entry without "reg" is the convention's i-th
+// place. A register the convention passes no argument in, or two arguments in one, is the
+// profile's error. A profile without "args" passes the arguments in the convention's order.
+std::vector<std::uint32_t> placed_arguments(const Profile& profile, const ProfileRoutine& r,
+                                            std::span<const std::uint32_t> args) {
+    const std::string& routine = r.name;
+    if (r.args.empty()) return {args.begin(), args.end()};
+    auto problem = [&](const std::string& what) {
+        return ProfileError(profile.file.string() + ": " + routine + ": " + what);
+    };
+    if (args.size() > r.args.size())
+        throw problem("the harness passes " + std::to_string(args.size()) + " arguments, its \"args\" list " +
+                      std::to_string(r.args.size()));
+    const auto regs = emu::info(parse_convention(r.convention)).register_args;
+    std::vector<std::uint32_t> out(regs.size(), 0);
+    std::vector<bool> taken(regs.size(), false);
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const ProfileArg& a = r.args[i];
+        std::optional<std::size_t> place;
+        if (a.reg.empty()) {
+            if (i < regs.size()) place = i;
+        } else if (a.reg != "stack") {
+            const auto named = register_named(a.reg);
+            const auto it = named ? std::find(regs.begin(), regs.end(), *named) : regs.end();
+            if (it == regs.end())
+                throw problem(
+                    "argument \"" + a.name + "\" is in \"" + a.reg + "\", where a " + r.convention +
+                    " call passes no argument (refcheck calls it with the convention's registers and "
+                    "the stack)");
+            place = static_cast<std::size_t>(it - regs.begin());
+        }
+        if (!place) {
+            out.push_back(args[i]); // the next stack slot
+            continue;
+        }
+        if (taken[*place])
+            throw problem("argument \"" + a.name + "\" is in " + a.reg + ", which holds another argument");
+        taken[*place] = true;
+        out[*place] = args[i];
+    }
+    // Without stack arguments, the registers after the last one used pass nothing.
+    if (out.size() == regs.size())
+        while (!out.empty() && !taken[out.size() - 1]) out.pop_back();
+    return out;
+}
+} // namespace
+
 std::uint32_t ArgSlot::u32(const emu::Machine& m) const {
     if (reg_) return m.reg(*reg_);
     return m.read_u32(m.reg(emu::Reg::esp) + stack_offset_);
@@ -187,9 +237,10 @@ emu::CallResult Original::call(const std::string& routine, std::initializer_list
     const ProfileRoutine& r = profile_.routine(routine);
     events_this_call_ = 0;
     const ScopedPhase phase(Phase::emulation);
+    const std::vector<std::uint32_t> placed =
+        placed_arguments(profile_, r, std::span<const std::uint32_t>(args.begin(), args.size()));
     emu::CallResult result = machine_->call(profile_.address_of(routine), parse_convention(r.convention),
-                                            std::span<const std::uint32_t>(args.begin(), args.size()),
-                                            limits_for(routine, wall_ms));
+                                            placed, limits_for(routine, wall_ms));
     account(routine, result);
     return result;
 }
