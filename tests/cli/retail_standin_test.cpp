@@ -168,5 +168,50 @@ TEST_F(RetailRun, TheProfilesArgumentRegistersAreWhereTheHarnessPassesArguments)
         << error;
 }
 
+// The structs the harness writes for the original are laid out as the profile's "structs" say: the
+// camera, light, shadow and scene parameters were packed in the stand-in's layout whatever the
+// profile said, so a profile that moved the light's direction or swapped the camera's fields ran
+// equivalent. Here the profile misstates the image's light (its direction 4 bytes further in): the
+// image reads the light the harness did not put there, and the run diverges. A field the harness
+// writes that the profile lacks, or a field past the struct's size, is the profile's error.
+TEST_F(RetailRun, TheProfilesStructLayoutsAreHowTheHarnessWritesStructs) {
+    const fs::path profile = path("standin_retail.profile.json");
+    const Result imported =
+        refcheck("profile import --map " + quote(kRetailMap) + " --template " + quote(kTemplate) +
+                 " --image " + quote(kRetailImage) + " --out " + quote(profile));
+    ASSERT_EQ(imported.code, 0) << imported.out << imported.err;
+    const fs::path program = write_case("small-program", small_program().to_json());
+    auto run_with = [&](const std::string& name, const std::function<void(ojson&)>& edit) {
+        ojson p = read_json(profile);
+        edit(p.at("structs"));
+        const fs::path edited = path(name + ".profile.json");
+        std::ofstream(edited) << p.dump(2) << "\n";
+        return refcheck("run " + quote(program) + " --image " + quote(kRetailImage) + " --profile " +
+                        quote(edited) + " --data " + quote(kSmallData) + " --out " + name);
+    };
+    const ojson light = read_json(profile).at("structs").at("light");
+    ASSERT_EQ(light.at("size"), 12) << light.dump();
+    const Result moved = run_with("moved", [](ojson& structs) {
+        structs["light"]["size"] = 16;
+        structs["light"]["fields"][0]["offset"] = 4;
+    });
+    EXPECT_EQ(moved.code, 1) << moved.out << moved.err;
+    const Result past = run_with("past", [](ojson& structs) { structs["light"]["fields"][0]["offset"] = 4; });
+    EXPECT_EQ(past.code, 2) << past.out << past.err;
+    EXPECT_NE(read_json(path("past/small-program.json"))
+                  .value("error", "")
+                  .find("struct \"light\" is 12 bytes, "
+                        "but its fields end at 16"),
+              std::string::npos);
+    const Result renamed =
+        run_with("renamed", [](ojson& structs) { structs["camera"]["fields"][1]["name"] = "rotation"; });
+    EXPECT_EQ(renamed.code, 2) << renamed.out << renamed.err;
+    EXPECT_NE(read_json(path("renamed/small-program.json"))
+                  .value("error", "")
+                  .find("camera.rot: the struct has no "
+                        "such field"),
+              std::string::npos);
+}
+
 } // namespace
 } // namespace refcheck::cli_test

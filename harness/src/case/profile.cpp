@@ -153,6 +153,8 @@ Profile load_profile(const std::filesystem::path& file) {
         const json structs = j.value("structs", json::object());
         for (const auto& [name, fields] : structs.items()) {
             auto& out = p.structs[name];
+            if (fields.is_object() && fields.contains("size"))
+                p.struct_sizes[name] = u32_field(fields, "size", file, name);
             const json& list = fields.is_object() && fields.contains("fields") ? fields.at("fields") : fields;
             for (const auto& f : list) {
                 std::string field = f.at("name").get<std::string>();

@@ -66,13 +66,17 @@ void run_mobile(CaseContext& ctx) {
                             : scripted_mobile_steps(ctx.c.mobile_script, script_options(ctx.c));
     o.call("reset_mobiles_", {});
     MobileWorld world(o, models);
-    const std::uint32_t camera_at = o.scratch(48), scene_at = o.scratch(12), ids_at = o.scratch(256 * 4);
+    const GuestStruct scene_struct(o.profile(), "scene");
+    const std::uint32_t camera_at = o.scratch(GuestStruct(o.profile(), "camera").size()),
+                        scene_at = o.scratch(scene_struct.size()), ids_at = o.scratch(256 * 4);
     reimpl::Scene scene;
     if (ctx.c.queue_limits)
         std::tie(scene.near_limit, scene.far_limit) =
             std::pair{(*ctx.c.queue_limits)[0], (*ctx.c.queue_limits)[1]};
-    o.machine().write(scene_at, pack_words(std::array<std::int32_t, 3>{scene.cloud_altitude, scene.near_limit,
-                                                                       scene.far_limit}));
+    const std::int32_t cloud[] = {scene.cloud_altitude}, near[] = {scene.near_limit},
+                       far[] = {scene.far_limit};
+    o.machine().write(
+        scene_at, scene_struct.pack({{"cloud_altitude", cloud}, {"near_limit", near}, {"far_limit", far}}));
     // Metrics count what ran, each named for the side it counts (docs/architecture.md, "Metrics").
     std::uint64_t arrivals = 0, moves_inside = 0, moves_across = 0, departures = 0;
     std::uint64_t compared = 0, original_queues = 0, original_entries = 0, reimpl_entries = 0;
@@ -92,7 +96,7 @@ void run_mobile(CaseContext& ctx) {
                 departures += (s.again ? world.remove_again(s.mobile.id) : world.remove(s.mobile.id)) ? 1 : 0;
                 break;
         }
-        o.machine().write(camera_at, pack(s.camera));
+        o.machine().write(camera_at, pack(o.profile(), s.camera));
         const auto r = o.call("build_mobile_queue_", {camera_at, scene_at, ids_at});
         std::vector<EventRecord> a, b;
         const char* op = step_op(s);
@@ -135,16 +139,14 @@ void run_receiver(CaseContext& ctx) {
     for (const auto& m : script.decoys) played_decoys += world.add(m) ? 1 : 0;
     const std::uint32_t caster = script.caster.id;
     world.add(script.caster);
-    const std::uint32_t params_at = o.scratch(24);
+    const std::uint32_t params_at = o.scratch(GuestStruct(o.profile(), "shadow_params").size());
     std::uint64_t compared = 0, original_queries = 0, original_hits = 0, reimpl_hits = 0, above_clouds = 0;
     for (std::uint32_t q = 0; q < script.queries.size(); ++q) {
         const auto& [position, params] = script.queries[q];
         const std::string input = "query " + std::to_string(q);
         ctx.begins(input); // before its work, as a mobile step
         world.move(caster, position);
-        std::vector<std::int32_t> words(params.sun.begin(), params.sun.end());
-        words.insert(words.end(), {params.terrain_height, params.cloud_altitude, params.plane_height});
-        o.machine().write(params_at, pack_words(words));
+        o.machine().write(params_at, pack(o.profile(), params));
         const auto r = o.call("shadow_plane_height_", {world.address(caster), params_at});
         auto query_event = [&](std::int64_t receiver, std::int64_t height) {
             EventRecord e;
@@ -174,9 +176,7 @@ void run_receiver(CaseContext& ctx) {
         // abi.null: shadow_plane_height_ with a null caster, then null parameters: no receiver
         // (last_receiver 0) and the result abi.null gives, on both sides.
         const auto& params = script.queries.front().params;
-        std::vector<std::int32_t> words(params.sun.begin(), params.sun.end());
-        words.insert(words.end(), {params.terrain_height, params.cloud_altitude, params.plane_height});
-        o.machine().write(params_at, pack_words(words));
+        o.machine().write(params_at, pack(o.profile(), params));
         const reimpl::Mobile& caster_mobile = world.map().mobile(caster);
         const struct {
             const char* argument;

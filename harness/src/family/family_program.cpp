@@ -249,7 +249,8 @@ void run_program(CaseContext& ctx) {
     std::optional<FrameCheck> frames;
     if (run_faces) frames.emplace(ctx, textures);
 
-    const std::uint32_t camera_at = o.scratch(48), light_at = o.scratch(12);
+    const std::uint32_t camera_at = o.scratch(GuestStruct(o.profile(), "camera").size()),
+                        light_at = o.scratch(GuestStruct(o.profile(), "light").size());
     const std::uint32_t origin_at = o.scratch(12), identity_at = o.scratch(36);
     o.machine().write(origin_at, pack_words(reimpl::Vec3{}));
     o.machine().write(identity_at, pack_words(reimpl::kIdentityQ31));
@@ -313,8 +314,8 @@ void run_program(CaseContext& ctx) {
             // abi.null: draw_3d_object_ with each pointer argument null, after a draw of the first
             // record's instance: nothing is drawn on either side.
             const reimpl::Camera camera = camera_for(models.record(record), c.views.at(0));
-            o.machine().write(camera_at, pack(camera));
-            o.machine().write(light_at, pack(lights.at(0)));
+            o.machine().write(camera_at, pack(o.profile(), camera));
+            o.machine().write(light_at, pack(o.profile(), lights.at(0)));
             const reimpl::Instance* root_p = &root;
             const reimpl::Camera* camera_p = &camera;
             const reimpl::Light* light_p = &lights[0];
@@ -354,9 +355,9 @@ void run_program(CaseContext& ctx) {
         }
         for (std::size_t vi = 0; vi < c.views.size(); ++vi) {
             const reimpl::Camera camera = camera_for(models.record(record), c.views[vi]);
-            o.machine().write(camera_at, pack(camera));
+            o.machine().write(camera_at, pack(o.profile(), camera));
             for (std::size_t li = 0; li < lights.size(); ++li) {
-                o.machine().write(light_at, pack(lights[li]));
+                o.machine().write(light_at, pack(o.profile(), lights[li]));
                 for (const std::uint32_t state : c.states) {
                     const std::string input = input_name(record, vi, li, state);
                     if (!ctx.selected(input)) continue;

@@ -365,9 +365,11 @@ public:
         const SceneSelection& s = c_.scene;
         input_.params = {reimpl::Scene{s.cloud_altitude, 64, 0x00300000}, s.cell_shift, s.cell_reach,
                          s.sea_colour, s.band_shift};
-        camera_at_ = o_.scratch(48), params_at_ = o_.scratch(28), light_at_ = o_.scratch(12);
+        camera_at_ = o_.scratch(GuestStruct(o_.profile(), "camera").size());
+        params_at_ = o_.scratch(GuestStruct(o_.profile(), "scene_params").size());
+        light_at_ = o_.scratch(GuestStruct(o_.profile(), "light").size());
         write_params({s.cell_shift, s.cell_reach, s.sea_colour, s.band_shift});
-        o_.machine().write(light_at_, pack(input_.light));
+        o_.machine().write(light_at_, pack(o_.profile(), input_.light));
     }
 
     void script(const SceneScript& script) {
@@ -428,7 +430,7 @@ public:
             Phase::reimpl, [&] { return reimpl::scene_result(&input_.camera, &params, &reimpl_light_); });
         const SceneSelection& s = c_.scene;
         write_params(p);
-        o_.machine().write(camera_at_, pack(input_.camera));
+        o_.machine().write(camera_at_, pack(o_.profile(), input_.camera));
         recorder_.begin(world);
         const auto r = o_.call("draw_scene_", {camera_at_, params_at_, light_at_, input_.state});
         write_params({s.cell_shift, s.cell_reach, s.sea_colour, s.band_shift});
@@ -455,7 +457,7 @@ public:
             return reimpl::scene_result(camera ? &input_.camera : nullptr, params ? &input_.params : nullptr,
                                         light ? &reimpl_light_ : nullptr);
         });
-        o_.machine().write(camera_at_, pack(input_.camera));
+        o_.machine().write(camera_at_, pack(o_.profile(), input_.camera));
         recorder_.begin(world);
         const auto r = o_.call("draw_scene_", {camera ? camera_at_ : 0, params ? params_at_ : 0,
                                                light ? light_at_ : 0, input_.state});
@@ -487,11 +489,19 @@ public:
 private:
     // The scene parameters draw_scene_ reads (scene.abi: the case's limits, then these four).
     void write_params(const std::array<std::uint32_t, 4>& q) {
-        o_.machine().write(params_at_,
-                           pack_words(std::vector<std::int32_t>{
-                               c_.scene.cloud_altitude, 64, 0x00300000, static_cast<std::int32_t>(q[0]),
-                               static_cast<std::int32_t>(q[1]), static_cast<std::int32_t>(q[2]),
-                               static_cast<std::int32_t>(q[3])}));
+        const std::int32_t cloud[] = {c_.scene.cloud_altitude}, near[] = {64}, far[] = {0x00300000};
+        const std::int32_t shift[] = {static_cast<std::int32_t>(q[0])},
+                           reach[] = {static_cast<std::int32_t>(q[1])};
+        const std::int32_t sea[] = {static_cast<std::int32_t>(q[2])},
+                           band[] = {static_cast<std::int32_t>(q[3])};
+        o_.machine().write(params_at_, GuestStruct(o_.profile(), "scene_params")
+                                           .pack({{"cloud_altitude", cloud},
+                                                  {"near_limit", near},
+                                                  {"far_limit", far},
+                                                  {"cell_shift", shift},
+                                                  {"cell_reach", reach},
+                                                  {"sea_colour", sea},
+                                                  {"band_shift", band}}));
     }
 
     reimpl::PaletteTables boot_palette() {
@@ -518,7 +528,7 @@ private:
         reimpl_frame_ = frame.pixels;
         const std::vector<EventRecord> reimpl = reimpl_events(steps);
 
-        o_.machine().write(camera_at_, pack(input_.camera));
+        o_.machine().write(camera_at_, pack(o_.profile(), input_.camera));
         o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
         recorder_.begin(world);
         witness_.begin();

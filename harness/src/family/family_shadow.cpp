@@ -37,11 +37,6 @@ EventRecord shadow_face_event(const reimpl::ShadowFace& f) {
     return shadow_face_event(static_cast<std::int64_t>(f.mesh), screen_vertices(f.screen));
 }
 
-std::vector<std::uint8_t> pack_shadow_params(const reimpl::ShadowParams& p) {
-    std::vector<std::int32_t> w(p.sun.begin(), p.sun.end());
-    w.insert(w.end(), {p.terrain_height, p.cloud_altitude, p.plane_height});
-    return pack_words(w);
-}
 } // namespace
 
 bool FramePictures::choose(bool differing, bool sample_candidate) {
@@ -91,7 +86,8 @@ void run_shadow(CaseContext& ctx) {
     require_success(ctx, o.call("initialise_3d_palette_", {0}), "initialise_3d_palette_(0)", Expect::Zero);
     const auto palette = o.bytes(o.address("palette_rgb"), 768);
     const std::uint32_t framebuffer = o.address("framebuffer");
-    const std::uint32_t camera_at = o.scratch(48), params_at = o.scratch(24);
+    const std::uint32_t camera_at = o.scratch(GuestStruct(o.profile(), "camera").size()),
+                        params_at = o.scratch(GuestStruct(o.profile(), "shadow_params").size());
     const std::uint32_t origin_at = o.scratch(12), identity_at = o.scratch(36);
     o.machine().write(origin_at, pack_words(reimpl::Vec3{}));
     o.machine().write(identity_at, pack_words(reimpl::kIdentityQ31));
@@ -123,11 +119,11 @@ void run_shadow(CaseContext& ctx) {
             // abi.null: draw_3d_object_shadow_ with each pointer argument null: no face on either
             // side.
             const reimpl::Camera camera = camera_for(models.record(record), c.views.at(0));
-            o.machine().write(camera_at, pack(camera));
+            o.machine().write(camera_at, pack(o.profile(), camera));
             reimpl::ShadowParams params;
             params.sun = {c.suns.at(0)[0], c.suns.at(0)[1], c.suns.at(0)[2]};
             params.terrain_height = params.plane_height = h.bounds[2];
-            o.machine().write(params_at, pack_shadow_params(params));
+            o.machine().write(params_at, pack(o.profile(), params));
             const struct {
                 const char* argument;
                 std::array<std::uint32_t, 3> guest;
@@ -174,13 +170,13 @@ void run_shadow(CaseContext& ctx) {
                 params.sun = {c.suns[si][0], c.suns[si][1], c.suns[si][2]};
                 params.terrain_height = h.bounds[2]; // the ground under the model: its lowest point
                 params.plane_height = h.bounds[2];
-                o.machine().write(params_at, pack_shadow_params(params));
+                o.machine().write(params_at, pack(o.profile(), params));
                 // A probing view places a shadow point, which moves with the sun: one camera per sun.
                 const reimpl::Camera camera =
                     view.probe ? shadow_camera_for(models.record(reimpl::shadow_geometry(models, record)),
                                                    view, params.sun, params.plane_height)
                                : camera_for(models.record(record), view);
-                o.machine().write(camera_at, pack(camera));
+                o.machine().write(camera_at, pack(o.profile(), camera));
                 for (const std::uint32_t state : c.states) {
                     const std::string input = "record " + std::to_string(record) + " view " +
                                               std::to_string(vi) + " sun " + std::to_string(si) + " state " +

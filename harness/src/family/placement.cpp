@@ -152,12 +152,54 @@ std::vector<std::uint8_t> pack_words(std::span<const std::int32_t> words) {
     return out;
 }
 
-std::vector<std::uint8_t> pack(const reimpl::Camera& c) {
-    std::vector<std::int32_t> w(c.position.begin(), c.position.end());
-    w.insert(w.end(), c.rotation.begin(), c.rotation.end());
-    return pack_words(w);
+GuestStruct::GuestStruct(const Profile& profile, const std::string& type) : profile_(profile), type_(type) {
+    const auto it = profile.structs.find(type);
+    if (it == profile.structs.end())
+        throw ProfileError(profile.file.string() + ": no struct \"" + type +
+                           "\" (its \"structs\" entry says how the " + "harness lays it out for the image)");
+    for (const ProfileField& f : it->second) size_ = std::max(size_, f.offset + f.size);
+    if (const auto s = profile.struct_sizes.find(type); s != profile.struct_sizes.end()) {
+        if (s->second < size_)
+            throw ProfileError(profile.file.string() + ": struct \"" + type + "\" is " +
+                               std::to_string(s->second) + " bytes, but its fields end at " +
+                               std::to_string(size_));
+        size_ = s->second;
+    }
 }
 
-std::vector<std::uint8_t> pack(const reimpl::Light& l) { return pack_words(l.direction); }
+std::vector<std::uint8_t> GuestStruct::pack(std::initializer_list<Fill> fills) const {
+    std::vector<std::uint8_t> out(size_, 0);
+    const std::vector<ProfileField>& fields = profile_.structs.at(type_);
+    for (const Fill& fill : fills) {
+        const auto f = std::find_if(fields.begin(), fields.end(),
+                                    [&](const ProfileField& x) { return x.name == fill.field; });
+        const std::string who = profile_.file.string() + ": " + type_ + "." + fill.field;
+        if (f == fields.end()) throw ProfileError(who + ": the struct has no such field");
+        if (f->size != 4 * fill.words.size())
+            throw ProfileError(who + " is " + std::to_string(f->size) + " bytes, the harness writes " +
+                               std::to_string(4 * fill.words.size()));
+        const std::vector<std::uint8_t> bytes = pack_words(fill.words);
+        std::copy(bytes.begin(), bytes.end(), out.begin() + f->offset);
+    }
+    return out;
+}
+
+std::vector<std::uint8_t> pack(const Profile& profile, const reimpl::Camera& c) {
+    return GuestStruct(profile, "camera").pack({{"pos", c.position}, {"rot", c.rotation}});
+}
+
+std::vector<std::uint8_t> pack(const Profile& profile, const reimpl::Light& l) {
+    return GuestStruct(profile, "light").pack({{"dir", l.direction}});
+}
+
+std::vector<std::uint8_t> pack(const Profile& profile, const reimpl::ShadowParams& p) {
+    const std::int32_t terrain[] = {p.terrain_height}, cloud[] = {p.cloud_altitude},
+                       plane[] = {p.plane_height};
+    return GuestStruct(profile, "shadow_params")
+        .pack({{"sun", p.sun},
+               {"terrain_height", terrain},
+               {"cloud_altitude", cloud},
+               {"plane_height", plane}});
+}
 
 } // namespace refcheck::harness

@@ -4,11 +4,16 @@
 #pragma once
 
 #include "refcheck/harness/case.hpp"
+#include "refcheck/harness/profile.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/shadow.hpp"
 #include "refcheck/reimpl/types.hpp"
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace refcheck::harness {
@@ -38,8 +43,31 @@ void place_nearest_vertex(const reimpl::ModelRecord& record, const reimpl::Vec3&
 reimpl::Camera shadow_camera_for(const reimpl::ModelRecord& geometry, const View& view,
                                  const reimpl::Vec3& sun, std::int32_t plane_height);
 
-std::vector<std::uint8_t> pack(const reimpl::Camera& c);
-std::vector<std::uint8_t> pack(const reimpl::Light& l);
 std::vector<std::uint8_t> pack_words(std::span<const std::int32_t> words);
+
+// A struct the harness writes for the original (camera, light, shadow_params, scene, scene_params),
+// laid out as the profile's "structs" entry says: each field the harness fills at its offset there,
+// the bytes no field covers 0, the struct's size its "size" (else the end of its last field). A
+// struct or field the profile lacks, a field of another size than the harness writes, or a field
+// past the struct's size is a ProfileError naming the profile, struct and field.
+class GuestStruct {
+public:
+    GuestStruct(const Profile& profile, const std::string& type);
+    std::uint32_t size() const { return size_; }
+    struct Fill {
+        const char* field;
+        std::span<const std::int32_t> words;
+    };
+    std::vector<std::uint8_t> pack(std::initializer_list<Fill> fills) const;
+
+private:
+    const Profile& profile_;
+    std::string type_;
+    std::uint32_t size_ = 0;
+};
+
+std::vector<std::uint8_t> pack(const Profile& profile, const reimpl::Camera& c);
+std::vector<std::uint8_t> pack(const Profile& profile, const reimpl::Light& l);
+std::vector<std::uint8_t> pack(const Profile& profile, const reimpl::ShadowParams& p);
 
 } // namespace refcheck::harness

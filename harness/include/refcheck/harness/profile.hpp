@@ -58,6 +58,7 @@ struct Profile {
     std::map<std::string, ProfileRoutine> routines;
     std::map<std::string, ProfileData> data;
     std::map<std::string, std::vector<ProfileField>> structs;
+    std::map<std::string, std::uint32_t> struct_sizes; // a struct's "size", where its entry gives one
 
     const ProfileRoutine& routine(const std::string& name) const; // throws ProfileError
     std::uint32_t address_of(const std::string& name) const;      // routine or data; throws
