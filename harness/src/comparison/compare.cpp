@@ -214,7 +214,7 @@ void Comparator::compare(const std::string& input, const std::vector<EventRecord
                          const std::vector<EventRecord>& b) {
     label_pending_faults(input);
     if (skipped(input)) return;
-    ++counts_.inputs;
+    count_input(input);
     // Events come in runs of one kind: the last kind's counter is reused without a map lookup.
     auto last = counts_.by_kind.end();
     auto count_kind = [&](const EventRecord& e) {
@@ -272,7 +272,7 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
     fc.explained.assign(original.size(), 0);
     label_pending_faults(input);
     if (skipped(input)) return fc;
-    ++counts_.inputs;
+    count_input(input);
     if (options_.clear_colour && !options_.blank_frames_count && original.size() == reimpl.size()) {
         const std::uint8_t clear = *options_.clear_colour;
         auto blank = [clear](std::span<const std::uint8_t> px) {

@@ -204,6 +204,20 @@ TEST(Compare, ARepeatedFieldNameIsComparedByOccurrence) {
     EXPECT_EQ(c.counts().matched, 1u);
 }
 
+// counts.inputs counts inputs, not comparisons: an input whose stream and frame are both compared
+// (the program family with frames, the shadow and scene families) counted twice.
+TEST(Compare, AnInputWhoseStreamAndFrameAreComparedCountsOnce) {
+    const std::vector<std::uint8_t> pixels = {1, 2, 3, 4}, none(4, 0);
+    Comparator c({{}, 0, 5, 64});
+    c.compare("one", {face(0, 1)}, {face(0, 1)});
+    c.compare_frame("one", pixels, pixels, none, none, 2);
+    EXPECT_EQ(c.counts().inputs, 1u);
+    c.compare_frame("two", pixels, pixels, none, none, 2);
+    c.compare("three", {face(0, 1)}, {face(0, 1)});
+    EXPECT_EQ(c.counts().inputs, 3u);
+    EXPECT_EQ(c.counts().unexplained, 0u);
+}
+
 // Frames: a pixel is excused only where both sides' taints carry an allowed cause.
 TEST(Compare, FramePixelsNeedBothSidesTaint) {
     const std::vector<std::uint8_t> original = {1, 2, 3, 4}, reimpl = {1, 9, 3, 9};

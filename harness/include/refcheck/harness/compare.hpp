@@ -144,6 +144,13 @@ private:
     std::set<std::string> left_out_;
     std::function<bool(const std::string&)> only_matching_;
     bool saw_only_ = false;
+    // The input counts.inputs last counted: a stream and a frame compared for one input count once.
+    std::string counted_input_;
+    void count_input(const std::string& input) {
+        if (counts_.inputs != 0 && input == counted_input_) return;
+        ++counts_.inputs;
+        counted_input_ = input;
+    }
     bool fault_pending_input_ = false; // the first unexplained divergence is a fault awaiting its input
     MatchObserver observer_;
 };
