@@ -191,9 +191,16 @@ ojson make_ledger(const std::vector<ojson>& reports) {
     ojson ledger;
     ledger["document"] = evidence->at("document");
     ledger["sha256"] = evidence->at("sha256");
-    if (documents.size() > 1)
+    // Reports counted under different rule documents counted under different predicates: none of
+    // their counts proves a rule of the first document's (levels and rows are the first's).
+    const bool one_document = documents.size() == 1;
+    if (!one_document) {
         ledger["error"] = "the case reports cite " + std::to_string(documents.size()) +
-                          " different versions of the rule document; levels are those of the first";
+                          " different versions of the rule document; levels are those of the first, and "
+                          "nothing is proven: each report's counts are of its own document's predicates";
+        proven_by.clear();
+        proving_count.clear();
+    }
     if (!injected.empty()) ledger["injected"] = injected;
     if (!narrowed.empty()) ledger["narrowed"] = narrowed;
     auto names = [](const std::map<std::string, std::set<std::string>>& m, const std::string& id) {
@@ -264,6 +271,7 @@ std::string ledger_summary(const ojson& ledger) {
     if (ledger.contains("narrowed"))
         line += "; nothing proven by " + std::to_string(ledger.at("narrowed").size()) +
                 " case(s) narrowed to some of their inputs";
+    if (ledger.contains("error")) line += "; " + ledger.at("error").get<std::string>();
     return line;
 }
 

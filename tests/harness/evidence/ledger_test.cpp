@@ -229,6 +229,29 @@ TEST(Ledger, ACaseNarrowedToSomeOfItsInputsProvesNothing) {
         << ledger_summary(ledger);
 }
 
+// Reports of runs under different rule documents (shards merged across an edit of the spec) counted
+// their rules under different predicates: the merge proved rules by the first document's levels
+// from counts made under the others. Now it proves nothing and says why; the control, both
+// reports under one document, proves the rule.
+TEST(Ledger, ReportsUnderDifferentRuleDocumentsProveNothing) {
+    const ojson evidence = evidence_json(load_rule_index(write("doc.md", kDoc)));
+    const ojson one = report("one", "equivalent", {"a.one"}, evidence);
+    ojson edited = evidence;
+    edited["sha256"] = std::string(64, '0');
+    const ojson two = report("two", "equivalent", {"a.one"}, edited);
+    EXPECT_EQ(
+        row(make_ledger({one, report("three", "equivalent", {"a.one"}, evidence)}), "a.one").at("status"),
+        "Proven");
+    const ojson ledger = make_ledger({one, two});
+    EXPECT_EQ(ledger.at("counts").at("Proven"), 0);
+    EXPECT_EQ(row(ledger, "a.one").at("status"), "Chosen-unproven");
+    EXPECT_EQ(row(ledger, "a.one").at("proven_by"), ojson::array());
+    EXPECT_EQ(row(ledger, "a.one").at("exercised_by"), ojson({"one", "two"}));
+    EXPECT_NE(ledger.at("error").get<std::string>().find("nothing is proven"), std::string::npos);
+    EXPECT_NE(ledger_summary(ledger).find("2 different versions of the rule document"), std::string::npos)
+        << ledger_summary(ledger);
+}
+
 TEST(Ledger, UnknownLevelStaysUnknownUntilProvenAndNoEvidenceMeansNoLedger) {
     const ojson evidence = evidence_json(load_rule_index(write("doc.md", kDoc)));
     const ojson ledger = make_ledger({report("alpha", "error", {"b.one"}, evidence)});
