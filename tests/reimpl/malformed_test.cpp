@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 namespace refcheck::reimpl {
 namespace {
@@ -363,6 +364,27 @@ TEST(MalformedSweep, EveryByteValueAtEveryProgramOffsetDecodesOrFailsCleanly) {
     }
     EXPECT_GT(failed, 0u);
     EXPECT_GT(decoded, 0u);
+}
+
+// A file past 4 GiB cannot be an archive (its offsets are 32-bit): refused by its size, naming the
+// archive, before a byte is read. It was read whole: std::bad_alloc, or a worker killed for memory.
+TEST(ArchiveFile, AnArchivePastFourGiBIsRefusedByItsSize) {
+    const auto dir = std::filesystem::temp_directory_path() / ("refcheck-huge-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "3DOBJS.BIN";
+    std::ofstream(file, std::ios::binary).put('\0');
+    std::filesystem::resize_file(file, std::uintmax_t{6} << 30); // sparse: no disk used
+    try {
+        read_archive(file, "3DOBJS.BIN");
+        ADD_FAILURE() << "a 6 GiB file was read as an archive";
+    } catch (const FormatError& e) {
+        EXPECT_EQ(e.where().archive, "3DOBJS.BIN");
+        EXPECT_NE(std::string(e.what()).find("is 6442450944 bytes: the format's offsets are 32-bit"),
+                  std::string::npos)
+            << e.what();
+    }
+    std::filesystem::remove_all(dir);
 }
 
 } // namespace
