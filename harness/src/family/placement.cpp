@@ -156,7 +156,7 @@ GuestStruct::GuestStruct(const Profile& profile, const std::string& type) : prof
     const auto it = profile.structs.find(type);
     if (it == profile.structs.end())
         throw ProfileError(profile.file.string() + ": no struct \"" + type +
-                           "\" (its \"structs\" entry says how the " + "harness lays it out for the image)");
+                           "\" (its \"structs\" entry says how the harness lays it out for the image)");
     for (const ProfileField& f : it->second) size_ = std::max(size_, f.offset + f.size);
     if (const auto s = profile.struct_sizes.find(type); s != profile.struct_sizes.end()) {
         if (s->second < size_)
