@@ -49,6 +49,9 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
     texture_count_at_ = p.address_of("texture_count");
     off_tex_type_ = p.offset_of("texture", "type");
     off_tex_height_ = p.offset_of("texture", "height");
+    // rast.remap's tables as the image holds them (absent from a profile: no change is a remap).
+    for (auto [name, table] : {std::pair{"glass_table", &glass_}, std::pair{"haze_table", &haze_}})
+        if (p.data.count(name)) *table = o.bytes(p.address_of(name), 256);
 
     // The image's packet table, read once (after any seeded patch: it is what the original uses).
     const std::uint32_t stride = struct_size(p, "packet_kind");
@@ -176,10 +179,9 @@ void FaceWitness::arm(std::uint32_t causes) {
     emu::Machine& m = o_.machine();
     armed_ = causes;
     taint_.clear();
+    tainted_ = 0;
     faces_.clear();
     if (causes) taint_.assign(framebuffer_size_, 0);
-    // The framebuffer bytes each face routine writes (a value written equal to the one there is
-    // still written: a face at a stray level may paint the colour an earlier face left).
     if (!causes && write_watch_) {
         m.remove_hook(*write_watch_);
         write_watch_.reset();
@@ -214,9 +216,13 @@ void FaceWitness::face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_
             f.texture_end = a->address + a->size;
     }
     f.watched = f.flags || f.texture_end;
+    // A face that may carry a cause: the framebuffer bytes it writes, watched for its call only (a
+    // value written equal to the one there is still written: a face at a stray level may paint the
+    // colour an earlier face left). The slow memory path a watch costs is paid only then.
+    // Any other face, while some pixel carries a cause: the framebuffer as it was, to see at its
+    // return which of those pixels it changed (no watch: most faces of a draw are these).
+    if (!f.watched && tainted_) f.before = m.read_bytes(framebuffer_, framebuffer_size_);
     faces_.push_back(std::move(f));
-    // Installed for this face's call only (removed at its return): the slow memory path a watch
-    // costs is paid only while a face that may carry a cause draws.
     if (faces_.back().watched && !write_watch_)
         write_watch_ = m.watch({framebuffer_, framebuffer_ + framebuffer_size_}, emu::Access::write,
                                [this](emu::Machine&, const emu::MemoryAccess& a) {
@@ -235,10 +241,28 @@ void FaceWitness::face_return(emu::Machine& m) {
         m.remove_hook(*write_watch_);
         write_watch_.reset();
     }
+    // div.taint, the pixel's last writer decides: a face with causes adds them to every pixel it
+    // wrote; a watched face without any clears the pixels it wrote.
     const std::uint32_t flags = f.flags | (f.past_texture ? kTexturePastImage : 0u);
-    // The pixels this face wrote carry its causes (the reimplementation's taint, which an
-    // unflagged write clears, decides what the intersection keeps).
-    for (std::uint32_t p : f.written) taint_[p] = static_cast<std::uint8_t>(taint_[p] | flags);
+    for (std::uint32_t p : f.written) set_taint(p, flags ? taint_[p] | flags : 0);
+    if (f.before.empty()) return;
+    // An unwatched face clears the causes of the pixels it changed, unless the change is a remap
+    // (rast.remap: the new value is the image's glass or haze table at the old one), which keeps
+    // them. A pixel it wrote with the value already there keeps its causes: it still holds the
+    // value the face with the cause left.
+    const std::vector<std::uint8_t> after = m.read_bytes(framebuffer_, framebuffer_size_);
+    for (std::uint32_t p = 0; p < framebuffer_size_ && tainted_; ++p) {
+        if (!taint_[p] || after[p] == f.before[p]) continue;
+        const bool remap = (!glass_.empty() && after[p] == glass_[f.before[p]]) ||
+                           (!haze_.empty() && after[p] == haze_[f.before[p]]);
+        if (!remap) set_taint(p, 0);
+    }
+}
+
+void FaceWitness::set_taint(std::uint32_t p, std::uint32_t causes) {
+    const bool was = taint_[p] != 0;
+    taint_[p] = static_cast<std::uint8_t>(causes);
+    if (was != (causes != 0)) tainted_ += causes ? 1 : -1;
 }
 
 std::vector<std::uint8_t> FaceWitness::take_taint() {

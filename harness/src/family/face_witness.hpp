@@ -16,12 +16,18 @@
 //   light (model_view.light). The view is the one run_program (profile role "program_walk") was
 //   entered with and has not returned from.
 // - geo.grid.rounding: the original's relocated record says grid encoding.
-// - Frames: while a face whose levels were witnessed (or during which the original read a heap
-//   allocation, fault.tex.past_alloc) is drawn by the original's own face routine, the pixels it
-//   writes into the framebuffer carry that cause (the original's per-pixel taint). The framebuffer
-//   write watch is armed only for the draw calls of inputs where the reimplementation reports such a
-//   pixel (arm()), the heap read watch only for inputs with an omitted texture sample; never for a
-//   whole run.
+// - Frames (div.taint, as the reimplementation's raster keeps it; the pixel's last writer decides):
+//   while a face whose levels were witnessed (or during which the original read past the heap
+//   allocation of its texture, fault.tex.past_alloc) is drawn by the original's own face routine,
+//   the pixels it writes into the framebuffer gain that cause (the original's per-pixel taint); a
+//   face that might have had a cause (a textured one) but did not clears the pixels it wrote. Any
+//   other face clears the pixels whose value it changed, unless the change is a remap (the new
+//   value is the image's glass or haze table, profile data glass_table and haze_table, at the old
+//   one: rast.remap), which keeps them: it is seen by comparing the framebuffer at its entry and
+//   return, not watched, as it is most of a draw. The framebuffer write watch is armed only for the
+//   faces that may carry a cause, in the draw calls of inputs where the reimplementation reports
+//   such a pixel (arm()), the heap read watch only for inputs with an omitted texture sample; never
+//   for a whole run.
 #pragma once
 
 #include "refcheck/harness/original.hpp"
@@ -76,6 +82,7 @@ public:
 private:
     void face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_t face_vertices, std::int32_t level);
     void face_return(emu::Machine&);
+    void set_taint(std::uint32_t pixel, std::uint32_t causes);
     std::uint32_t level_at(emu::Machine& m, std::uint32_t fv, std::size_t k) const;
 
     Original& o_;
@@ -94,13 +101,16 @@ private:
     std::optional<emu::HookId> read_watch_, write_watch_;
     std::uint32_t texture_table_ = 0, texture_count_ = 0, texture_count_at_ = 0;
     std::uint32_t off_tex_type_ = 0, off_tex_height_ = 0;
+    std::vector<std::uint8_t> glass_, haze_; // the image's remap tables (rast.remap)
     std::vector<std::uint8_t> taint_;
+    std::uint32_t tainted_ = 0; // pixels of taint_ carrying some cause
     struct FaceInProgress {
         std::uint32_t flags = 0;            // causes witnessed for its levels
         std::uint32_t texture_end = 0;      // end of the heap allocation holding its texture (0: none)
         bool past_texture = false;          // it read past that end
         bool watched = false;               // it may carry a cause: its writes are collected
-        std::vector<std::uint32_t> written; // framebuffer offsets it wrote
+        std::vector<std::uint32_t> written; // framebuffer offsets it wrote (watched)
+        std::vector<std::uint8_t> before;   // the framebuffer at its entry (unwatched, some pixel tainted)
     };
     std::vector<FaceInProgress> faces_;
 };

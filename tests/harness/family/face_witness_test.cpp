@@ -1,0 +1,143 @@
+// The original's per-pixel taint (FaceWitness, div.taint on the original's side): a pixel carries a
+// cause when the last face routine to write it drew a face with that cause, as on the
+// reimplementation's side. The tests draw faces straight through the stand-in's own face routine:
+// a textured face that samples past its texture's heap allocation (fault.tex.past_alloc, witnessed
+// by the original's reads), then faces over part of it. Only the flagged face's writes used to be
+// watched, so a pixel it wrote kept its cause after an unflagged face painted over it, and the
+// original's stale evidence could excuse a pixel it no longer explained.
+#include "family/face_witness.hpp"
+
+#include "refcheck/harness/divergences.hpp"
+#include "refcheck/harness/original.hpp"
+#include "refcheck/harness/profile.hpp"
+
+#include "standin_env.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace refcheck::harness {
+namespace {
+
+constexpr std::uint32_t kWidth = 320;
+constexpr const char* kFace = "draw_completely_visible_primary_face_";
+
+class FaceWitnessTest : public ::testing::Test {
+protected:
+    FaceWitnessTest() : original_(test::small_standin(), load_profile(test::small_standin().profile)) {}
+
+    void SetUp() override {
+        ASSERT_EQ(original_.call("initialise_3d_objects_", {}).eax, 0u);
+        ASSERT_EQ(original_.call("initialise_3d_palette_", {0}).eax, 0u);
+        const std::uint32_t count = original_.u32("texture_count");
+        for (std::uint32_t s = 0; s < count && !texture_; ++s)
+            if (const std::uint32_t t =
+                    original_.machine().read_u32(original_.address("texture_table") + 4 * s)) {
+                slot_ = s;
+                texture_ = t;
+            }
+        ASSERT_NE(texture_, 0u) << "the small archives hold a texture";
+    }
+
+    // One face through the original's face routine: `header` bytes then one index per vertex, over
+    // the rectangle [x0, x1) x [y0, y1), every vertex with texture coordinates (u, v).
+    void draw(std::vector<std::uint8_t> header, std::uint32_t per_vertex, std::int32_t x0, std::int32_t y0,
+              std::int32_t x1, std::int32_t y1, std::int32_t u = 0, std::int32_t v = 0) {
+        const std::int32_t corners[4][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
+        std::vector<std::uint8_t> vertices;
+        for (const auto& c : corners)
+            for (const std::int32_t word : {c[0], c[1], 100, u, v, 31})
+                for (int b = 0; b < 4; ++b) vertices.push_back(static_cast<std::uint8_t>(word >> (8 * b)));
+        for (std::uint8_t k = 0; k < 4; ++k)
+            for (std::uint32_t b = 0; b < per_vertex; ++b) header.push_back(b ? 0 : k);
+        emu::Machine& m = original_.machine();
+        const std::uint32_t packet_at = original_.scratch(static_cast<std::uint32_t>(header.size()));
+        const std::uint32_t vertices_at = original_.scratch(static_cast<std::uint32_t>(vertices.size()));
+        m.write(packet_at, header);
+        m.write(vertices_at, vertices);
+        // Called from guest code, as the draw calls it (the witness sees a face end at its return):
+        // mov eax, packet; mov edx, vertices; mov ebx, 31 (level); xor ecx, ecx (flags); call; ret,
+        // written over op_select, which these tests never run.
+        const std::uint32_t caller = original_.address("op_select");
+        std::vector<std::uint8_t> code;
+        auto op = [&code](std::uint8_t opcode, std::uint32_t imm) {
+            code.push_back(opcode);
+            for (int b = 0; b < 4; ++b) code.push_back(static_cast<std::uint8_t>(imm >> (8 * b)));
+        };
+        op(0xb8, packet_at);
+        op(0xba, vertices_at);
+        op(0xbb, 31);
+        code.insert(code.end(), {0x31, 0xc9});
+        op(0xe8, original_.address(kFace) - (caller + static_cast<std::uint32_t>(code.size()) + 5));
+        code.push_back(0xc3);
+        m.write(caller, code);
+        const emu::CallResult r = m.call(caller, emu::Convention::cdecl, {});
+        ASSERT_TRUE(r.ok()) << r.fault->message;
+    }
+    // A type 7 (textured) face sampling two rows past its texture's pixels: past the allocation.
+    void draw_past_texture(std::int32_t x0, std::int32_t y0, std::int32_t x1, std::int32_t y1) {
+        const std::uint32_t height =
+            original_.machine().read_u32(texture_ + original_.profile().offset_of("texture", "height"));
+        draw({7, 4, static_cast<std::uint8_t>(slot_), static_cast<std::uint8_t>(slot_ >> 8), 0}, 3, x0, y0,
+             x1, y1, 0, static_cast<std::int32_t>(height) + 2);
+    }
+    std::uint8_t pixel(std::uint32_t x, std::uint32_t y) {
+        return original_.machine().read_u8(original_.address("framebuffer") + y * kWidth + x);
+    }
+    static std::uint8_t at(const std::vector<std::uint8_t>& taint, std::uint32_t x, std::uint32_t y) {
+        return taint.at(y * kWidth + x);
+    }
+
+    Original original_;
+    std::uint32_t slot_ = 0, texture_ = 0;
+};
+
+// An unflagged face painted over part of a flagged one: the pixels it wrote lose the cause (their
+// last writer is the flat face), the flagged face's other pixels keep it.
+TEST_F(FaceWitnessTest, AnUnflaggedFacePaintedOverAFlaggedOneClearsThePixelsItWrote) {
+    FaceWitness witness(original_, {kFace});
+    witness.arm(kTexturePastImage);
+    draw_past_texture(10, 10, 60, 60);
+    draw({2, 4, 5}, 1, 20, 20, 40, 40); // type 2, flat colour 5
+    const std::vector<std::uint8_t> taint = witness.take_taint();
+    witness.arm(0);
+    EXPECT_EQ(at(taint, 12, 12), kTexturePastImage) << "the flagged face's own pixel";
+    EXPECT_EQ(at(taint, 30, 30), 0u) << "painted over by the flat face";
+    EXPECT_EQ(at(taint, 50, 50), kTexturePastImage);
+    EXPECT_EQ(at(taint, 5, 5), 0u) << "never drawn";
+}
+
+// A remap face (type 6, glass: each pixel becomes glass_table[pixel], rast.remap) over the flagged
+// face keeps the cause: the pixel's value still comes from the flagged face's. The unflagged faces
+// are not watched: the witness sees what they changed in the framebuffer, and a change to the
+// image's glass (or haze) table entry of the old value is a remap.
+TEST_F(FaceWitnessTest, ARemapFaceOverAFlaggedOneKeepsTheCause) {
+    FaceWitness witness(original_, {kFace});
+    witness.arm(kTexturePastImage);
+    draw_past_texture(10, 10, 60, 60);
+    const std::uint8_t textured = pixel(30, 30);
+    draw({6, 4}, 1, 20, 20, 40, 40);
+    ASSERT_NE(pixel(30, 30), textured) << "the glass changes the pixel";
+    draw({2, 4, 5}, 1, 45, 45, 55, 55);
+    const std::vector<std::uint8_t> taint = witness.take_taint();
+    witness.arm(0);
+    EXPECT_EQ(at(taint, 30, 30), kTexturePastImage) << "glass over the flagged face";
+    EXPECT_EQ(at(taint, 50, 50), 0u) << "flat over the flagged face";
+}
+
+// A flagged face over an unflagged one gains the cause where it wrote; the order decides.
+TEST_F(FaceWitnessTest, AFlaggedFacePaintedLastCarriesItsCause) {
+    FaceWitness witness(original_, {kFace});
+    witness.arm(kTexturePastImage);
+    draw({2, 4, 5}, 1, 10, 10, 60, 60);
+    draw_past_texture(20, 20, 40, 40);
+    const std::vector<std::uint8_t> taint = witness.take_taint();
+    witness.arm(0);
+    EXPECT_EQ(at(taint, 30, 30), kTexturePastImage);
+    EXPECT_EQ(at(taint, 12, 12), 0u);
+}
+
+} // namespace
+} // namespace refcheck::harness
