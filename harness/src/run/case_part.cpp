@@ -86,11 +86,6 @@ bool parts_mergeable(const Case& c, const std::vector<CaseResult>& parts, std::s
             return no(k, "its boot took another number of instructions than part 1's");
         // The boot runs once in the unsplit case; every part ran it.
         instructions += (k == 0 ? boot : 0) + (total - boot);
-        // The exercise counter gives a matched frame the types of the faces matched since the last
-        // one: faces a part matched after its last frame would have reached the next part's first.
-        if (!c.run.empty() && k + 1 < parts.size() && s.value("face_types_pending", std::uint64_t{0}) != 0)
-            return no(k, "faces matched after its last matched frame, which the next part's first frame "
-                         "would have counted");
     }
     if (instructions > c.instructions_per_case)
         return no(parts.size() - 1, "the parts took " + std::to_string(instructions) +

@@ -424,7 +424,6 @@ ojson part_state(std::uint64_t events, const Comparator& comparator, const Exerc
     if (exercised) {
         s["observed"] = exercised->observed();
         s["matched"] = exercised->matched();
-        s["face_types_pending"] = exercised->face_types_pending();
     }
     ojson blocks = ojson::array();
     for (const auto& [address, hits] : original.machine().coverage().blocks())
@@ -467,6 +466,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
         exercised.emplace(exercise_counter(c, *env.rules));
         comparator.observe_matches(
             [&](const EventRecord& a, const EventRecord& b) { exercised->observe(a, b); });
+        comparator.observe_inputs([&](const std::string&) { exercised->begin_input(); });
     }
     std::unique_ptr<Original> original;
     std::vector<RoutineBlocks> covered;        // the profile's routines and those they call

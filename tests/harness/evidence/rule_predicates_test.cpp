@@ -2,6 +2,7 @@
 // events satisfy exactly the predicates their fields fit, the per-case counter counts them (frames
 // with the face types compared before them, routines only when something matched), and a run on the
 // small archives proves a rule only when an equivalent case without seeded faults exercised it.
+#include "refcheck/harness/compare.hpp"
 #include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/rule_predicates.hpp"
 #include "refcheck/harness/run.hpp"
@@ -389,4 +390,38 @@ TEST(RulePredicates, AnEquivalentRunWithASeededFaultProvesNothing) {
     EXPECT_EQ(ledger.at("counts").at("Proven"), 0);
     EXPECT_EQ(row(ledger, "arc.table").at("status"), "Sourced-unproven");
     EXPECT_EQ(row(ledger, "arc.table").at("exercised_by"), ojson({"loads"}));
+}
+
+// A matched frame takes the face types of its own input. The counter once took every type matched
+// since the last matched frame, so the faces of an input whose frame was set aside (blank) or did
+// not match carried into the next input's matched frame, which was credited with types it did not
+// show: here, textured faces (type 7) of two inputs whose frames are blank or differ, then a flat
+// face (type 2) whose frame matches, proved a rule about textured frames.
+TEST(RulePredicates, AFrameIsCreditedOnlyWithTheFacesOfItsOwnInput) {
+    const RulePredicate frame_textured = parse_predicate("event frame any types in 7,8 and drawn_pixels > 0");
+    const RulePredicate frame_flat = parse_predicate("event frame any types in 2 and drawn_pixels > 0");
+    ExerciseCounter counter({{"textured", &frame_textured}, {"flat", &frame_flat}});
+    CompareOptions options;
+    options.clear_colour = 224;
+    Comparator comparator(options);
+    comparator.observe_matches([&](const EventRecord& a, const EventRecord& b) { counter.observe(a, b); });
+    comparator.observe_inputs([&](const std::string&) { counter.begin_input(); });
+    const std::vector<std::uint8_t> blank(64000, 224), none(64000, 0);
+    std::vector<std::uint8_t> drawn = blank, other = blank;
+    drawn[5] = 7;
+    other[5] = 8;
+    const std::vector<EventRecord> textured = {face(7, 0, {1, 2, 3})}, flat = {face(2, 0, {1, 2, 3})};
+    comparator.compare("a", textured, textured);
+    comparator.compare_frame("a", blank, blank, none, none, 320); // set aside: blank on both sides
+    comparator.compare("b", textured, textured);
+    comparator.compare_frame("b", drawn, other, none, none, 320); // differs
+    comparator.compare("c", flat, flat);
+    comparator.compare_frame("c", drawn, drawn, none, none, 320);
+    const ojson j = counter.json(ojson::object());
+    EXPECT_EQ(j.at("flat"), 1);
+    EXPECT_EQ(j.at("textured"), 0) << "input c drew no textured face";
+    // Its own textured faces still count.
+    comparator.compare("d", textured, textured);
+    comparator.compare_frame("d", drawn, drawn, none, none, 320);
+    EXPECT_EQ(counter.json(ojson::object()).at("textured"), 1);
 }

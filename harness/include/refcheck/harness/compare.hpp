@@ -119,6 +119,10 @@ public:
     // ledger's predicates count these; run_case.cpp).
     using MatchObserver = std::function<void(const EventRecord& original, const EventRecord& reimpl)>;
     void observe_matches(MatchObserver observer) { observer_ = std::move(observer); }
+    // Called when the first stream or frame of an input is compared (an input counted once, as in
+    // counts.inputs), before any of its events reach the match observer.
+    using InputObserver = std::function<void(const std::string& input)>;
+    void observe_inputs(InputObserver observer) { input_observer_ = std::move(observer); }
 
     // One frame as one event (name, size, SHA-256) per side. A differing frame is a known divergence
     // only when, at every differing pixel, both sides' taints (per-pixel flag sets: `taint` the
@@ -150,9 +154,11 @@ private:
         if (counts_.inputs != 0 && input == counted_input_) return;
         ++counts_.inputs;
         counted_input_ = input;
+        if (input_observer_) input_observer_(input);
     }
     bool fault_pending_input_ = false; // the first unexplained divergence is a fault awaiting its input
     MatchObserver observer_;
+    InputObserver input_observer_;
 };
 
 } // namespace refcheck::harness

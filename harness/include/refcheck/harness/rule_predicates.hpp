@@ -55,8 +55,8 @@ enum class FieldType { Int, Bool, String, List };
 
 // The event kinds the harness compares and their fields (the synthetic "frame" event of a matched
 // frame included: input, size, drawn_pixels = pixels not of the clear colour, types = the packet
-// types of the matched face_draw events compared since the previous frame, filled by the
-// ExerciseCounter: the program family compares an input's events, then its frame).
+// types of the matched face_draw events of the frame's own input, filled by the ExerciseCounter:
+// the program family compares an input's events, then its frame).
 struct EventKindFields {
     std::string_view kind;
     std::vector<std::pair<std::string_view, FieldType>> fields;
@@ -120,8 +120,10 @@ public:
     // of a split case hands to the run that finishes it (run/case_part.hpp), which adds them.
     const std::vector<std::uint64_t>& observed() const { return counts_; }
     void absorb(const std::vector<std::uint64_t>& observed, std::uint64_t matched);
-    // The face types matched since the last matched frame (bit t: type t), which the next frame takes.
-    std::uint64_t face_types_pending() const { return face_types_; }
+    // An input begins (Comparator::observe_inputs): a matched frame takes the types of its own
+    // input's matched faces, never those of an earlier input whose frame did not match (blank,
+    // excused or divergent).
+    void begin_input() { face_types_ = 0; }
     // The case's narrowing left inputs out (--only, an input --filter): the original's coverage then
     // counts blocks run by inputs that were played but not compared (a mobile case plays every step
     // to build the selected one's state), so routine alternatives count nothing.
@@ -156,7 +158,7 @@ private:
     Name last_kind_;
     const KindWatches* last_ = nullptr;
     std::uint64_t matched_ = 0;
-    std::uint64_t face_types_ = 0;          // bit t: a matched face_draw of type t since the last frame
+    std::uint64_t face_types_ = 0;          // bit t: a matched face_draw of type t in this input
     std::vector<std::uint64_t> counted_at_; // per rule: the matched_ of the event it last counted
     void count(const EventRecord& original, const EventRecord& reimpl);
     // Counts `rule` for the event being observed, once however many of its alternatives it satisfies.
