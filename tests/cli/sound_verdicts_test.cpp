@@ -359,3 +359,38 @@ TEST_F(SoundVerdictTest, ARunThatOnlyDroppedItsSeededFaultFixedNothing) {
 
 } // namespace
 } // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// fb.size on the original's side is the profile's framebuffer (data "framebuffer", its size): the
+// frames compare the bytes the image's framebuffer holds, not a constant 64,000 the harness assumed
+// for both sides. A profile that gives the framebuffer another size (here half of it) makes every
+// frame differ in size; before, the edit changed nothing and the frames case stayed equivalent, so
+// `event frame size = 64000` could not fail.
+TEST_F(SoundVerdictTest, TheFramebufferIsAsLargeAsTheProfileSays) {
+    const fs::path file = write_case("frames", small_frames().to_json());
+    auto run_with_size = [&](const std::string& name, std::uint32_t size) {
+        ojson p = read_json(kProfile);
+        for (auto& d : p.at("data"))
+            if (d.at("name") == "framebuffer") d["size"] = size;
+        const fs::path edited = path(name + ".profile.json");
+        std::ofstream(edited) << p.dump(2) << "\n";
+        return refcheck("run " + quote(file) + " --image " + quote(kImage) + " --profile " + quote(edited) +
+                        " --data " + quote(kSmallData) + " --out " + name);
+    };
+    const Result same = run_with_size("same", 64000);
+    EXPECT_EQ(same.code, 0) << same.out << same.err;
+    const Result half = run_with_size("half", 32000);
+    EXPECT_EQ(half.code, 1) << half.out << half.err;
+    const ojson report = read_json(path("half/frames.json"));
+    EXPECT_EQ(report.at("status"), "divergent");
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("kind"), "field_mismatch");
+    EXPECT_EQ(d.at("original").at("fields").at("size"), 32000);
+    EXPECT_EQ(d.at("reimpl").at("fields").at("size"), 64000);
+    EXPECT_EQ(d.at("fields").at(0).at("field"), "size");
+}
+
+} // namespace
+} // namespace refcheck::cli_test

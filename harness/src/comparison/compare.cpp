@@ -333,6 +333,8 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
     };
     d.original = event(original);
     d.reimpl = event(reimpl);
+    if (original.size() != reimpl.size())
+        d.fields.push_back({"size", std::to_string(original.size()), std::to_string(reimpl.size())});
     if (first) {
         const std::size_t p = *first;
         d.fields.push_back({"pixels",

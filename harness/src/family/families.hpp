@@ -184,8 +184,24 @@ private:
     std::uint64_t compared_ = 0, differing_ = 0, shown_differing_ = 0, shown_sample_ = 0;
 };
 
+// The original's framebuffer where and as large as the profile says (data "framebuffer": fb.size on
+// the original's side), cleared to the clear colour before a draw and read after it. The
+// reimplementation's frame is 320 x 200 (fb.size): a profile giving another size makes every frame
+// differ in size, an unexplained divergence, and the frame's `size` says so on each side.
+class GuestFramebuffer {
+public:
+    explicit GuestFramebuffer(Original& original);
+    void clear() const;
+    std::vector<std::uint8_t> read() const;
+
+private:
+    Original& o_;
+    std::uint32_t address_ = 0, size_ = 0;
+};
+
 // Writes the original / reimplementation / difference pictures of a 320x200 frame beside the report
-// and lists them under the report's "frames".
+// and lists them under the report's "frames" (a frame of another size is pictured as its first
+// 320 x 200 pixels, padded with the clear colour).
 void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n,
                          std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
                          const FrameComparison& fc, std::span<const std::uint8_t> palette);

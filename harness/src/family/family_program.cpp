@@ -149,11 +149,8 @@ public:
         rasteriser_.emplace(palette_, textures);
         guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
         pixel_flags_ = flags_explaining(ctx.c.allow, "pixels");
-        framebuffer_ = o_.address("framebuffer");
     }
-    void clear() {
-        o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
-    }
+    void clear() { framebuffer_.clear(); }
     // The reimplementation's frame of an input's events; whether the original's draw of it must be
     // watched for its own evidence (the frame carries a cause the case allows for pixels).
     std::uint32_t render(const std::vector<events::Event>& events) {
@@ -163,7 +160,7 @@ public:
         return taint_causes(frame_.taint, pixel_flags_);
     }
     void compare(const std::string& input, const std::vector<std::uint8_t>& original_taint) {
-        const auto original = o_.bytes(framebuffer_, kWidth * kHeight);
+        const auto original = framebuffer_.read();
         const reimpl::Frame& frame = frame_;
         const FrameComparison fc =
             ctx_.comparator.compare_frame(input, original, frame.pixels, frame.taint, original_taint, kWidth);
@@ -220,7 +217,8 @@ private:
     reimpl::PaletteTables palette_;
     std::optional<reimpl::Rasteriser> rasteriser_;
     std::vector<std::uint8_t> guest_palette_;
-    std::uint32_t framebuffer_ = 0, pixel_flags_ = 0;
+    GuestFramebuffer framebuffer_{o_};
+    std::uint32_t pixel_flags_ = 0;
     reimpl::Frame frame_;
     std::uint64_t frames_ = 0, differing_ = 0;
     FramePictures pictures_{"the first drawn frame", 1};

@@ -357,7 +357,6 @@ public:
           pixel_flags_(flags_explaining(c_.allow, "pixels")) {
         recorder_.decode_with(witness_);
         guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
-        framebuffer_ = o_.address("framebuffer");
         input_.light.direction = {c_.lights[0][0], c_.lights[0][1], c_.lights[0][2]};
         reimpl_light_ = input_.light;
         if (ctx.injection && ctx.injection->reimpl_light_swapped)
@@ -529,7 +528,7 @@ private:
         const std::vector<EventRecord> reimpl = reimpl_events(steps);
 
         o_.machine().write(camera_at_, pack(o_.profile(), input_.camera));
-        o_.machine().write(framebuffer_, std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
+        framebuffer_.clear();
         recorder_.begin(world);
         witness_.begin();
         const std::uint32_t watched = taint_causes(frame.taint, pixel_flags_);
@@ -539,7 +538,7 @@ private:
         if (watched) witness_.arm(0);
         if (r.ok()) require_success(ctx_, r, "draw_scene_ (the case's scene parameters)", Expect::Zero);
         const std::vector<EventRecord> original = recorder_.take();
-        original_frame_ = o_.bytes(framebuffer_, kWidth * kHeight);
+        original_frame_ = framebuffer_.read();
         ctx_.comparator.compare(name, original, reimpl);
         const auto fc = ctx_.comparator.compare_frame(name, original_frame_, frame.pixels, frame.taint,
                                                       original_taint, kWidth);
@@ -561,7 +560,8 @@ private:
     FaceWitness witness_;
     std::uint32_t pixel_flags_;
     std::vector<std::uint8_t> guest_palette_, original_frame_, reimpl_frame_;
-    std::uint32_t framebuffer_ = 0, camera_at_ = 0, params_at_ = 0, light_at_ = 0, frame_no_ = 0;
+    GuestFramebuffer framebuffer_{o_};
+    std::uint32_t camera_at_ = 0, params_at_ = 0, light_at_ = 0, frame_no_ = 0;
     // The sample is one frame per script (script() keeps to one), so its size is not bounded here.
     FramePictures pictures_{"per script the first frame that shows its surface",
                             std::numeric_limits<std::size_t>::max()};

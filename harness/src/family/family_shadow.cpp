@@ -59,15 +59,35 @@ ojson FramePictures::json() const {
             {"shown_sample", shown_sample_}};
 }
 
+GuestFramebuffer::GuestFramebuffer(Original& original)
+    : o_(original), address_(original.address("framebuffer")),
+      size_(original.profile().data.at("framebuffer").size) {}
+
+void GuestFramebuffer::clear() const {
+    o_.machine().write(address_, std::vector<std::uint8_t>(size_, reimpl::kClearColour));
+}
+
+std::vector<std::uint8_t> GuestFramebuffer::read() const { return o_.bytes(address_, size_); }
+
 void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n,
-                         std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
-                         const FrameComparison& fc, std::span<const std::uint8_t> palette) {
+                         std::span<const std::uint8_t> original, std::span<const std::uint8_t> reimpl,
+                         const FrameComparison& comparison, std::span<const std::uint8_t> palette) {
+    // Pictures are 320 x 200: a frame of another size (a profile's framebuffer) is cut or padded.
+    auto fit = [](std::span<const std::uint8_t> px, std::uint8_t pad) {
+        std::vector<std::uint8_t> out(px.begin(),
+                                      px.begin() + std::min<std::size_t>(px.size(), kWidth * kHeight));
+        out.resize(kWidth * kHeight, pad);
+        return out;
+    };
+    const auto a = fit(original, reimpl::kClearColour), b = fit(reimpl, reimpl::kClearColour);
+    const auto explained = fit(comparison.explained, 0);
+    const FrameComparison& fc = comparison;
     const std::string stem = ctx.c.name + "/frame-" + std::to_string(n);
     const auto a_rgb = to_rgb(a, palette);
     ctx.files->emplace_back(stem + "-original.png", encode_png(kWidth, kHeight, a_rgb));
     ctx.files->emplace_back(stem + "-reimpl.png", encode_png(kWidth, kHeight, to_rgb(b, palette)));
     ctx.files->emplace_back(stem + "-diff.png",
-                            encode_png(kWidth, kHeight, difference_rgb(a_rgb, a, b, fc.explained)));
+                            encode_png(kWidth, kHeight, difference_rgb(a_rgb, a, b, explained)));
     ctx.report["frames"].push_back({{"input", input},
                                     {"differing_pixels", fc.differing},
                                     {"unexplained_pixels", fc.unexplained},
@@ -85,7 +105,7 @@ void run_shadow(CaseContext& ctx) {
     const auto models = reimpl::ModelArchive::parse(ctx.models, invalid.cut_lists());
     require_success(ctx, o.call("initialise_3d_palette_", {0}), "initialise_3d_palette_(0)", Expect::Zero);
     const auto palette = o.bytes(o.address("palette_rgb"), 768);
-    const std::uint32_t framebuffer = o.address("framebuffer");
+    const GuestFramebuffer framebuffer(o);
     const std::uint32_t camera_at = o.scratch(GuestStruct(o.profile(), "camera").size()),
                         params_at = o.scratch(GuestStruct(o.profile(), "shadow_params").size());
     const std::uint32_t origin_at = o.scratch(12), identity_at = o.scratch(36);
@@ -134,8 +154,7 @@ void run_shadow(CaseContext& ctx) {
             for (const auto& call : calls) {
                 const std::string input = "record " + std::to_string(record) + " null " + call.argument;
                 if (!ctx.selected(input)) continue;
-                o.machine().write(framebuffer,
-                                  std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
+                framebuffer.clear();
                 faces.clear();
                 const auto r =
                     o.call("draw_3d_object_shadow_", {call.guest[0], call.guest[1], call.guest[2], 0});
@@ -157,7 +176,7 @@ void run_shadow(CaseContext& ctx) {
                         std::count_if(pixels.begin(), pixels.end(),
                                       [](std::uint8_t p) { return p != reimpl::kClearColour; }));
                 };
-                original.push_back(rejection_event(routine, drawn(o.bytes(framebuffer, kWidth * kHeight))));
+                original.push_back(rejection_event(routine, drawn(framebuffer.read())));
                 reimpl_faces.push_back(rejection_event(routine, drawn(frame.pixels)));
                 ctx.comparator.compare(input, original, reimpl_faces);
                 ctx.events += original.size() + reimpl_faces.size();
@@ -182,11 +201,10 @@ void run_shadow(CaseContext& ctx) {
                                               std::to_string(vi) + " sun " + std::to_string(si) + " state " +
                                               std::to_string(state);
                     if (!ctx.selected(input)) continue;
-                    o.machine().write(framebuffer,
-                                      std::vector<std::uint8_t>(kWidth * kHeight, reimpl::kClearColour));
+                    framebuffer.clear();
                     faces.clear();
                     o.call("draw_3d_object_shadow_", {built.eax, camera_at, params_at, state});
-                    const auto original = o.bytes(framebuffer, kWidth * kHeight);
+                    const auto original = framebuffer.read();
                     reimpl::Frame frame;
                     const auto drawn_faces = in_phase(
                         Phase::reimpl, [&] { return renderer.draw(root, camera, params, state, frame); });
