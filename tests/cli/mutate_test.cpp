@@ -93,6 +93,32 @@ TEST_F(MutateTest, AServedMutantSurvivesNoRestoreOfTheCasesSnapshot) {
     }
 }
 
+// A mutant of code that the set-up runs and a later input runs again: the program family builds
+// record 4's instance before the first input and record 5's between inputs, so construct's store of
+// the instance's model id is reached before the first input (run from a fresh boot) and again at
+// record 5. The fresh boot ran the first input only (record 4 draws the same without it), so the
+// mutant survived, its reason saying "reached only before the first input"; it now runs on the later
+// inputs that reach it too, and record 5 kills it.
+TEST_F(MutateTest, AMutantTheSetUpReachesAlsoRunsOnTheLaterInputsThatReachIt) {
+    const CodeSite store = find_instruction(
+        "construct", [](const emu::Instruction& in) { return in.text == "mov dword ptr [eax], edx"; });
+    ProgramCase pc = small_program();
+    pc.records = {4, 5};
+    const fs::path file = write_case("two-records", pc.to_json());
+    const ojson j = mutate(file, "--routines '(^|:)construct$' --operators store_nop");
+    const ojson* m = find_mutant(j, store.instruction.address, "store_nop");
+    ASSERT_NE(m, nullptr) << "the enumeration lacks construct's store of the model id";
+    ASSERT_EQ(m->at("status"), "killed") << m->dump();
+    EXPECT_TRUE(m->at("killed_by").at("input").get<std::string>().starts_with("record 5 ")) << m->dump();
+    for (const ojson& row : j.at("mutants")) {
+        // A survivor said to be reached before the first input only is reached by no later input.
+        if (row.value("reason", std::string()).find("before the first input of two-records only") !=
+            std::string::npos) {
+            EXPECT_EQ(row.at("reaching_inputs"), 0) << row.dump();
+        }
+    }
+}
+
 // A run that scores nothing (no mutant selected) has no score, not 100%, and does not meet
 // --min-score: before, its score was 1 and `--min-score 0.99` exited 0.
 TEST_F(MutateTest, ARunThatScoresNothingHasNoScoreAndFailsMinScore) {

@@ -173,8 +173,9 @@ public:
     }
     ojson json() const {
         ojson reach = ojson::array();
-        for (const auto& [m, inputs] : reach_) { // [m, first, last, first, last, ...]
-            if (whole_.count(m)) continue;
+        // [m, first, last, first, last, ...]; a mutant set-up reaches (whole) keeps its row too:
+        // the inputs that reach it again are run from its fresh boot.
+        for (const auto& [m, inputs] : reach_) {
             ojson row = ojson::array({m});
             for (const auto& [a, b] : inputs.runs()) {
                 row.push_back(a);
@@ -548,9 +549,10 @@ private:
 };
 
 // Why a mutant survived, in words, from what ran: never reached (with the cause the coverage
-// reasons give its block, when they give one), reached but run on fewer inputs than reach it (the
-// cap), reached only before the cases' first inputs (run on their first input from a fresh boot),
-// or run on every input that reaches it with every compared event matching.
+// reasons give its block, when they give one), reached before the cases' first inputs (run from a
+// fresh boot on their first input and the later inputs that reach it again), reached but run on
+// fewer inputs than reach it (the cap), or run on every input that reaches it with every compared
+// event matching.
 std::string survivor_reason(std::size_t i, const ojson& row, const std::vector<BaselineCase>& cases,
                             const CoverageReason* unreached) {
     std::vector<std::string> served, booted;
@@ -576,19 +578,27 @@ std::string survivor_reason(std::size_t i, const ojson& row, const std::vector<B
     }
     const std::uint64_t reaching = row.value("reaching_inputs", std::uint64_t{0});
     const std::uint64_t run = row.value("inputs_run", std::uint64_t{0});
+    if (served.empty()) {
+        std::size_t boots = 0;
+        for (const auto& b : cases) boots += b.usable && b.boots && b.whole.count(i);
+        const std::string later =
+            reaching == 0 ? std::string()
+            : row.value("inputs_capped", false)
+                ? ", then some of the " + std::to_string(reaching) +
+                      " later inputs that reach it (--inputs-per-mutant)"
+                : ", then every one of the " + std::to_string(reaching) + " later inputs that reach it";
+        return "before inputs: reached before the first input of " + names(booted) +
+               (reaching == 0 ? std::string(" only") : " and again by later inputs") +
+               ": run from a fresh boot on " + std::to_string(run) + " inputs of " + std::to_string(boots) +
+               " of these " + std::to_string(booted.size()) + " cases (the first" + later +
+               "; on each data root its first " + std::to_string(kBootCasesPerRoot) +
+               " cases and each family's first), every compared event matching";
+    }
     if (row.value("inputs_capped", false))
         return "capped: run on " + std::to_string(run) + " of the " + std::to_string(reaching) +
                " inputs of " + names(served) +
                " that reach it (--inputs-per-mutant) with every compared event matching; the others "
                "did not run";
-    if (served.empty()) {
-        std::size_t boots = 0;
-        for (const auto& b : cases) boots += b.usable && b.boots && b.whole.count(i);
-        return "before inputs: reached only before the first input of " + names(booted) +
-               ": run from a fresh boot on the first input of " + std::to_string(boots) + " of these " +
-               std::to_string(booted.size()) + " cases (on each data root its first " +
-               std::to_string(kBootCasesPerRoot) + " and each family's first), every compared event matching";
-    }
     return "no compared event differs: run on all " + std::to_string(reaching) + " inputs of " +
            names(served) + " that reach it" +
            (booted.empty() ? std::string() : " (and from a fresh boot on " + names(booted) + ")") +
@@ -602,17 +612,28 @@ ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<Ba
     Injection injection;
     injection.patches.push_back(m.patch());
     ojson v = {{"status", "survived"}, {"cases_run", 0}, {"inputs_run", 0}};
-    std::uint64_t inputs_run = 0, cases_run = 0;
+    std::uint64_t inputs_run = 0, cases_run = 0, reaching = 0;
+    bool capped = false;
     for (const std::size_t ci : order) {
         const BaselineCase& b = cases[ci];
         if (!b.usable || !b.boots || !b.whole.count(index)) continue;
-        // The effect of such a mutant shows from the first input on, and running every input of
-        // every case for each survivor would cost a whole run per mutant. The first input stands
-        // for the case (a kill found later would be missed: the score stays a lower bound); a case
-        // without named inputs runs whole.
+        // The set-up's effect shows from the first input on, and running every input of every case
+        // for each survivor would cost a whole run per mutant: the first input stands for the
+        // set-up (a kill found later would be missed: the score stays a lower bound); a case without
+        // named inputs runs whole. The inputs that reach the mutant again after the set-up run too
+        // (up to the case's cap, picked as a served mutant's are): they used to be left out, so a
+        // mutant of code both the set-up and later inputs run (a later record's construction) ran
+        // on the first input only and survived as "reached only before the first input".
         Case c = b.c;
         if (!b.inputs.empty()) c.only_inputs.insert(b.inputs.front());
-        inputs_run += 1;
+        if (const auto it = b.reach.find(index); it != b.reach.end()) {
+            const std::vector<int> picked =
+                b.skippable ? spread(it->second, b.cap) : it->second.first(b.cap ? b.cap : it->second.size());
+            reaching += it->second.size();
+            capped = capped || picked.size() < it->second.size();
+            for (const int k : picked) c.only_inputs.insert(b.inputs[static_cast<std::size_t>(k)]);
+        }
+        inputs_run += b.inputs.empty() ? 1 : c.only_inputs.size();
         ++cases_run;
         StopObserver observer(b.budgets, b.fallback, c.only_inputs);
         set_case_observer(&observer);
@@ -627,6 +648,8 @@ ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<Ba
     }
     v["cases_run"] = cases_run;
     v["inputs_run"] = inputs_run;
+    v["reaching_inputs"] = reaching;
+    v["inputs_capped"] = capped;
     return v;
 }
 
@@ -1028,6 +1051,8 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         const ojson& v = fresh[k].report;
         add(rows[i], "cases_run", v.value("cases_run", std::uint64_t{0}));
         add(rows[i], "inputs_run", v.value("inputs_run", std::uint64_t{0}));
+        add(rows[i], "reaching_inputs", v.value("reaching_inputs", std::uint64_t{0}));
+        if (v.value("inputs_capped", false)) rows[i]["inputs_capped"] = true;
         secs[i] += fresh[k].seconds;
         if (v.value("status", std::string()) == "killed") {
             rows[i]["status"] = "killed";
