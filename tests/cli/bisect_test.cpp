@@ -262,3 +262,50 @@ TEST_F(BisectTest, DivergentRunReportsCarryTheDrillDown) {
 
 } // namespace
 } // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// A fault of the original: op_secondary's first instruction made a read of address 0. The window
+// used to run to the hook of the original's event #0 (the index a fault divergence names), which
+// the call reached before op_secondary ran, so it showed neither the fault nor the instructions
+// leading to it. It now runs from the original's last event before the fault to the faulting
+// instruction, and says so.
+TEST_F(BisectTest, AFaultsWindowEndsAtTheFaultingInstruction) {
+    const CodeSite entry = find_instruction("op_secondary", [](const emu::Instruction&) { return true; });
+    ProgramCase pc = small_program();
+    pc.records = {1};
+    const fs::path file = write_case("small-program", pc.to_json());
+    const Result b = refcheck("bisect " + quote(file) + " --data " + quote(kSmallData) +
+                              " --patch op_secondary:a100000000");
+    ASSERT_EQ(b.code, 1) << b.out << b.err;
+    const std::string eip = hex8(entry.instruction.address);
+    EXPECT_NE(b.out.find("to the original's fault (read_unmapped at " + eip + ")"), std::string::npos)
+        << b.out;
+    const std::vector<std::string> window =
+        section(b.out, "note: the original's instructions from the hook of");
+    ASSERT_FALSE(window.empty()) << b.out;
+    // The last instruction listed is the faulting one; a routine summary line may follow it.
+    std::string last;
+    for (const auto& line : window)
+        if (line.rfind("  0x", 0) == 0) last = line;
+    EXPECT_EQ(last.rfind("  " + eip + " <op_secondary>: mov eax, dword ptr [0]", 0), 0u) << last;
+}
+
+// A divergent case over hostile program data (a seeded fault in op_primary, the invalid-program
+// case whose record 47 ends inside a packet): the listing's parse refused the record and ended bisect
+// with that error (exit 2), no window shown. Now the drill-down says why it has no listing and shows
+// the rest.
+TEST_F(BisectTest, HostileProgramDataLeavesOutOnlyTheListing) {
+    const Result b = refcheck("bisect " + quote(shipped_case("program-invalid-end-primary")) +
+                              " --patch op_primary:a100000000");
+    ASSERT_EQ(b.code, 1) << b.out << b.err;
+    EXPECT_NE(b.out.find("note: not available: listing: the reimplementation's validator refuses the record: "
+                         "3DOBJS.BIN: record 47: "),
+              std::string::npos)
+        << b.out;
+    EXPECT_NE(b.out.find("note: the original's instructions from "), std::string::npos) << b.out;
+}
+
+} // namespace
+} // namespace refcheck::cli_test

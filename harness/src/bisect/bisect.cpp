@@ -43,7 +43,12 @@ struct Probed {
 Probed probe_run(const Case& narrowed, const Environment& env, const Injection& injection, const ojson& d,
                  const DrillDownOptions& dd) {
     const bool frame = is_frame(d);
-    WindowProbe probe(d.value("original_index", std::size_t{0}), frame, dd.trace_capacity,
+    // A fault of the original ends its call: the window runs from its last event before the fault
+    // to the fault (as a frame's runs to the call's return). It ran to the hook of the original's
+    // event #0, which a fault divergence names, and so stopped before the fault when the call had
+    // recorded events first.
+    const bool fault = member(d, "kind") == "original_fault";
+    WindowProbe probe(d.value("original_index", std::size_t{0}), frame || fault, dd.trace_capacity,
                       dd.instructions_head, dd.instructions_tail);
     Probed p{run_case_with(narrowed, env, injection, narrowed.family == Family::Program ? &probe : nullptr),
              {},
@@ -53,6 +58,14 @@ Probed probe_run(const Case& narrowed, const Environment& env, const Injection& 
                                  p.result.report.value("error", std::string("?")));
     p.findings = probe.findings();
     p.divergence = member(p.result.report, "first_unexplained");
+    if (fault && p.findings.window) {
+        const ojson& f = member(member(d, "original"), "fields");
+        auto text = [&f](const char* key) {
+            const ojson& v = member(f, key);
+            return v.is_string() ? v.get<std::string>() : v.dump();
+        };
+        p.findings.to = "the original's fault (" + text("fault") + " at " + text("eip") + ")";
+    }
     return p;
 }
 
@@ -138,7 +151,7 @@ void add_near_miss(ojson& out, const ojson& d, const ProbeFindings& f) {
 }
 
 // The probe's findings into the drill-down (program family).
-void add_findings(ojson& out, const ProbeFindings& f) {
+void add_findings(ojson& out, const ProbeFindings& f, bool fault) {
     if (f.window) {
         ojson routines = ojson::array();
         for (const auto& [name, n] : f.routines) routines.push_back({{"routine", name}, {"instructions", n}});
@@ -156,6 +169,10 @@ void add_findings(ojson& out, const ProbeFindings& f) {
                               "\"ebp chain\" and \"entry\" frames are confirmed, \"stack scan\" ones "
                               "may be stale values in a live frame"},
                              {"frames", stack}};
+    } else if (fault) {
+        out["unavailable"].push_back(
+            "registers and call stack at a hook: the original faulted; its registers, "
+            "disassembly and stack at the fault are the fault event's fields");
     } else {
         out["unavailable"].push_back(
             "registers and call stack: the original produced no event at the divergence "
@@ -168,9 +185,19 @@ void add_findings(ojson& out, const ProbeFindings& f) {
 void add_program_details(ojson& out, const Environment& env, const ojson& d, const ProbeFindings& f,
                          bool reproduced, const DrillDownOptions& dd) {
     if (!is_frame(d)) {
-        if (const auto at = packet_of(d, f))
-            out["listing"] = listing_json(env, *at, dd.listing_context);
-        else
+        if (const auto at = packet_of(d, f)) {
+            // Hostile data (an invalid-program case): the reimplementation's validator refuses the
+            // record it would list. The drill-down says so and goes on; it used to end bisect with
+            // that error (exit 2) before the window, so a divergent hostile case had none.
+            try {
+                out["listing"] = listing_json(env, *at, dd.listing_context);
+            } catch (const reimpl::FormatError& e) {
+                out["unavailable"].push_back(
+                    std::string("listing: the reimplementation's validator refuses the "
+                                "record: ") +
+                    e.what());
+            }
+        } else
             out["unavailable"].push_back("listing: no event near the divergence names a packet");
     }
     if (!reproduced) {
@@ -179,7 +206,7 @@ void add_program_details(ojson& out, const Environment& env, const ojson& d, con
         return;
     }
     add_near_miss(out, d, f);
-    add_findings(out, f);
+    add_findings(out, f, member(d, "kind") == "original_fault");
 }
 
 void add_unavailable(ojson& out, Family family, bool frame) {
