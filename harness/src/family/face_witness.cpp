@@ -40,6 +40,8 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
     off_view_flat_ = p.offset_of("model_view", "flat_count");
     off_view_levels_ = p.offset_of("model_view", "levels");
     off_fv_level_ = p.offset_of("face_vertex", "level");
+    off_fv_u_ = p.offset_of("face_vertex", "u");
+    off_fv_v_ = p.offset_of("face_vertex", "v");
     fv_size_ = struct_size(p, "face_vertex");
     gouraud_at_ = p.address_of("gouraud_enabled");
     framebuffer_ = p.address_of("framebuffer");
@@ -49,6 +51,7 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
     texture_count_at_ = p.address_of("texture_count");
     off_tex_type_ = p.offset_of("texture", "type");
     off_tex_height_ = p.offset_of("texture", "height");
+    off_tex_pixels_ = p.offset_of("texture", "pixels");
     // rast.remap's tables as the image holds them (absent from a profile: no change is a remap).
     for (auto [name, table] : {std::pair{"glass_table", &glass_}, std::pair{"haze_table", &haze_}})
         if (p.data.count(name)) *table = o.bytes(p.address_of(name), 256);
@@ -193,8 +196,8 @@ void FaceWitness::arm(std::uint32_t causes) {
         read_watch_ =
             m.watch(m.heap().used(), emu::Access::read, [this](emu::Machine&, const emu::MemoryAccess& a) {
                 if (faces_.empty() || !faces_.back().texture_end) return;
-                const std::uint32_t end = faces_.back().texture_end;
-                if (a.address + a.size > end && a.address < end + kPastReach)
+                const std::uint64_t end = faces_.back().texture_end;
+                if (std::uint64_t{a.address} + a.size > end && a.address < faces_.back().sample_end)
                     faces_.back().past_texture = true;
             });
     } else if (!(causes & kTexturePastImage) && read_watch_) {
@@ -212,8 +215,29 @@ void FaceWitness::face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_
     if (const PacketKind* k = kind(m.read_u8(packet)); (armed_ & kTexturePastImage) && k && k->textured) {
         const std::uint32_t slot = m.read_u16(packet + 2);
         const std::uint32_t descriptor = slot < texture_count_ ? m.read_u32(texture_table_ + 4 * slot) : 0;
-        if (const emu::Allocation* a = descriptor ? m.heap().containing(descriptor) : nullptr)
+        if (const emu::Allocation* a = descriptor ? m.heap().containing(descriptor) : nullptr) {
             f.texture_end = a->address + a->size;
+            // The reads that can be its samples (tex.sample: pixels + v * stride + u, u and v
+            // interpolated between the vertices' values, so within their range): up to the
+            // greatest v's row plus the greatest u, from the face-vertex array the original passed.
+            // Other reads past the allocation (the face-vertex array itself, when the heap holds it
+            // there) are not samples. An invalid type has no stride: 64 KiB past the allocation.
+            f.sample_end = std::uint64_t{f.texture_end} + kPastReach;
+            if (const std::uint32_t type = m.read_u32(descriptor + off_tex_type_); type <= 2) {
+                std::int64_t most_u = 0, most_v = 0;
+                for (std::uint8_t k = 0; k < m.read_u8(packet + 1); ++k) {
+                    const std::uint32_t at = fv + static_cast<std::uint32_t>(k) * fv_size_;
+                    most_u =
+                        std::max<std::int64_t>(most_u, static_cast<std::int32_t>(m.read_u32(at + off_fv_u_)));
+                    most_v =
+                        std::max<std::int64_t>(most_v, static_cast<std::int32_t>(m.read_u32(at + off_fv_v_)));
+                }
+                const std::int64_t reach = std::int64_t{m.read_u32(descriptor + off_tex_pixels_)} +
+                                           most_v * (std::int64_t{16} << type) + most_u + 1;
+                f.sample_end = std::min<std::uint64_t>(
+                    f.sample_end, static_cast<std::uint64_t>(std::max<std::int64_t>(reach, 0)));
+            }
+        }
     }
     f.watched = f.flags || f.texture_end;
     // A face that may carry a cause: the framebuffer bytes it writes, watched for its call only (a

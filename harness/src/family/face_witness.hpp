@@ -18,7 +18,8 @@
 // - geo.grid.rounding: the original's relocated record says grid encoding.
 // - Frames (div.taint, as the reimplementation's raster keeps it; the pixel's last writer decides):
 //   while a face whose levels were witnessed (or during which the original read past the heap
-//   allocation of its texture, fault.tex.past_alloc) is drawn by the original's own face routine,
+//   allocation of its texture, at an address its samples can reach: below its pixels plus stride *
+//   its greatest v plus its greatest u, fault.tex.past_alloc) is drawn by the original's own face routine,
 //   the pixels it writes into the framebuffer gain that cause (the original's per-pixel taint); a
 //   face that might have had a cause (a textured one) but did not clears the pixels it wrote. Any
 //   other face clears the pixels whose value it changed, unless the change is a remap (the new
@@ -89,7 +90,7 @@ private:
     std::vector<PacketKind> kinds_;
     std::uint32_t off_view_model_, off_view_encoding_, off_view_light_, off_view_count_, off_view_flat_,
         off_view_levels_;
-    std::uint32_t off_fv_level_, fv_size_;
+    std::uint32_t off_fv_level_, off_fv_u_, off_fv_v_, fv_size_;
     std::uint32_t gouraud_at_, framebuffer_, framebuffer_size_;
     struct View {
         std::uint32_t address;
@@ -100,14 +101,15 @@ private:
     std::uint32_t armed_ = 0; // the causes watched for in this draw
     std::optional<emu::HookId> read_watch_, write_watch_;
     std::uint32_t texture_table_ = 0, texture_count_ = 0, texture_count_at_ = 0;
-    std::uint32_t off_tex_type_ = 0, off_tex_height_ = 0;
+    std::uint32_t off_tex_type_ = 0, off_tex_height_ = 0, off_tex_pixels_ = 0;
     std::vector<std::uint8_t> glass_, haze_; // the image's remap tables (rast.remap)
     std::vector<std::uint8_t> taint_;
     std::uint32_t tainted_ = 0; // pixels of taint_ carrying some cause
     struct FaceInProgress {
         std::uint32_t flags = 0;            // causes witnessed for its levels
         std::uint32_t texture_end = 0;      // end of the heap allocation holding its texture (0: none)
-        bool past_texture = false;          // it read past that end
+        std::uint64_t sample_end = 0;       // end of the bytes its samples can read (see face_entry)
+        bool past_texture = false;          // it read past that end, below sample_end
         bool watched = false;               // it may carry a cause: its writes are collected
         std::vector<std::uint32_t> written; // framebuffer offsets it wrote (watched)
         std::vector<std::uint8_t> before;   // the framebuffer at its entry (unwatched, some pixel tainted)

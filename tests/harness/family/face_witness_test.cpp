@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace refcheck::harness {
@@ -41,10 +42,12 @@ protected:
         ASSERT_NE(texture_, 0u) << "the small archives hold a texture";
     }
 
-    // One face through the original's face routine: `header` bytes then one index per vertex, over
-    // the rectangle [x0, x1) x [y0, y1), every vertex with texture coordinates (u, v).
-    void draw(std::vector<std::uint8_t> header, std::uint32_t per_vertex, std::int32_t x0, std::int32_t y0,
-              std::int32_t x1, std::int32_t y1, std::int32_t u = 0, std::int32_t v = 0) {
+    // One face for the original's face routine, written to the heap (the harness's scratch):
+    // `header` bytes then one index per vertex, over the rectangle [x0, x1) x [y0, y1), every vertex
+    // with texture coordinates (u, v). Returns {packet, vertices}.
+    std::pair<std::uint32_t, std::uint32_t> place(std::vector<std::uint8_t> header, std::uint32_t per_vertex,
+                                                  std::int32_t x0, std::int32_t y0, std::int32_t x1,
+                                                  std::int32_t y1, std::int32_t u, std::int32_t v) {
         const std::int32_t corners[4][2] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
         std::vector<std::uint8_t> vertices;
         for (const auto& c : corners)
@@ -57,17 +60,25 @@ protected:
         const std::uint32_t vertices_at = original_.scratch(static_cast<std::uint32_t>(vertices.size()));
         m.write(packet_at, header);
         m.write(vertices_at, vertices);
-        // Called from guest code, as the draw calls it (the witness sees a face end at its return):
-        // mov eax, packet; mov edx, vertices; mov ebx, 31 (level); xor ecx, ecx (flags); call; ret,
-        // written over op_select, which these tests never run.
+        return {packet_at, vertices_at};
+    }
+    void draw(std::vector<std::uint8_t> header, std::uint32_t per_vertex, std::int32_t x0, std::int32_t y0,
+              std::int32_t x1, std::int32_t y1, std::int32_t u = 0, std::int32_t v = 0) {
+        call(place(std::move(header), per_vertex, x0, y0, x1, y1, u, v));
+    }
+    // The face routine called from guest code, as the draw calls it (the witness sees a face end at
+    // its return): mov eax, packet; mov edx, vertices; mov ebx, 31 (level); xor ecx, ecx (flags);
+    // call; ret, written over op_select, which these tests never run.
+    void call(std::pair<std::uint32_t, std::uint32_t> face) {
+        emu::Machine& m = original_.machine();
         const std::uint32_t caller = original_.address("op_select");
         std::vector<std::uint8_t> code;
         auto op = [&code](std::uint8_t opcode, std::uint32_t imm) {
             code.push_back(opcode);
             for (int b = 0; b < 4; ++b) code.push_back(static_cast<std::uint8_t>(imm >> (8 * b)));
         };
-        op(0xb8, packet_at);
-        op(0xba, vertices_at);
+        op(0xb8, face.first);
+        op(0xba, face.second);
         op(0xbb, 31);
         code.insert(code.end(), {0x31, 0xc9});
         op(0xe8, original_.address(kFace) - (caller + static_cast<std::uint32_t>(code.size()) + 5));
@@ -137,6 +148,33 @@ TEST_F(FaceWitnessTest, AFlaggedFacePaintedLastCarriesItsCause) {
     witness.arm(0);
     EXPECT_EQ(at(taint, 30, 30), kTexturePastImage);
     EXPECT_EQ(at(taint, 12, 12), 0u);
+}
+
+} // namespace
+} // namespace refcheck::harness
+
+namespace refcheck::harness {
+namespace {
+
+// fault.tex.past_alloc on the original's side is a read by the face's routine past the end of its
+// texture's heap allocation, at an address its samples can reach: within the rows its texture
+// coordinates span (stride * (greatest v + 1), tex.stride, past the texture's pixels). The watch
+// took any read within 64 KiB past the allocation, so a face sampling well inside its texture was
+// witnessed when its routine read its own face-vertex array, allocated on the heap after the
+// textures (as the harness's scratch is here).
+TEST_F(FaceWitnessTest, AFaceSamplingInsideItsTextureIsNotWitnessedPastIt) {
+    FaceWitness witness(original_, {kFace});
+    // Placed before the draw is armed: the heap read watch covers the heap in use then.
+    const auto face =
+        place({7, 4, static_cast<std::uint8_t>(slot_), static_cast<std::uint8_t>(slot_ >> 8), 0}, 3, 10, 10,
+              60, 60, 0, 0);
+    ASSERT_LT(face.second - texture_, 0x10000u)
+        << "the face-vertex array lies within 64 KiB past the texture";
+    witness.arm(kTexturePastImage);
+    call(face);
+    const std::vector<std::uint8_t> taint = witness.take_taint();
+    witness.arm(0);
+    EXPECT_EQ(at(taint, 30, 30), 0u) << "u = v = 0: every sample is the texture's first pixel";
 }
 
 } // namespace
