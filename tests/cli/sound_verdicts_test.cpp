@@ -394,3 +394,52 @@ TEST_F(SoundVerdictTest, TheFramebufferIsAsLargeAsTheProfileSays) {
 
 } // namespace
 } // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// The loader's census (its metrics: records, textures, bytes) is each side's own: the original's from
+// its tables and heap, the reimplementation's from its parse. It was the reimplementation's figures
+// alone, printed as the case's. With load_texture's store of the texture's allocation into
+// texture_table made a no-op, the original holds no texture: the case diverges at the texture table
+// and the census says the original holds none.
+TEST_F(SoundVerdictTest, TheLoadersCensusIsEachSidesOwn) {
+    std::string table; // as Capstone writes an absolute address: "0x415020"
+    const ojson profile = read_json(kProfile);
+    for (const auto& d : profile.at("data"))
+        if (d.at("name") == "texture_table") {
+            char text[16];
+            std::snprintf(text, sizeof text, "0x%lx",
+                          std::stoul(d.at("address").get<std::string>(), nullptr, 16));
+            table = text;
+        }
+    const CodeSite store = find_instruction("load_texture", [&](const emu::Instruction& in) {
+        return in.text.rfind("mov dword ptr [", 0) == 0 && in.text.find(table + "]") != std::string::npos;
+    });
+    const fs::path file = write_case("loader", ojson{{"schema", "refcheck-case/1"},
+                                                     {"family", "loader"},
+                                                     {"description", "cli_tests: the small archives loaded"},
+                                                     {"selection", ojson::object()}});
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const ojson census = read_json(path("clean/loader.json")).at("metrics");
+    const auto textures = census.at("textures_populated").at("reimpl").get<std::uint64_t>();
+    ASSERT_GT(textures, 0u);
+    for (const char* k :
+         {"model_records", "model_archive_bytes", "texture_slots", "textures_populated", "texture_bytes"})
+        EXPECT_EQ(census.at(k).at("original"), census.at(k).at("reimpl")) << k;
+    const Result nop = refcheck("run " + common + " --out nop --patch " + store.where() + ":" +
+                                hex_bytes(std::vector<std::uint8_t>(store.bytes.size(), 0x90)));
+    EXPECT_EQ(nop.code, 1) << nop.out << nop.err;
+    const ojson report = read_json(path("nop/loader.json"));
+    EXPECT_EQ(report.at("status"), "divergent");
+    const ojson& m = report.at("metrics");
+    EXPECT_EQ(m.at("textures_populated").at("original"), 0);
+    EXPECT_EQ(m.at("textures_populated").at("reimpl"), textures);
+    EXPECT_EQ(m.at("texture_bytes").at("original"), 0);
+    EXPECT_EQ(m.at("model_records").at("original"), m.at("model_records").at("reimpl"));
+}
+
+} // namespace
+} // namespace refcheck::cli_test

@@ -135,13 +135,29 @@ void compare_loaded(CaseContext& ctx, const std::string& again) {
     }
 
     if (!again.empty()) return;
-    std::uint32_t populated = 0;
+    // The census of what was loaded, as each side holds it: the original's from its own tables and
+    // heap (object_table entries set, object_archive_size, texture_count, texture_table entries set
+    // and the sizes of the allocations they point into), the reimplementation's from its parse. It
+    // was the reimplementation's figures alone, printed as the case's.
+    std::uint32_t populated = 0, original_records = 0, original_textures = 0;
+    std::uint64_t original_texture_bytes = 0;
     for (std::uint32_t i = 0; i < models.count(); ++i) populated += models.populated(i) ? 1 : 0;
-    ctx.report["metrics"] = {{"model_records", populated},
-                             {"model_archive_bytes", ctx.models.size()},
-                             {"texture_slots", textures.count()},
-                             {"textures_populated", textures_populated},
-                             {"texture_bytes", texture_bytes}};
+    auto capacity = [&o](const char* global) { return o.profile().data.at(global).size / 4; };
+    for (const std::uint32_t entry : guest_words(o, "object_table", object_count, capacity("object_table")))
+        original_records += entry != 0;
+    for (const std::uint32_t entry :
+         guest_words(o, "texture_table", texture_count, capacity("texture_table"))) {
+        if (!entry) continue;
+        ++original_textures;
+        if (const emu::Allocation* a = o.machine().heap().containing(entry))
+            original_texture_bytes += a->size;
+    }
+    auto sides = [](auto original, auto reimpl) { return ojson{{"original", original}, {"reimpl", reimpl}}; };
+    ctx.report["metrics"] = {{"model_records", sides(original_records, populated)},
+                             {"model_archive_bytes", sides(named_size, ctx.models.size())},
+                             {"texture_slots", sides(texture_count, textures.count())},
+                             {"textures_populated", sides(original_textures, textures_populated)},
+                             {"texture_bytes", sides(original_texture_bytes, texture_bytes)}};
 }
 } // namespace
 
