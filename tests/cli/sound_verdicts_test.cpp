@@ -443,3 +443,42 @@ TEST_F(SoundVerdictTest, TheLoadersCensusIsEachSidesOwn) {
 
 } // namespace
 } // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// The construction census (instances, attached instances, empty slots) gives each side's own
+// figures, of the records whose first placement is compared. It was the reimplementation's trees
+// alone, and of every record built, a narrowing notwithstanding. With construct_3d_object_ returning
+// 0 at once, the original builds no tree: the census says it holds none.
+TEST_F(SoundVerdictTest, TheConstructionCensusIsEachSidesOwnOverTheComparedInputs) {
+    const fs::path file = write_case("construct", ojson{{"schema", "refcheck-case/1"},
+                                                        {"family", "construct"},
+                                                        {"description", "cli_tests: every record built"},
+                                                        {"selection", {{"records", {{"encoding", "any"}}}}}});
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const ojson census = read_json(path("clean/construct.json")).at("metrics");
+    for (const char* k : {"instances", "attached_instances", "empty_slots"})
+        EXPECT_EQ(census.at(k).at("original"), census.at(k).at("reimpl")) << k;
+    const auto instances = census.at("instances").at("reimpl").get<std::uint64_t>();
+    ASSERT_GT(census.at("records").get<std::uint64_t>(), 1u);
+    ASSERT_GT(census.at("attached_instances").at("reimpl").get<std::uint64_t>(), 0u);
+
+    const Result one = refcheck("run " + common + " --out one --only 'record 5 placement 0'");
+    ASSERT_EQ(one.code, 0) << one.out << one.err;
+    const ojson narrowed = read_json(path("one/construct.json")).at("metrics");
+    EXPECT_EQ(narrowed.at("records"), 1);
+    EXPECT_EQ(narrowed.at("instances").at("original"), narrowed.at("instances").at("reimpl"));
+    EXPECT_LT(narrowed.at("instances").at("reimpl").get<std::uint64_t>(), instances);
+
+    const Result none = refcheck("run " + common + " --out none --patch construct_3d_object_:31c0c3");
+    EXPECT_EQ(none.code, 1) << none.out << none.err;
+    const ojson m = read_json(path("none/construct.json")).at("metrics");
+    EXPECT_EQ(m.at("instances").at("original"), 0);
+    EXPECT_EQ(m.at("instances").at("reimpl"), instances);
+}
+
+} // namespace
+} // namespace refcheck::cli_test

@@ -48,6 +48,23 @@ void walk_original(Original& o, std::uint32_t address, std::int64_t root, int pl
     }
 }
 
+// The census of one side's instance trees (its instance events): instances, attached ones (a
+// non-empty path) and empty slots (slots no child fills: each filled slot holds one attached
+// instance).
+struct TreeCensus {
+    std::uint64_t instances = 0, attached = 0, slots = 0;
+    void add(const std::vector<EventRecord>& events) {
+        for (const EventRecord& e : events) {
+            ++instances;
+            if (const Value* path = e.find("path"); path && std::holds_alternative<IntList>(*path))
+                attached += std::get<IntList>(*path).empty() ? 0 : 1;
+            if (const Value* n = e.find("slots"); n && std::holds_alternative<std::int64_t>(*n))
+                slots += static_cast<std::uint64_t>(std::get<std::int64_t>(*n));
+        }
+    }
+    std::uint64_t empty_slots() const { return slots > attached ? slots - attached : 0; }
+};
+
 } // namespace
 
 void run_construct(CaseContext& ctx) {
@@ -87,9 +104,12 @@ void run_construct(CaseContext& ctx) {
         calls.push_back(
             {"null rotation", placement_addresses[placement_addresses.size() - 2], 0, no_rotation});
     }
-    std::uint64_t records = 0, instances = 0, roots = 0, empty_slots = 0;
+    // The census counts the first placement's trees of the records whose first placement is
+    // compared (a narrowing leaves the others out), each side's from its own instance events: it
+    // was the reimplementation's tree alone, of every record built, compared or not.
+    std::uint64_t records = 0;
+    TreeCensus original_census, reimpl_census;
     for (const std::uint32_t record : select_records(ctx.c, models)) {
-        ++records;
         for (std::size_t k = 0; k < calls.size(); ++k) {
             const std::string input = "record " + std::to_string(record) + " " + calls[k].name;
             ctx.begins(input);
@@ -120,12 +140,12 @@ void run_construct(CaseContext& ctx) {
                         std::vector<std::int64_t>(in.transform.position.begin(), in.transform.position.end()),
                         std::vector<std::int64_t>(in.transform.rotation.begin(), in.transform.rotation.end()),
                         static_cast<std::int64_t>(in.slots.size())));
-                    if (k == 0) {
-                        ++instances;
-                        for (const auto& s : in.slots) empty_slots += s ? 0 : 1;
-                    }
                 });
-            if (k == 0) ++roots;
+            if (k == 0 && ctx.narrowed_to(input)) {
+                ++records;
+                original_census.add(original);
+                reimpl_census.add(reimpl_events);
+            }
             ctx.events += original.size() + reimpl_events.size();
             ctx.comparator.compare(input, original, reimpl_events);
         }
@@ -133,11 +153,15 @@ void run_construct(CaseContext& ctx) {
     o.note_ran("construct_3d_object_");
     compare_record_selection(ctx, models);
     if (invalid.active()) ctx.report["invalid_program"] = invalid.finish(ctx.narrowed());
-    ctx.report["metrics"] = {{"records", records},
-                             {"instances", instances},
-                             {"attached_instances", instances - roots},
-                             {"empty_slots", empty_slots},
-                             {"placements", placements.size()}};
+    auto sides = [](std::uint64_t original, std::uint64_t reimpl) {
+        return ojson{{"original", original}, {"reimpl", reimpl}};
+    };
+    ctx.report["metrics"] = {
+        {"records", records},
+        {"instances", sides(original_census.instances, reimpl_census.instances)},
+        {"attached_instances", sides(original_census.attached, reimpl_census.attached)},
+        {"empty_slots", sides(original_census.empty_slots(), reimpl_census.empty_slots())},
+        {"placements", placements.size()}};
 }
 
 } // namespace refcheck::harness
