@@ -286,7 +286,8 @@ void FaceWitness::face_return(emu::Machine& m) {
 void FaceWitness::set_taint(std::uint32_t p, std::uint32_t causes) {
     const bool was = taint_[p] != 0;
     taint_[p] = static_cast<std::uint8_t>(causes);
-    if (was != (causes != 0)) tainted_ += causes ? 1 : -1;
+    if (was && !causes) --tainted_;
+    if (!was && causes) ++tainted_;
 }
 
 std::vector<std::uint8_t> FaceWitness::take_taint() {
