@@ -52,9 +52,6 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
     off_tex_type_ = p.offset_of("texture", "type");
     off_tex_height_ = p.offset_of("texture", "height");
     off_tex_pixels_ = p.offset_of("texture", "pixels");
-    // rast.remap's tables as the image holds them (absent from a profile: no change is a remap).
-    for (auto [name, table] : {std::pair{"glass_table", &glass_}, std::pair{"haze_table", &haze_}})
-        if (p.data.count(name)) *table = o.bytes(p.address_of(name), 256);
 
     // The image's packet table, read once (after any seeded patch: it is what the original uses).
     const std::uint32_t stride = struct_size(p, "packet_kind");
@@ -184,7 +181,16 @@ void FaceWitness::arm(std::uint32_t causes) {
     taint_.clear();
     tainted_ = 0;
     faces_.clear();
-    if (causes) taint_.assign(framebuffer_size_, 0);
+    between_.clear();
+    if (causes) {
+        taint_.assign(framebuffer_size_, 0);
+        // rast.remap's tables as the image holds them at this draw (a family may build its
+        // palette after the witness exists: read at construction they were the zeros of an
+        // unbuilt table). Absent from a profile: no change is a remap.
+        const Profile& p = o_.profile();
+        for (auto [name, table] : {std::pair{"glass_table", &glass_}, std::pair{"haze_table", &haze_}})
+            *table = p.data.count(name) ? o_.bytes(p.address_of(name), 256) : std::vector<std::uint8_t>{};
+    }
     if (!causes && write_watch_) {
         m.remove_hook(*write_watch_);
         write_watch_.reset();
@@ -240,12 +246,19 @@ void FaceWitness::face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_
         }
     }
     f.watched = f.flags || f.texture_end;
+    // What changed since the last face returned was written outside the face routines (a shadow's
+    // spans, say): direct writes, which clear the pixels they changed.
+    std::vector<std::uint8_t> now;
+    if (tainted_) {
+        now = m.read_bytes(framebuffer_, framebuffer_size_);
+        clear_changed_since_last_face(now);
+    }
     // A face that may carry a cause: the framebuffer bytes it writes, watched for its call only (a
     // value written equal to the one there is still written: a face at a stray level may paint the
     // colour an earlier face left). The slow memory path a watch costs is paid only then.
     // Any other face, while some pixel carries a cause: the framebuffer as it was, to see at its
     // return which of those pixels it changed (no watch: most faces of a draw are these).
-    if (!f.watched && tainted_) f.before = m.read_bytes(framebuffer_, framebuffer_size_);
+    if (!f.watched && tainted_) f.before = std::move(now);
     faces_.push_back(std::move(f));
     if (faces_.back().watched && !write_watch_)
         write_watch_ = m.watch({framebuffer_, framebuffer_ + framebuffer_size_}, emu::Access::write,
@@ -269,18 +282,36 @@ void FaceWitness::face_return(emu::Machine& m) {
     // wrote; a watched face without any clears the pixels it wrote.
     const std::uint32_t flags = f.flags | (f.past_texture ? kTexturePastImage : 0u);
     for (std::uint32_t p : f.written) set_taint(p, flags ? taint_[p] | flags : 0);
-    if (f.before.empty()) return;
-    // An unwatched face clears the causes of the pixels it changed, unless the change is a remap
-    // (rast.remap: the new value is the image's glass or haze table at the old one), which keeps
-    // them. A pixel it wrote with the value already there keeps its causes: it still holds the
-    // value the face with the cause left.
-    const std::vector<std::uint8_t> after = m.read_bytes(framebuffer_, framebuffer_size_);
-    for (std::uint32_t p = 0; p < framebuffer_size_ && tainted_; ++p) {
-        if (!taint_[p] || after[p] == f.before[p]) continue;
-        const bool remap = (!glass_.empty() && after[p] == glass_[f.before[p]]) ||
-                           (!haze_.empty() && after[p] == haze_[f.before[p]]);
-        if (!remap) set_taint(p, 0);
+    if (!tainted_) {
+        between_.clear();
+        return;
     }
+    std::vector<std::uint8_t> after = m.read_bytes(framebuffer_, framebuffer_size_);
+    if (!f.before.empty()) {
+        // An unwatched face clears the causes of the pixels it changed, unless the face is a remap
+        // (rast.remap): every pixel it changed, tainted or not, became the image's glass table
+        // entry of its old value, or every one its haze table entry. One change a table does not
+        // give makes it a direct write: an opaque face whose colour happens to equal a table entry
+        // at one pixel does not pass for a remap. A pixel it wrote with the value already there
+        // keeps its causes: it still holds the value the face with the cause left.
+        bool glass = !glass_.empty(), haze = !haze_.empty();
+        for (std::uint32_t p = 0; p < framebuffer_size_ && (glass || haze); ++p) {
+            if (after[p] == f.before[p]) continue;
+            glass = glass && after[p] == glass_[f.before[p]];
+            haze = haze && after[p] == haze_[f.before[p]];
+        }
+        if (!glass && !haze)
+            for (std::uint32_t p = 0; p < framebuffer_size_ && tainted_; ++p)
+                if (taint_[p] && after[p] != f.before[p]) set_taint(p, 0);
+    }
+    between_ = std::move(after);
+}
+
+void FaceWitness::clear_changed_since_last_face(const std::vector<std::uint8_t>& now) {
+    if (between_.empty()) return;
+    for (std::uint32_t p = 0; p < framebuffer_size_ && tainted_; ++p)
+        if (taint_[p] && now[p] != between_[p]) set_taint(p, 0);
+    between_.clear();
 }
 
 void FaceWitness::set_taint(std::uint32_t p, std::uint32_t causes) {
@@ -291,6 +322,8 @@ void FaceWitness::set_taint(std::uint32_t p, std::uint32_t causes) {
 }
 
 std::vector<std::uint8_t> FaceWitness::take_taint() {
+    if (armed_ && tainted_)
+        clear_changed_since_last_face(o_.machine().read_bytes(framebuffer_, framebuffer_size_));
     std::vector<std::uint8_t> out = std::move(taint_);
     taint_.clear();
     if (out.empty()) out.assign(framebuffer_size_, 0);

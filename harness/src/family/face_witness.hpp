@@ -22,10 +22,12 @@
 //   its greatest v plus its greatest u, fault.tex.past_alloc) is drawn by the original's own face routine,
 //   the pixels it writes into the framebuffer gain that cause (the original's per-pixel taint); a
 //   face that might have had a cause (a textured one) but did not clears the pixels it wrote. Any
-//   other face clears the pixels whose value it changed, unless the change is a remap (the new
-//   value is the image's glass or haze table, profile data glass_table and haze_table, at the old
-//   one: rast.remap), which keeps them: it is seen by comparing the framebuffer at its entry and
-//   return, not watched, as it is most of a draw. The framebuffer write watch is armed only for the
+//   other face clears the pixels whose value it changed, unless it is a remap (every pixel it
+//   changed became the image's glass table entry of its old value, or every one its haze table
+//   entry, profile data glass_table and haze_table as the image holds them at the draw:
+//   rast.remap), which keeps them: it is seen by comparing the framebuffer at its entry and return,
+//   not watched, as it is most of a draw. Writes between faces (outside the face routines: a
+//   shadow's spans) clear the pixels they changed. The framebuffer write watch is armed only for the
 //   faces that may carry a cause, in the draw calls of inputs where the reimplementation reports
 //   such a pixel (arm()), the heap read watch only for inputs with an omitted texture sample; never
 //   for a whole run.
@@ -84,6 +86,7 @@ private:
     void face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_t face_vertices, std::int32_t level);
     void face_return(emu::Machine&);
     void set_taint(std::uint32_t pixel, std::uint32_t causes);
+    void clear_changed_since_last_face(const std::vector<std::uint8_t>& now);
     std::uint32_t level_at(emu::Machine& m, std::uint32_t fv, std::size_t k) const;
 
     Original& o_;
@@ -105,6 +108,9 @@ private:
     std::vector<std::uint8_t> glass_, haze_; // the image's remap tables (rast.remap)
     std::vector<std::uint8_t> taint_;
     std::uint32_t tainted_ = 0; // pixels of taint_ carrying some cause
+    // The framebuffer as the last face left it (while some pixel carries a cause): what differs at
+    // the next face's entry, or at the draw's end, was written outside the face routines.
+    std::vector<std::uint8_t> between_;
     struct FaceInProgress {
         std::uint32_t flags = 0;            // causes witnessed for its levels
         std::uint32_t texture_end = 0;      // end of the heap allocation holding its texture (0: none)

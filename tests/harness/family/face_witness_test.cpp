@@ -31,7 +31,6 @@ protected:
 
     void SetUp() override {
         ASSERT_EQ(original_.call("initialise_3d_objects_", {}).eax, 0u);
-        ASSERT_EQ(original_.call("initialise_3d_palette_", {0}).eax, 0u);
         const std::uint32_t count = original_.u32("texture_count");
         for (std::uint32_t s = 0; s < count && !texture_; ++s)
             if (const std::uint32_t t =
@@ -97,6 +96,21 @@ protected:
     std::uint8_t pixel(std::uint32_t x, std::uint32_t y) {
         return original_.machine().read_u8(original_.address("framebuffer") + y * kWidth + x);
     }
+    // initialise_3d_palette_(0): the intensity, glass and haze tables the faces draw with.
+    void build_palette() { ASSERT_EQ(original_.call("initialise_3d_palette_", {0}).eax, 0u); }
+    // Guest code that is not a face routine writes `value` at framebuffer pixel (x, y): mov byte
+    // ptr [framebuffer + offset], value; ret (over op_select, as call() writes its caller).
+    void write_outside_faces(std::uint32_t x, std::uint32_t y, std::uint8_t value) {
+        emu::Machine& m = original_.machine();
+        const std::uint32_t at = original_.address("framebuffer") + y * kWidth + x;
+        std::vector<std::uint8_t> code = {0xc6, 0x05};
+        for (int b = 0; b < 4; ++b) code.push_back(static_cast<std::uint8_t>(at >> (8 * b)));
+        code.push_back(value);
+        code.push_back(0xc3);
+        m.write(original_.address("op_select"), code);
+        const emu::CallResult r = m.call(original_.address("op_select"), emu::Convention::cdecl, {});
+        ASSERT_TRUE(r.ok()) << r.fault->message;
+    }
     static std::uint8_t at(const std::vector<std::uint8_t>& taint, std::uint32_t x, std::uint32_t y) {
         return taint.at(y * kWidth + x);
     }
@@ -108,6 +122,7 @@ protected:
 // An unflagged face painted over part of a flagged one: the pixels it wrote lose the cause (their
 // last writer is the flat face), the flagged face's other pixels keep it.
 TEST_F(FaceWitnessTest, AnUnflaggedFacePaintedOverAFlaggedOneClearsThePixelsItWrote) {
+    build_palette();
     FaceWitness witness(original_, {kFace});
     witness.arm(kTexturePastImage);
     draw_past_texture(10, 10, 60, 60);
@@ -125,6 +140,7 @@ TEST_F(FaceWitnessTest, AnUnflaggedFacePaintedOverAFlaggedOneClearsThePixelsItWr
 // are not watched: the witness sees what they changed in the framebuffer, and a change to the
 // image's glass (or haze) table entry of the old value is a remap.
 TEST_F(FaceWitnessTest, ARemapFaceOverAFlaggedOneKeepsTheCause) {
+    build_palette();
     FaceWitness witness(original_, {kFace});
     witness.arm(kTexturePastImage);
     draw_past_texture(10, 10, 60, 60);
@@ -140,6 +156,7 @@ TEST_F(FaceWitnessTest, ARemapFaceOverAFlaggedOneKeepsTheCause) {
 
 // A flagged face over an unflagged one gains the cause where it wrote; the order decides.
 TEST_F(FaceWitnessTest, AFlaggedFacePaintedLastCarriesItsCause) {
+    build_palette();
     FaceWitness witness(original_, {kFace});
     witness.arm(kTexturePastImage);
     draw({2, 4, 5}, 1, 10, 10, 60, 60);
@@ -163,6 +180,7 @@ namespace {
 // witnessed when its routine read its own face-vertex array, allocated on the heap after the
 // textures (as the harness's scratch is here).
 TEST_F(FaceWitnessTest, AFaceSamplingInsideItsTextureIsNotWitnessedPastIt) {
+    build_palette();
     FaceWitness witness(original_, {kFace});
     // Placed before the draw is armed: the heap read watch covers the heap in use then.
     const auto face =
@@ -175,6 +193,65 @@ TEST_F(FaceWitnessTest, AFaceSamplingInsideItsTextureIsNotWitnessedPastIt) {
     const std::vector<std::uint8_t> taint = witness.take_taint();
     witness.arm(0);
     EXPECT_EQ(at(taint, 30, 30), 0u) << "u = v = 0: every sample is the texture's first pixel";
+}
+
+} // namespace
+} // namespace refcheck::harness
+
+namespace refcheck::harness {
+namespace {
+
+// The program family builds the witness before its frames build the palette: the glass and haze
+// tables the witness copied then were the zeros of an unbuilt table, so a glass face lost the
+// cause it keeps, and any face writing colour 0 passed for a remap. They are read when a draw is
+// armed.
+TEST_F(FaceWitnessTest, TheRemapTablesAreTheImagesAtTheDrawNotAtTheWitnessesBirth) {
+    FaceWitness witness(original_, {kFace});
+    build_palette();
+    witness.arm(kTexturePastImage);
+    draw_past_texture(10, 10, 60, 60);
+    const std::uint8_t textured = pixel(30, 30);
+    draw({6, 4}, 1, 20, 20, 40, 40);
+    ASSERT_NE(pixel(30, 30), textured);
+    const std::vector<std::uint8_t> taint = witness.take_taint();
+    witness.arm(0);
+    EXPECT_EQ(at(taint, 30, 30), kTexturePastImage) << "glass over the flagged face";
+}
+
+// A face is a remap when every pixel it changed became a table's entry of its old value, not pixel
+// by pixel: a flat face whose colour is the glass entry of the flagged face's colour, drawn partly
+// over the flagged face and partly beside it, is an opaque face. It kept the cause where its colour
+// happened to equal that entry.
+TEST_F(FaceWitnessTest, AnOpaqueFaceWhoseColourMatchesARemapAtSomePixelsIsNoRemap) {
+    build_palette();
+    FaceWitness witness(original_, {kFace});
+    witness.arm(kTexturePastImage);
+    draw_past_texture(10, 10, 60, 60);
+    const std::uint32_t glass = original_.address("glass_table");
+    const std::uint8_t colour = original_.machine().read_u8(glass + pixel(55, 55));
+    ASSERT_NE(original_.machine().read_u8(glass + pixel(65, 65)), colour) << "beside the flagged face";
+    draw({2, 4, colour}, 1, 50, 50, 70, 70);
+    const std::vector<std::uint8_t> taint = witness.take_taint();
+    witness.arm(0);
+    EXPECT_EQ(at(taint, 55, 55), 0u) << "painted over by an opaque face";
+    EXPECT_EQ(at(taint, 30, 30), kTexturePastImage);
+}
+
+// A write outside the face routines (a shadow's span, in a scene) between two faces, or after the
+// last one, clears the pixel it changed: it was not seen, and the pixel kept the cause.
+TEST_F(FaceWitnessTest, AWriteOutsideTheFaceRoutinesClearsThePixel) {
+    build_palette();
+    FaceWitness witness(original_, {kFace});
+    witness.arm(kTexturePastImage);
+    draw_past_texture(10, 10, 60, 60);
+    write_outside_faces(30, 30, static_cast<std::uint8_t>(pixel(30, 30) + 1));
+    draw({2, 4, 5}, 1, 100, 100, 110, 110);                                    // a face after it, elsewhere
+    write_outside_faces(40, 40, static_cast<std::uint8_t>(pixel(40, 40) + 1)); // after the last face
+    const std::vector<std::uint8_t> taint = witness.take_taint();
+    witness.arm(0);
+    EXPECT_EQ(at(taint, 30, 30), 0u) << "written between two faces";
+    EXPECT_EQ(at(taint, 40, 40), 0u) << "written after the last face";
+    EXPECT_EQ(at(taint, 20, 20), kTexturePastImage);
 }
 
 } // namespace
