@@ -626,12 +626,20 @@ ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<Ba
         // on the first input only and survived as "reached only before the first input".
         Case c = b.c;
         if (!b.inputs.empty()) c.only_inputs.insert(b.inputs.front());
-        if (const auto it = b.reach.find(index); it != b.reach.end()) {
+        if (const auto it = b.reach.find(index); it != b.reach.end() && !b.inputs.empty()) {
             const std::vector<int> picked =
                 b.skippable ? spread(it->second, b.cap) : it->second.first(b.cap ? b.cap : it->second.size());
-            reaching += it->second.size();
-            capped = capped || picked.size() < it->second.size();
-            for (const int k : picked) c.only_inputs.insert(b.inputs[static_cast<std::size_t>(k)]);
+            // The first input runs anyway: "later inputs" are the others (the window from the first
+            // input to the second counts the first's own call as reaching too).
+            const std::size_t later =
+                it->second.size() - (!it->second.empty() && it->second.at(0) == 0 ? 1 : 0);
+            reaching += later;
+            std::size_t later_picked = 0;
+            for (const int k : picked) {
+                c.only_inputs.insert(b.inputs[static_cast<std::size_t>(k)]);
+                later_picked += k != 0;
+            }
+            capped = capped || later_picked < later;
         }
         inputs_run += b.inputs.empty() ? 1 : c.only_inputs.size();
         ++cases_run;
