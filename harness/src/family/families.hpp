@@ -206,6 +206,12 @@ void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t
                          std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
                          const FrameComparison& fc, std::span<const std::uint8_t> palette);
 
+// A report figure as each side holds it: {"original": ..., "reimpl": ...} (a census the two sides
+// count for themselves, never one side's figure printed for both).
+inline ojson two_sided(std::uint64_t original, std::uint64_t reimpl) {
+    return {{"original", original}, {"reimpl", reimpl}};
+}
+
 // A routine's result compared as one event: what both sides must refuse (or accept) with the
 // result each gives (abi.init_objects, abi.init_palette, scene.params.valid), keyed by the routine.
 EventRecord rejection_event(const std::string& routine, std::int64_t result);

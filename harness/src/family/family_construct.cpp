@@ -153,14 +153,11 @@ void run_construct(CaseContext& ctx) {
     o.note_ran("construct_3d_object_");
     compare_record_selection(ctx, models);
     if (invalid.active()) ctx.report["invalid_program"] = invalid.finish(ctx.narrowed());
-    auto sides = [](std::uint64_t original, std::uint64_t reimpl) {
-        return ojson{{"original", original}, {"reimpl", reimpl}};
-    };
     ctx.report["metrics"] = {
         {"records", records},
-        {"instances", sides(original_census.instances, reimpl_census.instances)},
-        {"attached_instances", sides(original_census.attached, reimpl_census.attached)},
-        {"empty_slots", sides(original_census.empty_slots(), reimpl_census.empty_slots())},
+        {"instances", two_sided(original_census.instances, reimpl_census.instances)},
+        {"attached_instances", two_sided(original_census.attached, reimpl_census.attached)},
+        {"empty_slots", two_sided(original_census.empty_slots(), reimpl_census.empty_slots())},
         {"placements", placements.size()}};
 }
 

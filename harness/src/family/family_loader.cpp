@@ -152,12 +152,11 @@ void compare_loaded(CaseContext& ctx, const std::string& again) {
         if (const emu::Allocation* a = o.machine().heap().containing(entry))
             original_texture_bytes += a->size;
     }
-    auto sides = [](auto original, auto reimpl) { return ojson{{"original", original}, {"reimpl", reimpl}}; };
-    ctx.report["metrics"] = {{"model_records", sides(original_records, populated)},
-                             {"model_archive_bytes", sides(named_size, ctx.models.size())},
-                             {"texture_slots", sides(texture_count, textures.count())},
-                             {"textures_populated", sides(original_textures, textures_populated)},
-                             {"texture_bytes", sides(original_texture_bytes, texture_bytes)}};
+    ctx.report["metrics"] = {{"model_records", two_sided(original_records, populated)},
+                             {"model_archive_bytes", two_sided(named_size, ctx.models.size())},
+                             {"texture_slots", two_sided(texture_count, textures.count())},
+                             {"textures_populated", two_sided(original_textures, textures_populated)},
+                             {"texture_bytes", two_sided(original_texture_bytes, texture_bytes)}};
 }
 } // namespace
 

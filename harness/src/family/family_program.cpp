@@ -135,7 +135,7 @@ void count_checked(const std::vector<EventRecord>& original, const std::vector<e
     }
 }
 
-constexpr std::uint32_t kWidth = 320, kHeight = 200; // fb.size
+constexpr std::uint32_t kWidth = 320; // fb.size: the row pitch
 
 // Frame mode: the original's face routines run and rasterise into its framebuffer; the
 // reimplementation rasterises its own events; the frames are compared pixel by pixel.

@@ -28,7 +28,7 @@ namespace refcheck::harness {
 
 namespace {
 
-constexpr std::uint32_t kWidth = 320, kHeight = 200;
+constexpr std::uint32_t kWidth = 320;
 
 // ---- events of scene.observed, the same on both sides ----
 

@@ -69,7 +69,6 @@ protected:
     // its return): mov eax, packet; mov edx, vertices; mov ebx, 31 (level); xor ecx, ecx (flags);
     // call; ret, written over op_select, which these tests never run.
     void call(std::pair<std::uint32_t, std::uint32_t> face) {
-        emu::Machine& m = original_.machine();
         const std::uint32_t caller = original_.address("op_select");
         std::vector<std::uint8_t> code;
         auto op = [&code](std::uint8_t opcode, std::uint32_t imm) {
@@ -82,8 +81,14 @@ protected:
         code.insert(code.end(), {0x31, 0xc9});
         op(0xe8, original_.address(kFace) - (caller + static_cast<std::uint32_t>(code.size()) + 5));
         code.push_back(0xc3);
-        m.write(caller, code);
-        const emu::CallResult r = m.call(caller, emu::Convention::cdecl, {});
+        run_over_op_select(code);
+    }
+    // Runs `code` (ending in ret) written over op_select, which these tests never run.
+    void run_over_op_select(const std::vector<std::uint8_t>& code) {
+        emu::Machine& m = original_.machine();
+        const std::uint32_t at = original_.address("op_select");
+        m.write(at, code);
+        const emu::CallResult r = m.call(at, emu::Convention::cdecl, {});
         ASSERT_TRUE(r.ok()) << r.fault->message;
     }
     // A type 7 (textured) face sampling two rows past its texture's pixels: past the allocation.
@@ -101,15 +106,12 @@ protected:
     // Guest code that is not a face routine writes `value` at framebuffer pixel (x, y): mov byte
     // ptr [framebuffer + offset], value; ret (over op_select, as call() writes its caller).
     void write_outside_faces(std::uint32_t x, std::uint32_t y, std::uint8_t value) {
-        emu::Machine& m = original_.machine();
         const std::uint32_t at = original_.address("framebuffer") + y * kWidth + x;
         std::vector<std::uint8_t> code = {0xc6, 0x05};
         for (int b = 0; b < 4; ++b) code.push_back(static_cast<std::uint8_t>(at >> (8 * b)));
         code.push_back(value);
         code.push_back(0xc3);
-        m.write(original_.address("op_select"), code);
-        const emu::CallResult r = m.call(original_.address("op_select"), emu::Convention::cdecl, {});
-        ASSERT_TRUE(r.ok()) << r.fault->message;
+        run_over_op_select(code);
     }
     static std::uint8_t at(const std::vector<std::uint8_t>& taint, std::uint32_t x, std::uint32_t y) {
         return taint.at(y * kWidth + x);
