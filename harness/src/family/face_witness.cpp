@@ -3,6 +3,7 @@
 #include "refcheck/harness/divergences.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace refcheck::harness {
 
@@ -12,6 +13,9 @@ namespace {
 constexpr std::uint32_t kHeaderEncoding = 0x00, kHeaderNormals = 0x38;
 constexpr std::uint32_t kGridEncoding = 1;
 constexpr std::uint32_t kPastReach = 0x10000; // how far past a texture a read is still "past" it
+// rast.frame: rows of 320 pixels, 200 of them. A framebuffer of another size (a profile's) has no
+// known rows: every face is taken to cover every pixel (covers_taint).
+constexpr std::int32_t kFrameWidth = 320, kFrameHeight = 200;
 
 std::uint32_t struct_size(const Profile& p, const std::string& type) {
     std::uint32_t size = 0;
@@ -42,6 +46,8 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
     off_fv_level_ = p.offset_of("face_vertex", "level");
     off_fv_u_ = p.offset_of("face_vertex", "u");
     off_fv_v_ = p.offset_of("face_vertex", "v");
+    off_fv_sx_ = p.offset_of("face_vertex", "sx");
+    off_fv_sy_ = p.offset_of("face_vertex", "sy");
     fv_size_ = struct_size(p, "face_vertex");
     gouraud_at_ = p.address_of("gouraud_enabled");
     framebuffer_ = p.address_of("framebuffer");
@@ -180,10 +186,12 @@ void FaceWitness::arm(std::uint32_t causes) {
     armed_ = causes;
     taint_.clear();
     tainted_ = 0;
+    owner_.clear();
     faces_.clear();
-    between_.clear();
+    checkpoint_.clear();
     if (causes) {
         taint_.assign(framebuffer_size_, 0);
+        owner_.assign(framebuffer_size_, 0);
         // rast.remap's tables as the image holds them at this draw (a family may build its
         // palette after the witness exists: read at construction they were the zeros of an
         // unbuilt table). Absent from a profile: no change is a remap.
@@ -191,10 +199,7 @@ void FaceWitness::arm(std::uint32_t causes) {
         for (auto [name, table] : {std::pair{"glass_table", &glass_}, std::pair{"haze_table", &haze_}})
             *table = p.data.count(name) ? o_.bytes(p.address_of(name), 256) : std::vector<std::uint8_t>{};
     }
-    if (!causes && write_watch_) {
-        m.remove_hook(*write_watch_);
-        write_watch_.reset();
-    }
+    watch_writes(m);
     // fault.tex.past_alloc: a read by the face's own routine past the end of the heap allocation
     // holding its texture (emu's heap attribution). A read watch costs the slow memory path, so it
     // is armed only for inputs whose reimplementation frame omitted such a sample.
@@ -212,9 +217,47 @@ void FaceWitness::arm(std::uint32_t causes) {
     }
 }
 
+void FaceWitness::watch_writes(emu::Machine& m) {
+    const bool wanted = armed_ && !faces_.empty() && faces_.back().collects;
+    if (wanted && !write_watch_)
+        write_watch_ = m.watch({framebuffer_, framebuffer_ + framebuffer_size_}, emu::Access::write,
+                               [this](emu::Machine&, const emu::MemoryAccess& a) {
+                                   if (faces_.empty() || !faces_.back().collects) return;
+                                   for (std::uint32_t i = 0; i < a.size; ++i)
+                                       if (a.address + i - framebuffer_ < framebuffer_size_)
+                                           faces_.back().written.push_back(a.address + i - framebuffer_);
+                               });
+    else if (!wanted && write_watch_) {
+        m.remove_hook(*write_watch_);
+        write_watch_.reset();
+    }
+}
+
+bool FaceWitness::covers_taint(emu::Machine& m, std::uint32_t fv, std::uint8_t count) const {
+    if (!tainted_ || !count) return false;
+    if (framebuffer_size_ != std::uint32_t{kFrameWidth * kFrameHeight}) return true;
+    std::int64_t x0 = std::numeric_limits<std::int32_t>::max(), y0 = x0;
+    std::int64_t x1 = std::numeric_limits<std::int32_t>::min(), y1 = x1;
+    for (std::uint8_t k = 0; k < count; ++k) {
+        const std::uint32_t at = fv + static_cast<std::uint32_t>(k) * fv_size_;
+        const auto x = static_cast<std::int32_t>(m.read_u32(at + off_fv_sx_));
+        const auto y = static_cast<std::int32_t>(m.read_u32(at + off_fv_sy_));
+        x0 = std::min<std::int64_t>(x0, x), x1 = std::max<std::int64_t>(x1, x);
+        y0 = std::min<std::int64_t>(y0, y), y1 = std::max<std::int64_t>(y1, y);
+    }
+    x0 = std::max<std::int64_t>(x0 - 1, 0), y0 = std::max<std::int64_t>(y0 - 1, 0);
+    x1 = std::min<std::int64_t>(x1 + 1, kFrameWidth - 1),
+    y1 = std::min<std::int64_t>(y1 + 1, kFrameHeight - 1);
+    for (std::int64_t y = y0; y <= y1; ++y)
+        for (std::int64_t x = x0; x <= x1; ++x)
+            if (taint_[static_cast<std::size_t>(y * kFrameWidth + x)]) return true;
+    return false;
+}
+
 void FaceWitness::face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_t fv, std::int32_t level) {
     if (!armed_) return;
     FaceInProgress f;
+    f.id = ++next_id_;
     if (armed_ & kMissingNormal)
         for (const auto& x : witness(packet, fv, level))
             if (x.flag == kMissingNormal) f.flags |= kMissingNormal;
@@ -245,73 +288,90 @@ void FaceWitness::face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_
             }
         }
     }
-    f.watched = f.flags || f.texture_end;
-    // What changed since the last face returned was written outside the face routines (a shadow's
-    // spans, say): direct writes, which clear the pixels they changed.
-    std::vector<std::uint8_t> now;
-    if (tainted_) {
-        now = m.read_bytes(framebuffer_, framebuffer_size_);
-        clear_changed_since_last_face(now);
-    }
     // A face that may carry a cause: the framebuffer bytes it writes, watched for its call only (a
     // value written equal to the one there is still written: a face at a stray level may paint the
-    // colour an earlier face left). The slow memory path a watch costs is paid only then.
-    // Any other face, while some pixel carries a cause: the framebuffer as it was, to see at its
-    // return which of those pixels it changed (no watch: most faces of a draw are these).
-    if (!f.watched && tainted_) f.before = std::move(now);
+    // colour an earlier face left). Any other face is seen by what it changed in the framebuffer
+    // (no watch: most faces of a draw are these), and its writes are watched too when it may
+    // repaint a pixel with a cause in the colour there (its box covers one) or another face is
+    // running (its pixels' taint waits for that face's return). The slow memory path a watch costs
+    // is paid only then.
+    f.carrier = f.flags || f.texture_end;
+    f.collects = f.carrier || !faces_.empty() || covers_taint(m, fv, m.read_u8(packet + 1));
+    f.glass = !f.carrier && !glass_.empty();
+    f.haze = !f.carrier && !haze_.empty();
+    // What was written since the last entry or return is the running face's, or (none running)
+    // was written outside the face routines (a shadow's spans, say).
+    std::vector<std::uint8_t> now;
+    if (tainted_ || !faces_.empty()) now = m.read_bytes(framebuffer_, framebuffer_size_);
+    settle(now);
     faces_.push_back(std::move(f));
-    if (faces_.back().watched && !write_watch_)
-        write_watch_ = m.watch({framebuffer_, framebuffer_ + framebuffer_size_}, emu::Access::write,
-                               [this](emu::Machine&, const emu::MemoryAccess& a) {
-                                   if (faces_.empty() || !faces_.back().watched) return;
-                                   for (std::uint32_t i = 0; i < a.size; ++i)
-                                       if (a.address + i - framebuffer_ < framebuffer_size_)
-                                           faces_.back().written.push_back(a.address + i - framebuffer_);
-                               });
+    checkpoint_ = std::move(now);
+    watch_writes(m);
+}
+
+void FaceWitness::settle(const std::vector<std::uint8_t>& now) {
+    FaceInProgress* f = faces_.empty() ? nullptr : &faces_.back();
+    const bool compared = !now.empty() && checkpoint_.size() == now.size();
+    // A pixel the running face wrote: its taint waits for the face's return, where the face decides
+    // it if it is still the last writer. Whether the face is a remap is judged on every such pixel.
+    auto take = [&](std::uint32_t p, std::uint8_t before, std::uint8_t after) {
+        owner_[p] = f->id;
+        f->owned.push_back(p);
+        if (f->glass || f->haze) {
+            f->glass = f->glass && after == glass_[before];
+            f->haze = f->haze && after == haze_[before];
+        }
+    };
+    if (!f) {
+        // Outside the face routines: a direct write, which clears the pixels it changed.
+        if (compared)
+            for (std::uint32_t p = 0; p < framebuffer_size_ && tainted_; ++p)
+                if (taint_[p] && now[p] != checkpoint_[p]) set_taint(p, 0);
+        return;
+    }
+    if (compared)
+        for (std::uint32_t p = 0; p < framebuffer_size_; ++p)
+            if (now[p] != checkpoint_[p]) take(p, checkpoint_[p], now[p]);
+    for (const std::uint32_t p : f->written)
+        if (owner_[p] != f->id || !compared) {
+            // A write the comparison did not show (the value already there, or no comparison: a
+            // face that may carry a cause, entered with no pixel carrying one, is no remap).
+            const std::uint8_t value = compared              ? now[p]
+                                       : f->glass || f->haze ? o_.machine().read_u8(framebuffer_ + p)
+                                                             : 0;
+            take(p, compared ? checkpoint_[p] : value, value);
+        }
+    f->written.clear();
 }
 
 void FaceWitness::face_return(emu::Machine& m) {
     if (!armed_ || faces_.empty()) return;
+    std::vector<std::uint8_t> now;
+    if (!checkpoint_.empty()) now = m.read_bytes(framebuffer_, framebuffer_size_);
+    settle(now);
     FaceInProgress f = std::move(faces_.back());
     faces_.pop_back();
-    if (write_watch_) {
-        m.remove_hook(*write_watch_);
-        write_watch_.reset();
-    }
     // div.taint, the pixel's last writer decides: a face with causes adds them to every pixel it
-    // wrote; a watched face without any clears the pixels it wrote.
+    // wrote; a face that might have had one but did not clears them; any other face clears them
+    // unless it is a remap (rast.remap: the pixel's value still comes from the face with the
+    // cause). A pixel a later face (nested in this one) wrote is that face's.
     const std::uint32_t flags = f.flags | (f.past_texture ? kTexturePastImage : 0u);
-    for (std::uint32_t p : f.written) set_taint(p, flags ? taint_[p] | flags : 0);
-    if (!tainted_) {
-        between_.clear();
-        return;
+    const bool remap = f.glass || f.haze;
+    for (const std::uint32_t p : f.owned) {
+        if (owner_[p] != f.id) continue;
+        owner_[p] = 0;
+        if (f.carrier)
+            set_taint(p, flags ? taint_[p] | flags : 0);
+        else if (!remap)
+            set_taint(p, 0);
     }
-    std::vector<std::uint8_t> after = m.read_bytes(framebuffer_, framebuffer_size_);
-    if (!f.before.empty()) {
-        // An unwatched face clears the causes of the pixels it changed, unless the face is a remap
-        // (rast.remap): every pixel it changed, tainted or not, became the image's glass table
-        // entry of its old value, or every one its haze table entry. One change a table does not
-        // give makes it a direct write: an opaque face whose colour happens to equal a table entry
-        // at one pixel does not pass for a remap. A pixel it wrote with the value already there
-        // keeps its causes: it still holds the value the face with the cause left.
-        bool glass = !glass_.empty(), haze = !haze_.empty();
-        for (std::uint32_t p = 0; p < framebuffer_size_ && (glass || haze); ++p) {
-            if (after[p] == f.before[p]) continue;
-            glass = glass && after[p] == glass_[f.before[p]];
-            haze = haze && after[p] == haze_[f.before[p]];
-        }
-        if (!glass && !haze)
-            for (std::uint32_t p = 0; p < framebuffer_size_ && tainted_; ++p)
-                if (taint_[p] && after[p] != f.before[p]) set_taint(p, 0);
+    if (tainted_ || !faces_.empty()) {
+        if (now.empty()) now = m.read_bytes(framebuffer_, framebuffer_size_);
+        checkpoint_ = std::move(now);
+    } else {
+        checkpoint_.clear();
     }
-    between_ = std::move(after);
-}
-
-void FaceWitness::clear_changed_since_last_face(const std::vector<std::uint8_t>& now) {
-    if (between_.empty()) return;
-    for (std::uint32_t p = 0; p < framebuffer_size_ && tainted_; ++p)
-        if (taint_[p] && now[p] != between_[p]) set_taint(p, 0);
-    between_.clear();
+    watch_writes(m);
 }
 
 void FaceWitness::set_taint(std::uint32_t p, std::uint32_t causes) {
@@ -322,10 +382,11 @@ void FaceWitness::set_taint(std::uint32_t p, std::uint32_t causes) {
 }
 
 std::vector<std::uint8_t> FaceWitness::take_taint() {
-    if (armed_ && tainted_)
-        clear_changed_since_last_face(o_.machine().read_bytes(framebuffer_, framebuffer_size_));
+    if (armed_ && tainted_ && faces_.empty())
+        settle(o_.machine().read_bytes(framebuffer_, framebuffer_size_));
     std::vector<std::uint8_t> out = std::move(taint_);
     taint_.clear();
+    checkpoint_.clear();
     if (out.empty()) out.assign(framebuffer_size_, 0);
     return out;
 }

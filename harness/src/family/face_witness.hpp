@@ -19,18 +19,23 @@
 // - Frames (div.taint, as the reimplementation's raster keeps it; the pixel's last writer decides):
 //   while a face whose levels were witnessed (or during which the original read past the heap
 //   allocation of its texture, at an address its samples can reach: below its pixels plus stride *
-//   its greatest v plus its greatest u, fault.tex.past_alloc) is drawn by the original's own face routine,
-//   the pixels it writes into the framebuffer gain that cause (the original's per-pixel taint); a
-//   face that might have had a cause (a textured one) but did not clears the pixels it wrote. Any
-//   other face clears the pixels whose value it changed, unless it is a remap (every pixel it
-//   changed became the image's glass table entry of its old value, or every one its haze table
-//   entry, profile data glass_table and haze_table as the image holds them at the draw:
-//   rast.remap), which keeps them: it is seen by comparing the framebuffer at its entry and return,
-//   not watched, as it is most of a draw. Writes between faces (outside the face routines: a
-//   shadow's spans) clear the pixels they changed. The framebuffer write watch is armed only for the
-//   faces that may carry a cause, in the draw calls of inputs where the reimplementation reports
-//   such a pixel (arm()), the heap read watch only for inputs with an omitted texture sample; never
-//   for a whole run.
+//   its greatest v plus its greatest u, fault.tex.past_alloc) is drawn by the original's own face
+//   routine, the pixels it writes into the framebuffer gain that cause (the original's per-pixel
+//   taint); a face that might have had a cause (a textured one) but did not clears the pixels it
+//   wrote. Any other face clears the pixels it changed or wrote, unless it is a remap (every pixel
+//   it changed or wrote became the image's glass table entry of its old value, or every one its
+//   haze table entry, profile data glass_table and haze_table as the image holds them at the draw:
+//   rast.remap), which keeps them. Such a face is seen by comparing the framebuffer at its entry and
+//   return, as it is most of a draw, and its writes are watched too (a write of the value already
+//   there is still its write) only when the box of its screen vertices, a pixel wider, covers a
+//   pixel carrying a cause, or it runs inside another face. Writes between faces (outside the face
+//   routines: a shadow's spans) clear the pixels they changed. Face routines may nest (a retail
+//   image's face routine may call another): what happens between two entries or returns is the
+//   innermost running face's, and a face decides its pixels at its return only where it is still
+//   the last writer. The framebuffer write watch is armed only for the faces that may carry a cause
+//   or cover one, in the draw calls of inputs where the reimplementation reports such a pixel
+//   (arm()), the heap read watch only for inputs with an omitted texture sample; never for a whole
+//   run.
 #pragma once
 
 #include "refcheck/harness/original.hpp"
@@ -86,14 +91,20 @@ private:
     void face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_t face_vertices, std::int32_t level);
     void face_return(emu::Machine&);
     void set_taint(std::uint32_t pixel, std::uint32_t causes);
-    void clear_changed_since_last_face(const std::vector<std::uint8_t>& now);
+    // Gives what was written since the last face entry or return to its writer: the innermost
+    // running face, or (none running) the code between faces. `now`: the framebuffer (empty: not
+    // read, no pixel carrying a cause and no face nested).
+    void settle(const std::vector<std::uint8_t>& now);
+    // Whether the box of the face's screen vertices, one pixel wider, covers a pixel with a cause.
+    bool covers_taint(emu::Machine& m, std::uint32_t face_vertices, std::uint8_t count) const;
+    void watch_writes(emu::Machine& m);
     std::uint32_t level_at(emu::Machine& m, std::uint32_t fv, std::size_t k) const;
 
     Original& o_;
     std::vector<PacketKind> kinds_;
     std::uint32_t off_view_model_, off_view_encoding_, off_view_light_, off_view_count_, off_view_flat_,
         off_view_levels_;
-    std::uint32_t off_fv_level_, off_fv_u_, off_fv_v_, fv_size_;
+    std::uint32_t off_fv_level_, off_fv_u_, off_fv_v_, off_fv_sx_, off_fv_sy_, fv_size_;
     std::uint32_t gouraud_at_, framebuffer_, framebuffer_size_;
     struct View {
         std::uint32_t address;
@@ -108,17 +119,23 @@ private:
     std::vector<std::uint8_t> glass_, haze_; // the image's remap tables (rast.remap)
     std::vector<std::uint8_t> taint_;
     std::uint32_t tainted_ = 0; // pixels of taint_ carrying some cause
-    // The framebuffer as the last face left it (while some pixel carries a cause): what differs at
-    // the next face's entry, or at the draw's end, was written outside the face routines.
-    std::vector<std::uint8_t> between_;
+    // The last writer seen of each pixel whose taint waits for a running face's return: its id (0:
+    // decided).
+    std::vector<std::uint32_t> owner_;
+    std::uint32_t next_id_ = 0;
+    // The framebuffer at the last face entry or return, when read (see settle).
+    std::vector<std::uint8_t> checkpoint_;
     struct FaceInProgress {
+        std::uint32_t id = 0;
         std::uint32_t flags = 0;            // causes witnessed for its levels
         std::uint32_t texture_end = 0;      // end of the heap allocation holding its texture (0: none)
         std::uint64_t sample_end = 0;       // end of the bytes its samples can read (see face_entry)
         bool past_texture = false;          // it read past that end, below sample_end
-        bool watched = false;               // it may carry a cause: its writes are collected
-        std::vector<std::uint32_t> written; // framebuffer offsets it wrote (watched)
-        std::vector<std::uint8_t> before;   // the framebuffer at its entry (unwatched, some pixel tainted)
+        bool carrier = false;               // it may carry a cause: what it writes takes its causes
+        bool collects = false;              // its writes are watched (carrier, covering a cause, nested)
+        bool glass = false, haze = false;   // every pixel it changed or wrote so far is that remap's
+        std::vector<std::uint32_t> written; // framebuffer offsets it wrote since the last settle
+        std::vector<std::uint32_t> owned;   // pixels it was seen to write (owner_ says if still last)
     };
     std::vector<FaceInProgress> faces_;
 };

@@ -69,8 +69,15 @@ protected:
     // its return): mov eax, packet; mov edx, vertices; mov ebx, 31 (level); xor ecx, ecx (flags);
     // call; ret, written over op_select, which these tests never run.
     void call(std::pair<std::uint32_t, std::uint32_t> face) {
-        const std::uint32_t caller = original_.address("op_select");
         std::vector<std::uint8_t> code;
+        append_call(code, original_.address("op_select"), original_.address(kFace), face);
+        code.push_back(0xc3);
+        run_over_op_select(code);
+    }
+    // Appends to `code` (which will lie at `at`) the call of the face routine at `routine` with
+    // `face`, as call() makes it.
+    static void append_call(std::vector<std::uint8_t>& code, std::uint32_t at, std::uint32_t routine,
+                            std::pair<std::uint32_t, std::uint32_t> face) {
         auto op = [&code](std::uint8_t opcode, std::uint32_t imm) {
             code.push_back(opcode);
             for (int b = 0; b < 4; ++b) code.push_back(static_cast<std::uint8_t>(imm >> (8 * b)));
@@ -79,9 +86,13 @@ protected:
         op(0xba, face.second);
         op(0xbb, 31);
         code.insert(code.end(), {0x31, 0xc9});
-        op(0xe8, original_.address(kFace) - (caller + static_cast<std::uint32_t>(code.size()) + 5));
-        code.push_back(0xc3);
-        run_over_op_select(code);
+        op(0xe8, routine - (at + static_cast<std::uint32_t>(code.size()) + 5));
+    }
+    // mov byte ptr [address], value.
+    static void append_store(std::vector<std::uint8_t>& code, std::uint32_t address, std::uint8_t value) {
+        code.insert(code.end(), {0xc6, 0x05});
+        for (int b = 0; b < 4; ++b) code.push_back(static_cast<std::uint8_t>(address >> (8 * b)));
+        code.push_back(value);
     }
     // Runs `code` (ending in ret) written over op_select, which these tests never run.
     void run_over_op_select(const std::vector<std::uint8_t>& code) {
@@ -106,10 +117,8 @@ protected:
     // Guest code that is not a face routine writes `value` at framebuffer pixel (x, y): mov byte
     // ptr [framebuffer + offset], value; ret (over op_select, as call() writes its caller).
     void write_outside_faces(std::uint32_t x, std::uint32_t y, std::uint8_t value) {
-        const std::uint32_t at = original_.address("framebuffer") + y * kWidth + x;
-        std::vector<std::uint8_t> code = {0xc6, 0x05};
-        for (int b = 0; b < 4; ++b) code.push_back(static_cast<std::uint8_t>(at >> (8 * b)));
-        code.push_back(value);
+        std::vector<std::uint8_t> code;
+        append_store(code, original_.address("framebuffer") + y * kWidth + x, value);
         code.push_back(0xc3);
         run_over_op_select(code);
     }
@@ -254,6 +263,91 @@ TEST_F(FaceWitnessTest, AWriteOutsideTheFaceRoutinesClearsThePixel) {
     EXPECT_EQ(at(taint, 30, 30), 0u) << "written between two faces";
     EXPECT_EQ(at(taint, 40, 40), 0u) << "written after the last face";
     EXPECT_EQ(at(taint, 20, 20), kTexturePastImage);
+}
+
+} // namespace
+} // namespace refcheck::harness
+
+namespace refcheck::harness {
+namespace {
+
+// A face without a cause that repaints a pixel with the colour a flagged face left there is the
+// pixel's last writer: the framebuffer does not change, so comparing it at the face's entry and
+// return did not show the write, and the pixel kept the flagged face's cause. The reimplementation's
+// taint clears there; if its repainting face missed the pixel, the stale cause on both sides excused
+// the difference. A face whose box covers a pixel with a cause has its writes watched.
+TEST_F(FaceWitnessTest, AFaceRepaintingTheColourThereIsThePixelsLastWriter) {
+    build_palette();
+    FaceWitness witness(original_, {kFace});
+    witness.arm(kTexturePastImage);
+    draw_past_texture(10, 10, 60, 60);
+    const std::uint8_t colour = pixel(30, 30);
+    ASSERT_EQ(pixel(12, 12), colour) << "every sample of the flagged face is the same texel";
+    const emu::Machine& m = original_.machine();
+    ASSERT_NE(m.read_u8(original_.address("glass_table") + colour), colour) << "the repaint is no remap";
+    ASSERT_NE(m.read_u8(original_.address("haze_table") + colour), colour);
+    draw({2, 4, colour}, 1, 20, 20, 40, 40);
+    ASSERT_EQ(pixel(30, 30), colour);
+    const std::vector<std::uint8_t> taint = witness.take_taint();
+    witness.arm(0);
+    EXPECT_EQ(at(taint, 30, 30), 0u) << "repainted by the flat face";
+    EXPECT_EQ(at(taint, 12, 12), kTexturePastImage);
+}
+
+// Face routines that nest (a retail image's face routine may call another). The outer face is
+// flagged (it reads past its texture's allocation), writes pixel Q, calls the stand-in's face
+// routine for a flat face over Q, then writes pixel P. The inner face's return removed the write
+// watch the outer face needed, so P lost its cause, and Q took the outer face's cause at its return
+// though the flat face wrote it last. The outer face here is guest code reached from the stand-in's
+// secondary face routine, which these tests never run.
+TEST_F(FaceWitnessTest, NestedFaceRoutinesKeepTheOuterFacesWatchAndTheLastWriter) {
+    build_palette();
+    const char* outer = "draw_completely_visible_secondary_face_";
+    FaceWitness witness(original_, {kFace, outer});
+    const Profile& profile = original_.profile();
+    emu::Machine& m = original_.machine();
+    const std::uint32_t height = m.read_u32(texture_ + profile.offset_of("texture", "height"));
+    const std::uint32_t type = m.read_u32(texture_ + profile.offset_of("texture", "type"));
+    const std::uint32_t pixels = m.read_u32(texture_ + profile.offset_of("texture", "pixels"));
+    ASSERT_LE(type, 2u);
+    const auto outer_face =
+        place({7, 4, static_cast<std::uint8_t>(slot_), static_cast<std::uint8_t>(slot_ >> 8), 0}, 3, 140, 100,
+              160, 120, 0, static_cast<std::int32_t>(height) + 2);
+    const auto inner_face = place({2, 4, 5}, 1, 100, 100, 110, 110, 0, 0);
+    const std::uint32_t framebuffer = original_.address("framebuffer");
+    const std::uint32_t q = framebuffer + 105 * kWidth + 105, p = framebuffer + 150 * kWidth + 150;
+
+    // The outer face's body, past the caller in op_select: read the texel two rows past the
+    // texture (mov al, [address]), store Q, call the inner face, store P, ret.
+    const std::uint32_t body = original_.address("op_select") + 0x60;
+    std::vector<std::uint8_t> code = {0xa0};
+    const std::uint32_t past = pixels + (height + 2) * (16u << type);
+    for (int b = 0; b < 4; ++b) code.push_back(static_cast<std::uint8_t>(past >> (8 * b)));
+    append_store(code, q, 77);
+    append_call(code, body, original_.address(kFace), inner_face);
+    append_store(code, p, 77);
+    code.push_back(0xc3);
+    m.write(body, code);
+    // The outer routine's entry jumps to the body (jmp rel32).
+    const std::uint32_t entry = original_.address(outer);
+    const std::uint32_t rel = body - (entry + 5);
+    m.write(entry, std::vector<std::uint8_t>{
+                       0xe9, static_cast<std::uint8_t>(rel), static_cast<std::uint8_t>(rel >> 8),
+                       static_cast<std::uint8_t>(rel >> 16), static_cast<std::uint8_t>(rel >> 24)});
+
+    witness.arm(kTexturePastImage);
+    std::vector<std::uint8_t> caller;
+    append_call(caller, original_.address("op_select"), entry, outer_face);
+    caller.push_back(0xc3);
+    run_over_op_select(caller);
+    ASSERT_EQ(pixel(105, 105), 5u) << "the flat face painted over Q";
+    ASSERT_EQ(pixel(150, 150), 77u);
+    const std::vector<std::uint8_t> taint = witness.take_taint();
+    witness.arm(0);
+    EXPECT_EQ(at(taint, 150, 150), kTexturePastImage)
+        << "P, written by the outer face after the inner returned";
+    EXPECT_EQ(at(taint, 105, 105), 0u) << "Q, written last by the flat face";
+    EXPECT_EQ(at(taint, 102, 102), 0u) << "the flat face's own pixel";
 }
 
 } // namespace
