@@ -119,6 +119,39 @@ TEST_F(MutateTest, AMutantTheSetUpReachesAlsoRunsOnTheLaterInputsThatReachIt) {
     }
 }
 
+// A survivor's reason gives each set of cases its own inputs. Construct's store at +0x38 is reached
+// before the first input of a two-record program case (run from a fresh boot there, on its first
+// input and the 2 later inputs that reach it again) and on every input of a construct case (served
+// there: 3 records at 2 placements). The reason gave the two phases' totals under the served case's
+// name: "run on all 8 inputs of construct-small", which has 6.
+TEST_F(MutateTest, ASurvivorsReasonGivesEachSetOfCasesItsOwnInputs) {
+    const CodeSite store = find_instruction(
+        "construct", [](const emu::Instruction& in) { return in.text == "mov dword ptr [esi + 0x38], eax"; });
+    ProgramCase pc = small_program();
+    pc.records = {4, 5};
+    const fs::path program = write_case("two-records", pc.to_json());
+    const fs::path construct =
+        write_case("construct-small", {{"schema", "refcheck-case/1"},
+                                       {"family", "construct"},
+                                       {"description", "cli_tests: three records"},
+                                       {"selection", {{"records", {{"list", {4, 5, 9}}}}}},
+                                       {"compares", {"instance"}}});
+    const ojson j = mutate(program, quote(construct) + " --routines '(^|:)construct$' --operators store_nop");
+    const ojson* m = find_mutant(j, store.instruction.address, "store_nop");
+    ASSERT_NE(m, nullptr) << "the enumeration lacks construct's store at +0x38";
+    ASSERT_EQ(m->at("status"), "survived") << m->dump();
+    const std::string reason = m->at("reason").get<std::string>();
+    EXPECT_NE(
+        reason.find("run on all 6 inputs of construct-small that reach it and from a fresh boot on 3 inputs "
+                    "of two-records"),
+        std::string::npos)
+        << reason;
+    EXPECT_NE(reason.find("then every one of the 2 later inputs"), std::string::npos) << reason;
+    // The row's totals still add both phases.
+    EXPECT_EQ(m->at("inputs_run"), 9) << m->dump();
+    EXPECT_EQ(m->at("reaching_inputs"), 8) << m->dump();
+}
+
 // A run that scores nothing (no mutant selected) has no score, not 100%, and does not meet
 // --min-score: before, its score was 1 and `--min-score 0.99` exited 0.
 TEST_F(MutateTest, ARunThatScoresNothingHasNoScoreAndFailsMinScore) {

@@ -576,17 +576,19 @@ std::string survivor_reason(std::size_t i, const ojson& row, const std::vector<B
                    (unreached->note.empty() ? std::string() : " (" + unreached->note + ")");
         return why;
     }
-    const std::uint64_t reaching = row.value("reaching_inputs", std::uint64_t{0});
-    const std::uint64_t run = row.value("inputs_run", std::uint64_t{0});
+    // Each phase's own figures (the row's totals add both): the served cases' inputs are not the
+    // booted cases', and a reason naming one set of cases gives that set's inputs.
+    const std::uint64_t reaching = row.value("booted_reaching", std::uint64_t{0});
+    const std::uint64_t run = row.value("booted_run", std::uint64_t{0});
+    const bool booted_capped = row.value("booted_capped", false);
+    std::size_t boots = 0;
+    for (const auto& b : cases) boots += b.usable && b.boots && b.whole.count(i);
     if (served.empty()) {
-        std::size_t boots = 0;
-        for (const auto& b : cases) boots += b.usable && b.boots && b.whole.count(i);
-        const std::string later =
-            reaching == 0 ? std::string()
-            : row.value("inputs_capped", false)
-                ? ", then some of the " + std::to_string(reaching) +
-                      " later inputs that reach it (--inputs-per-mutant)"
-                : ", then every one of the " + std::to_string(reaching) + " later inputs that reach it";
+        const std::string later = reaching == 0   ? std::string()
+                                  : booted_capped ? ", then some of the " + std::to_string(reaching) +
+                                                        " later inputs that reach it (--inputs-per-mutant)"
+                                                  : ", then every one of the " + std::to_string(reaching) +
+                                                        " later inputs that reach it";
         return "before inputs: reached before the first input of " + names(booted) +
                (reaching == 0 ? std::string(" only") : " and again by later inputs") +
                ": run from a fresh boot on " + std::to_string(run) + " inputs of " + std::to_string(boots) +
@@ -594,14 +596,26 @@ std::string survivor_reason(std::size_t i, const ojson& row, const std::vector<B
                "; on each data root its first " + std::to_string(kBootCasesPerRoot) +
                " cases and each family's first), every compared event matching";
     }
-    if (row.value("inputs_capped", false))
-        return "capped: run on " + std::to_string(run) + " of the " + std::to_string(reaching) +
-               " inputs of " + names(served) +
-               " that reach it (--inputs-per-mutant) with every compared event matching; the others "
-               "did not run";
-    return "no compared event differs: run on all " + std::to_string(reaching) + " inputs of " +
-           names(served) + " that reach it" +
-           (booted.empty() ? std::string() : " (and from a fresh boot on " + names(booted) + ")") +
+    const std::uint64_t served_reaching = row.value("served_reaching", std::uint64_t{0});
+    const std::uint64_t served_run = row.value("served_run", std::uint64_t{0});
+    const bool served_capped = row.value("served_capped", false);
+    const std::string fresh =
+        booted.empty()
+            ? std::string()
+            : " and from a fresh boot on " + std::to_string(run) + " inputs of " + names(booted) + " (" +
+                  std::to_string(boots) + " of the " + std::to_string(booted.size()) +
+                  " cases that reach it before their first input run it: the first input" +
+                  (reaching == 0
+                       ? std::string()
+                       : std::string(booted_capped ? ", then some" : ", then every one") + " of the " +
+                             std::to_string(reaching) + " later inputs that reach it") +
+                  ")";
+    if (served_capped || booted_capped)
+        return "capped: run on " + std::to_string(served_run) + " of the " + std::to_string(served_reaching) +
+               " inputs of " + names(served) + " that reach it" + fresh +
+               " (--inputs-per-mutant) with every compared event matching; the others did not run";
+    return "no compared event differs: run on all " + std::to_string(served_reaching) + " inputs of " +
+           names(served) + " that reach it" + fresh +
            "; what it changes is not among the events compared, or it computes the same on these inputs";
 }
 
@@ -869,7 +883,12 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
                    {"cases_run", 0},
                    {"inputs_run", 0},
                    {"reaching_inputs", 0},
-                   {"inputs_capped", false}};
+                   {"inputs_capped", false},
+                   // Each phase's figures, for the survivor's reason (not in the report's row).
+                   {"served_run", 0},
+                   {"served_reaching", 0},
+                   {"booted_run", 0},
+                   {"booted_reaching", 0}};
     auto add = [](ojson& row, const char* key, std::uint64_t n) {
         row[key] = row[key].get<std::uint64_t>() + n;
     };
@@ -934,7 +953,8 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
             const std::vector<int> picked =
                 b.skippable ? spread(it->second, cap) : it->second.first(cap ? cap : it->second.size());
             add(rows[i], "reaching_inputs", it->second.size());
-            if (picked.size() < it->second.size()) rows[i]["inputs_capped"] = true;
+            add(rows[i], "served_reaching", it->second.size());
+            if (picked.size() < it->second.size()) rows[i]["inputs_capped"] = rows[i]["served_capped"] = true;
             ServeTask t{i, {}};
             for (const int k : picked) t.inputs.insert(b.inputs[static_cast<std::size_t>(k)]);
             tasks.push_back(std::move(t));
@@ -970,6 +990,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
             const std::size_t t = tv.at(0).get<std::size_t>();
             if (t >= tasks.size()) continue;
             take_verdict(tasks[t].mutant, tv.at(1));
+            add(rows[tasks[t].mutant], "served_run", tv.at(1).value("inputs_run", std::uint64_t{0}));
             family_inputs[{tasks[t].mutant, b.c.family}] += tv.at(1).value("inputs_run", std::uint64_t{0});
             ++finished;
             ++served_runs;
@@ -1060,7 +1081,9 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         add(rows[i], "cases_run", v.value("cases_run", std::uint64_t{0}));
         add(rows[i], "inputs_run", v.value("inputs_run", std::uint64_t{0}));
         add(rows[i], "reaching_inputs", v.value("reaching_inputs", std::uint64_t{0}));
-        if (v.value("inputs_capped", false)) rows[i]["inputs_capped"] = true;
+        add(rows[i], "booted_run", v.value("inputs_run", std::uint64_t{0}));
+        add(rows[i], "booted_reaching", v.value("reaching_inputs", std::uint64_t{0}));
+        if (v.value("inputs_capped", false)) rows[i]["inputs_capped"] = rows[i]["booted_capped"] = true;
         secs[i] += fresh[k].seconds;
         if (v.value("status", std::string()) == "killed") {
             rows[i]["status"] = "killed";
