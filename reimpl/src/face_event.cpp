@@ -85,7 +85,11 @@ events::FaceDraw face_event(const Packet& p, const FaceContext& ctx) {
     e.clipped = !visible;
     fill_texture(p, ctx, e);
     if (!fill_levels(p, ctx, e)) e.flags.set(FaceFlag::MissingNormal);
-    if (ctx.encoding == Encoding::Grid) e.flags.set(FaceFlag::GridRounding);
+    if (ctx.encoding == Encoding::Grid) {
+        e.flags.set(FaceFlag::GridRounding);
+        if (!ctx.camera.empty())
+            for (std::uint8_t index : p.vertices) e.camera.push_back(ctx.camera[index]);
+    }
     return e;
 }
 

@@ -42,6 +42,7 @@ private:
     events::EventSink& sink_;
 
     std::vector<ScreenPoint> screen_;
+    std::vector<Vec3> camera_; // grid models only (div.grid_tolerance)
     std::vector<std::int32_t> levels_;
 };
 
@@ -59,8 +60,11 @@ void ModelDraw::prepare_vertices() {
     std::optional<GridTables> grid;
     if (record_.encoding == Encoding::Grid) grid.emplace(ct);
     screen_.reserve(record_.vertices.size());
+    if (grid) camera_.reserve(record_.vertices.size());
     for (const RawVertex& raw : record_.vertices) {
-        screen_.push_back(project(transform_vertex(record_.encoding, ct, grid ? &*grid : nullptr, raw)));
+        const Vec3 cam = transform_vertex(record_.encoding, ct, grid ? &*grid : nullptr, raw);
+        screen_.push_back(project(cam));
+        if (grid) camera_.push_back(cam);
     }
 }
 
@@ -86,7 +90,7 @@ void ModelDraw::winding(const Instruction& in, std::int32_t w) {
 }
 
 void ModelDraw::face(const Instruction& in, const Packet& packet) {
-    FaceContext context{record_.encoding, screen_, levels_, interpreter_.options_.gouraud,
+    FaceContext context{record_.encoding,       screen_, camera_, levels_, interpreter_.options_.gouraud,
                         &interpreter_.textures_};
     events::FaceDraw face = face_event(packet, context);
     face.record = static_cast<std::int32_t>(record_.index);

@@ -1,5 +1,6 @@
 // reimpl/interpreter and face_event: event streams of hand-built models.
 #include "refcheck/reimpl/interpreter.hpp"
+#include "refcheck/reimpl/geometry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -221,6 +222,30 @@ TEST_F(InterpreterTest, GridFacesCarryTheirFaultFlags) {
     EXPECT_TRUE(faces[17].flags == events::FaceFlags(FaceFlag::GridRounding));
     // Shaded 9 (face normal 2): level 0 at every vertex.
     EXPECT_EQ(faces[9].vertex_levels, (std::vector<std::int32_t>{0, 0}));
+}
+
+// div.grid_tolerance's box is drawn around each grid vertex's camera-space point: every grid face
+// carries one per vertex, the point its screen vertex is the projection of (geo.project); an s16
+// face carries none.
+TEST_F(InterpreterTest, GridFacesCarryTheCameraPointsTheirScreenVerticesProjectFrom) {
+    std::size_t grid_faces = 0;
+    for (const auto& e : draw(kMaterialsModel, back_camera(20000))) {
+        const auto* f = std::get_if<events::FaceDraw>(&e);
+        if (!f) continue;
+        ++grid_faces;
+        ASSERT_EQ(f->camera.size(), f->screen.size()) << int{f->type};
+        for (std::size_t k = 0; k < f->camera.size(); ++k) {
+            const ScreenPoint p = project(f->camera[k]);
+            EXPECT_EQ((events::ScreenVertex{p.sx, p.sy, p.z}), f->screen[k])
+                << int{f->type} << " vertex " << k;
+        }
+    }
+    EXPECT_EQ(grid_faces, 16u);
+    for (const auto& e : draw(kControlModel, front_camera(2000), 0)) {
+        if (const auto* f = std::get_if<events::FaceDraw>(&e)) {
+            EXPECT_TRUE(f->camera.empty());
+        }
+    }
 }
 
 TEST_F(InterpreterTest, GouraudOffUsesTheFaceLevelAndTheFlatCount) {

@@ -90,18 +90,12 @@ std::vector<FieldDiff> diff_fields(const EventRecord& a, const EventRecord& b) {
     return out;
 }
 
-// Whether every element of two integer values differs by at most `tol`.
-bool within(const Value& a, const Value& b, std::int64_t tol) {
-    if (auto* x = std::get_if<std::int64_t>(&a)) {
-        auto* y = std::get_if<std::int64_t>(&b);
-        return y && std::llabs(*x - *y) <= tol;
-    }
-    auto* xs = std::get_if<IntList>(&a);
-    auto* ys = std::get_if<IntList>(&b);
-    if (!xs || !ys || xs->size() != ys->size()) return false;
-    for (std::size_t i = 0; i < xs->size(); ++i)
-        if (std::llabs((*xs)[i] - (*ys)[i]) > tol) return false;
-    return true;
+// Element `e` of an integer value (-1: the scalar itself); nullopt when there is none.
+std::optional<std::int64_t> element_of(const Value& v, std::int32_t e) {
+    if (const auto* x = std::get_if<std::int64_t>(&v)) return e == -1 ? std::optional(*x) : std::nullopt;
+    const auto* xs = std::get_if<IntList>(&v);
+    if (!xs || e < 0 || static_cast<std::size_t>(e) >= xs->size()) return std::nullopt;
+    return (*xs)[static_cast<std::size_t>(e)];
 }
 
 std::vector<EventRecord> slice(const std::vector<EventRecord>& s, std::size_t from, std::size_t to) {
@@ -142,10 +136,19 @@ bool Comparator::classify(Divergence& d) const {
         for (const auto& id : options_.allowed) {
             const KnownDivergence* k = find_known_divergence(id);
             if (!k || std::find(k->fields.begin(), k->fields.end(), diff.name) == k->fields.end()) continue;
-            if (k->tolerance && !within(*va, *vb, options_.tolerance)) continue;
+            // A tolerance entry (div.grid_tolerance) explains an element only when the original's
+            // value lies within the projected box the case's tolerance draws around the
+            // reimplementation's camera-space point for it.
+            auto admitted = [&](std::int32_t e) {
+                if (!k->tolerance) return true;
+                const auto camera = d.reimpl->camera_of(k->flag, diff.name, e);
+                const auto value = element_of(*va, e);
+                return camera && value &&
+                       within_grid_tolerance(diff.name, *camera, options_.tolerance, *value);
+            };
             const bool both = std::all_of(elements->begin(), elements->end(), [&](std::int32_t e) {
                 return d.original->excuses_element(k->flag, diff.name, e) &&
-                       d.reimpl->excuses_element(k->flag, diff.name, e);
+                       d.reimpl->excuses_element(k->flag, diff.name, e) && admitted(e);
             });
             if (!both) continue;
             explained = true;

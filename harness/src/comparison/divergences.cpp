@@ -1,7 +1,11 @@
 #include "refcheck/harness/divergences.hpp"
 
+#include "refcheck/reimpl/geometry.hpp"
+
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <limits>
 
 namespace refcheck::harness {
 
@@ -35,7 +39,8 @@ const std::array<KnownDivergence, 4> kRegistry = {{
      {"screen_x", "screen_y", "screen_z"},
      true,
      "Grid models are transformed through rotated lookup tables whose terms round separately; screen "
-     "coordinates may differ within the case's stated tolerance."},
+     "coordinates may differ within the projection of a box of the case's stated half-size around "
+     "the reimplementation's camera-space point (div.grid_tolerance)."},
 }};
 } // namespace
 
@@ -53,6 +58,30 @@ std::uint32_t flags_explaining(const std::vector<std::string>& allowed, std::str
         if (const KnownDivergence* k = find_known_divergence(id))
             if (std::find(k->fields.begin(), k->fields.end(), field) != k->fields.end()) flags |= k->flag;
     return flags;
+}
+
+bool within_grid_tolerance(std::string_view field, const std::array<std::int32_t, 3>& camera,
+                           std::int64_t half, std::int64_t value) {
+    if (half < 0) return false;
+    const std::int64_t z = camera[2];
+    if (z - half < reimpl::kNearZ) return false; // a corner nearer than geo.near
+    if (field == "screen_z") return value >= z - half && value <= z + half;
+    if (field != "screen_x" && field != "screen_y") return false;
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
+    for (int corner = 0; corner < 8; ++corner) {
+        reimpl::Vec3 p{};
+        for (int axis = 0; axis < 3; ++axis) {
+            const std::int64_t c = std::int64_t{camera[axis]} + ((corner >> axis) & 1 ? half : -half);
+            if (c < std::numeric_limits<std::int32_t>::min() || c > std::numeric_limits<std::int32_t>::max())
+                return false;
+            p[axis] = static_cast<std::int32_t>(c);
+        }
+        const reimpl::ScreenPoint s = reimpl::project(p);
+        const std::int64_t v = field == "screen_x" ? s.sx : s.sy;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    return value >= lo && value <= hi;
 }
 
 std::uint32_t taint_causes(std::span<const std::uint8_t> taint, std::uint32_t flags) {

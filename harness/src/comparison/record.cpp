@@ -27,6 +27,13 @@ bool EventRecord::excuses_element(std::uint32_t flag, std::string_view field, st
     return false;
 }
 
+std::optional<std::array<std::int32_t, 3>> EventRecord::camera_of(std::uint32_t flag, std::string_view field,
+                                                                  std::int32_t element) const {
+    for (const auto& x : excuses)
+        if ((x.flag & flag) && x.field == field && x.element == element && x.camera) return x.camera;
+    return std::nullopt;
+}
+
 std::string to_string(const Value& v) {
     struct Visitor {
         std::string operator()(std::int64_t i) const { return std::to_string(i); }

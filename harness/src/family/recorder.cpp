@@ -344,9 +344,14 @@ void convert_reimpl(const std::vector<events::Event>& in, EventStream& out,
         }
         if (const auto* f = std::get_if<events::FaceDraw>(&ev)) {
             e.flags = f->flags.bits();
+            // A grid face: every screen coordinate, each vertex's with the camera-space point the
+            // tolerance's box is drawn around (div.grid_tolerance).
             if (f->flags.has(events::FaceFlag::GridRounding))
-                for (std::string_view s : {"screen_x", "screen_y", "screen_z"})
+                for (std::string_view s : {"screen_x", "screen_y", "screen_z"}) {
                     e.excuses.push_back({kGridModel, s, -1});
+                    for (std::size_t k = 0; k < f->camera.size(); ++k)
+                        e.excuses.push_back({kGridModel, s, static_cast<std::int32_t>(k), f->camera[k]});
+                }
             if (!f->missing_levels.empty() && f->missing_levels[0])
                 e.excuses.push_back({kMissingNormal, "face_level", -1});
             for (std::size_t k = 1; k < f->missing_levels.size(); ++k)

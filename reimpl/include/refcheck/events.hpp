@@ -103,6 +103,9 @@ struct FaceDraw {
     // (and so hold kBrightestLevel): [0] the face level, [1 + k] vertex k's level. Empty otherwise.
     // Not a compared field: the harness turns it into the reimplementation's side of the evidence.
     std::vector<std::uint8_t> missing_levels;
+    // With the grid_rounding flag: each vertex's camera-space point (x, y, z) as the
+    // reimplementation computed it, for div.grid_tolerance's box. Not a compared field either.
+    std::vector<std::array<std::int32_t, 3>> camera;
     friend bool operator==(const FaceDraw&, const FaceDraw&) = default;
 };
 

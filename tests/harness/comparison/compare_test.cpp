@@ -163,21 +163,55 @@ TEST(Compare, AFaceNextToAnExcusedOneMustStillMatch) {
     EXPECT_EQ(c.first_unexplained()->original_index, 1u);
 }
 
-TEST(Compare, GridToleranceExplainsSmallScreenDifferencesOnly) {
-    auto grid = [](std::vector<std::int64_t> screen) {
-        return excused(face(0, 3, std::move(screen), kGridModel), kGridModel, "screen_x", -1);
+// div.grid_tolerance: a grid face's screen coordinate may differ only within the projection of a
+// box of the case's half-size around the reimplementation's camera-space point, never when a
+// corner of the box is nearer than z = 64. It was a flat +-N on the screen value: far from the
+// camera, where the box projects to under a pixel, a 3-pixel difference passed.
+TEST(Compare, GridToleranceIsTheProjectedBoxAroundTheReimplementationsCameraPoint) {
+    // The original's face: a grid model, screen_x of one vertex.
+    auto original = [](std::int64_t sx) {
+        return excused(face(0, 3, {sx}, kGridModel), kGridModel, "screen_x", -1);
     };
-    std::vector<EventRecord> a = {grid({100, 50})};
-    std::vector<EventRecord> near = {grid({101, 49})};
-    std::vector<EventRecord> far = {grid({104, 50})};
-    Comparator c({{"grid_rounding"}, 2, 5, 64});
-    c.compare("near", a, near);
-    EXPECT_EQ(c.counts().known, 1u);
-    c.compare("far", a, far);
-    EXPECT_EQ(c.counts().unexplained, 1u);
-    // Within tolerance, but the original's record is not grid-encoded: unexplained.
-    c.compare("s16", {face(0, 3, {100, 50})}, near);
-    EXPECT_EQ(c.counts().unexplained, 2u);
+    // The reimplementation's: the vertex at camera point (0, 0, z), projected to sx = 160.
+    auto reimpl = [](std::int32_t z, bool with_camera = true) {
+        EventRecord e = excused(face(0, 3, {160}, kGridModel), kGridModel, "screen_x", -1);
+        if (with_camera)
+            e.excuses.push_back({kGridModel, "screen_x", 0, std::array<std::int32_t, 3>{0, 0, z}});
+        return e;
+    };
+    auto known = [](std::int64_t tolerance, const EventRecord& a, const EventRecord& b) {
+        Comparator c({{"grid_rounding"}, tolerance, 5, 64});
+        c.compare("r", {a}, {b});
+        return c.counts().known == 1 && c.counts().unexplained == 0;
+    };
+    // z = 200: the box (x +-5 at z 195..205) projects to sx 154..166.
+    EXPECT_TRUE(known(5, original(163), reimpl(200)));
+    EXPECT_TRUE(known(5, original(154), reimpl(200)));
+    EXPECT_FALSE(known(5, original(167), reimpl(200)));
+    // z = 5000: the box projects within sx 160; 3 pixels off is not rounding.
+    EXPECT_FALSE(known(5, original(163), reimpl(5000)));
+    // z = 66: a corner at z 61, nearer than geo.near.
+    EXPECT_FALSE(known(5, original(161), reimpl(66)));
+    // No tolerance stated, or no camera point from the reimplementation: nothing is explained.
+    EXPECT_FALSE(known(0, original(161), reimpl(200)));
+    EXPECT_FALSE(known(5, original(161), reimpl(200, false)));
+    // The original's record is not grid-encoded: unexplained however close.
+    EXPECT_FALSE(known(5, face(0, 3, {161}), reimpl(200)));
+}
+
+// div.grid_tolerance's z: the original's within [z - half, z + half] of the reimplementation's.
+TEST(Compare, GridToleranceOfDepthIsTheCameraZPlusOrMinusTheHalfSize) {
+    const std::array<std::int32_t, 3> camera{10, -20, 300};
+    EXPECT_TRUE(within_grid_tolerance("screen_z", camera, 5, 305));
+    EXPECT_TRUE(within_grid_tolerance("screen_z", camera, 5, 295));
+    EXPECT_FALSE(within_grid_tolerance("screen_z", camera, 5, 306));
+    EXPECT_FALSE(within_grid_tolerance("screen_z", camera, 5, 294));
+    EXPECT_FALSE(within_grid_tolerance("vertex_levels", camera, 5, 300)) << "not a screen coordinate";
+    // sy = 100 - qy: y -20 +- 5 at z 295..305 gives qy -21..-12 (truncated), sy 112..121.
+    EXPECT_TRUE(within_grid_tolerance("screen_y", camera, 5, 121));
+    EXPECT_TRUE(within_grid_tolerance("screen_y", camera, 5, 112));
+    EXPECT_FALSE(within_grid_tolerance("screen_y", camera, 5, 122));
+    EXPECT_FALSE(within_grid_tolerance("screen_y", camera, 5, 111));
 }
 
 // A field name one side repeats is compared by occurrence: [x=1] against [x=1, x=2] differs in the

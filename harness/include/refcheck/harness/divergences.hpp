@@ -3,6 +3,7 @@
 // may explain. A case may allow entries by id; it cannot invent its own exceptions.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -35,6 +36,12 @@ std::span<const KnownDivergence> known_divergences();
 const KnownDivergence* find_known_divergence(std::string_view id);
 // The flags of the allowed entries that may explain `field` (e.g. "pixels").
 std::uint32_t flags_explaining(const std::vector<std::string>& allowed, std::string_view field);
+// div.grid_tolerance: whether the original's `value` of `field` ("screen_x", "screen_y" or
+// "screen_z") for a vertex lies within the box of half-size `half` around the reimplementation's
+// camera-space point `camera`: z within [z - half, z + half]; sx (sy) within the least and greatest
+// projections (geo.project) of the box's eight corners. Never when a corner's z is below 64.
+bool within_grid_tolerance(std::string_view field, const std::array<std::int32_t, 3>& camera,
+                           std::int64_t half, std::int64_t value);
 // Which of `flags` some byte of a per-pixel taint holds.
 std::uint32_t taint_causes(std::span<const std::uint8_t> taint, std::uint32_t flags);
 

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -246,6 +248,10 @@ struct Excuse {
     std::uint32_t flag = 0;
     std::string_view field; // a static string: "face_level", "vertex_levels", "screen_x", ...
     std::int32_t element = -1;
+    // A tolerance entry's bound (div.grid_tolerance): the reimplementation's camera-space point of
+    // the vertex, around which the original's value must lie. Without one, a tolerance entry
+    // explains nothing.
+    std::optional<std::array<std::int32_t, 3>> camera = std::nullopt;
     friend bool operator==(const Excuse&, const Excuse&) = default;
 };
 
@@ -260,6 +266,9 @@ struct EventRecord {
     // Whether this side carries the cause `flag` for element `element` of `field` (an excuse for
     // the whole field covers every element).
     bool excuses_element(std::uint32_t flag, std::string_view field, std::int32_t element) const;
+    // The camera-space point this side gives for element `element` of `field` under `flag`.
+    std::optional<std::array<std::int32_t, 3>> camera_of(std::uint32_t flag, std::string_view field,
+                                                         std::int32_t element) const;
 };
 
 std::string to_string(const Value& v);

@@ -15,6 +15,7 @@ namespace refcheck::reimpl {
 struct FaceContext {
     Encoding encoding = Encoding::S16;
     std::span<const ScreenPoint> screen;  // every vertex of the model, projected
+    std::span<const Vec3> camera;         // every vertex in camera space (grid models: div.grid_tolerance)
     std::span<const std::int32_t> levels; // level of each lit normal (lit count entries)
     bool gouraud = true;
     const TextureArchive* textures = nullptr; // for the texture flags
