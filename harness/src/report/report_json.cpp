@@ -75,7 +75,9 @@ ojson to_json(const EventRecord& e) {
             std::string cause;
             for (const auto& k : known_divergences())
                 if (ex.flag & k.flag) cause = std::string(k.id);
-            x.push_back({{"cause", cause}, {"field", std::string(ex.field)}, {"element", ex.element}});
+            ojson one = {{"cause", cause}, {"field", std::string(ex.field)}, {"element", ex.element}};
+            if (ex.camera) one["camera"] = *ex.camera; // div.grid_tolerance's box is drawn around it
+            x.push_back(std::move(one));
         }
         j["excuses"] = x;
     }
