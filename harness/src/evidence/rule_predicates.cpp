@@ -83,8 +83,7 @@ const std::vector<EventKindFields>& event_kinds() {
 }
 
 EventRecord matched_frame_event(const std::string& input, std::span<const std::uint8_t> pixels) {
-    const auto drawn =
-        std::count_if(pixels.begin(), pixels.end(), [](std::uint8_t p) { return p != reimpl::kClearColour; });
+    const auto drawn = reimpl::drawn_pixels(pixels);
     return {"frame",
             {{"input", input},
              {"size", static_cast<std::int64_t>(pixels.size())},

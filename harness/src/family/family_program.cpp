@@ -166,8 +166,7 @@ public:
             ctx_.comparator.compare_frame(input, original, frame.pixels, frame.taint, original_taint, kWidth);
         ++frames_;
         differing_ += fc.differing ? 1 : 0;
-        const bool drawn = std::any_of(original.begin(), original.end(),
-                                       [](std::uint8_t p) { return p != reimpl::kClearColour; });
+        const bool drawn = reimpl::drawn_pixels(original) != 0;
         if (pictures_.choose(fc.differing != 0, drawn)) save(input, original, frame.pixels, fc);
     }
     ojson metrics() const { return {{"frames", frames_}, {"frames_differing", differing_}}; }

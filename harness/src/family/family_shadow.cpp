@@ -172,9 +172,7 @@ void run_shadow(CaseContext& ctx) {
                 // The rejection's result is what each side drew: the pixels it changed in its frame
                 // (the original's framebuffer as the call left it), zero for a guard that held.
                 const auto drawn = [](std::span<const std::uint8_t> pixels) {
-                    return static_cast<std::int64_t>(
-                        std::count_if(pixels.begin(), pixels.end(),
-                                      [](std::uint8_t p) { return p != reimpl::kClearColour; }));
+                    return static_cast<std::int64_t>(reimpl::drawn_pixels(pixels));
                 };
                 original.push_back(rejection_event(routine, drawn(framebuffer.read())));
                 reimpl_faces.push_back(rejection_event(routine, drawn(frame.pixels)));
@@ -222,8 +220,7 @@ void run_shadow(CaseContext& ctx) {
                     ++frames;
                     ctx.events += 2;
                     differing += fc.differing ? 1 : 0;
-                    const bool any = std::any_of(original.begin(), original.end(),
-                                                 [](std::uint8_t p) { return p != reimpl::kClearColour; });
+                    const bool any = reimpl::drawn_pixels(original) != 0;
                     drawn += any ? 1 : 0;
                     if (pictures.choose(fc.differing != 0, any))
                         save_frame_pictures(ctx, input, frames, original, frame.pixels, fc, palette);

@@ -17,6 +17,13 @@ namespace refcheck::reimpl {
 
 inline constexpr std::uint8_t kClearColour = 224; // fb.clear: sky colour 0
 
+// The pixels of a frame (either side's) that are not the clear colour: what was drawn.
+inline std::size_t drawn_pixels(std::span<const std::uint8_t> pixels) {
+    std::size_t n = 0;
+    for (const std::uint8_t p : pixels) n += p != kClearColour;
+    return n;
+}
+
 struct Frame {
     explicit Frame(std::uint8_t fill = kClearColour)
         : pixels(kFrameWidth * kFrameHeight, fill), taint(kFrameWidth * kFrameHeight, 0) {}
