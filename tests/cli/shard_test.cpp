@@ -393,5 +393,30 @@ TEST_F(ShardTest, ShardsOfDifferentPlansOrMissingACaseAreRefused) {
     EXPECT_FALSE(fs::exists(path("m2/run.json")));
 }
 
+// The shards' verdicts are their reimplementation's: a shard run by another build (its run.json's
+// reimpl_source_sha256 or refcheck_version not this build's) is refused. Before, merge checked the
+// image, profile and archives of each shard but stamped its own build's reimplementation hash on
+// verdicts another build earned.
+TEST_F(ShardTest, ShardsRunByAnotherBuildAreRefused) {
+    for (const char* k : {"0", "1"})
+        ASSERT_EQ(refcheck("run " + files_ + common_ + " --shard " + std::string(k) + "/2 --out b" + k).code,
+                  0);
+    ASSERT_EQ(refcheck("merge --out same b0 b1 --cases " + files_ + common_).code, 0);
+    for (const char* key : {"reimpl_source_sha256", "refcheck_version"}) {
+        const ojson original = read_json(path("b1/run.json"));
+        ojson index = original;
+        index[key] = "0000000000000000000000000000000000000000000000000000000000000000";
+        std::ofstream(path("b1/run.json")) << index.dump(2);
+        const std::string out = std::string("other-") + key;
+        const Result r = refcheck("merge --out " + out + " b0 b1 --cases " + files_ + common_);
+        EXPECT_EQ(r.code, 2) << key << r.out << r.err;
+        EXPECT_NE(r.err.find("was run by another build of refcheck (run.json \"" + std::string(key) + "\""),
+                  std::string::npos)
+            << r.err;
+        EXPECT_FALSE(fs::exists(path(out + "/run.json"))) << key;
+        std::ofstream(path("b1/run.json")) << original.dump(2);
+    }
+}
+
 } // namespace
 } // namespace refcheck::cli_test

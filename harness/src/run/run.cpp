@@ -890,6 +890,21 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
         if (member(indexes[i], "seeded_faults") != seeded)
             throw std::runtime_error(shard_dirs[i].string() + " and " + shard_dirs.front().string() +
                                      " were run with different seeded faults (run.json \"seeded_faults\")");
+    // The shards' verdicts were earned by the reimplementation each shard was built with; the merged
+    // run.json names this build's (and finishes split cases with it). Shards of another build, or
+    // of two builds, are of another run: their verdicts would be stamped with a reimplementation
+    // that did not earn them.
+    for (std::size_t i = 0; i < indexes.size(); ++i)
+        for (const auto& [key, ours] :
+             {std::pair<const char*, std::string>{"reimpl_source_sha256", reimpl_source_sha256()},
+              std::pair<const char*, std::string>{"refcheck_version", refcheck_version()}}) {
+            const ojson& theirs = member(indexes[i], key);
+            if (!theirs.is_string() || theirs.get<std::string>() != ours)
+                throw std::runtime_error(
+                    shard_dirs[i].string() + " was run by another build of refcheck (run.json \"" + key +
+                    "\" is " + (theirs.is_string() ? theirs.get<std::string>() : "absent") +
+                    ", this build's " + ours + "): merge the outputs of one build with that build");
+        }
     // What the shards' reports do not repeat: the ledger's rule index and the image's coverage.
     SharedCoverage shared;
     ojson evidence;

@@ -3,6 +3,7 @@
 // are not one whole result, are refused by name, and nothing boots (no environment is given here).
 #include "run/workers.hpp"
 
+#include "refcheck/harness/report.hpp"
 #include "refcheck/harness/run.hpp"
 
 #include <gtest/gtest.h>
@@ -27,7 +28,10 @@ protected:
     // A shard holding one part (0 of 2) of case "c", written as `bytes`.
     void shard_with_part(const std::string& bytes) {
         std::ofstream(dir_ / "shard" / "parts" / "c.part-0-of-2", std::ios::binary) << bytes;
+        // Written by this build, as a shard's run.json says (merge refuses another build's).
         const ojson index = {{"cases", ojson::array()},
+                             {"reimpl_source_sha256", reimpl_source_sha256()},
+                             {"refcheck_version", refcheck_version()},
                              {"parts",
                               {{{"case", "c"},
                                 {"case_sha256", std::string(64, '0')},
