@@ -480,5 +480,45 @@ TEST_F(SoundVerdictTest, TheConstructionCensusIsEachSidesOwnOverTheComparedInput
     EXPECT_EQ(m.at("instances").at("reimpl"), instances);
 }
 
+// abi.init_objects.again: a second initialise_3d_objects_ releases what the first loaded. Only what
+// the second load leaves was compared, among live allocations, so an original that never freed the
+// first load (its two heap_free calls before loading again made no-ops) passed and proved the rule.
+// The first load's allocations (the archive's and the texture table's, as the original's globals name
+// them) must be freed after the second.
+TEST_F(SoundVerdictTest, ASecondLoadMustReleaseTheFirst) {
+    const emu::Address heap_free =
+        find_instruction("heap_free", [](const emu::Instruction&) { return true; }).start;
+    const emu::Address load =
+        find_instruction("load_objects", [](const emu::Instruction&) { return true; }).start;
+    char target[32], loading[32];
+    std::snprintf(target, sizeof target, "call 0x%x", heap_free);
+    std::snprintf(loading, sizeof loading, "call 0x%x", load);
+    std::string patches;
+    std::size_t frees = 0;
+    const CodeSite body =
+        find_instruction("initialise_3d_objects_body", [](const emu::Instruction&) { return true; });
+    for (const emu::Instruction& in : instructions_of("initialise_3d_objects_body")) {
+        if (in.text == loading) break; // the releases come first
+        if (in.text != target) continue;
+        char where[64];
+        std::snprintf(where, sizeof where,
+                      " --patch initialise_3d_objects_body+0x%x:", in.address - body.start);
+        patches += where + hex_bytes(std::vector<std::uint8_t>(in.size, 0x90));
+        ++frees;
+    }
+    ASSERT_EQ(frees, 2u) << "release_objects' and release_textures' heap_free";
+    const fs::path file = write_case("loader", ojson{{"schema", "refcheck-case/1"},
+                                                     {"family", "loader"},
+                                                     {"description", "cli_tests: loaded twice"},
+                                                     {"selection", {{"reinitialise", true}}}});
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const Result leak = refcheck("run " + common + " --out leak" + patches);
+    EXPECT_EQ(leak.code, 1) << leak.out << leak.err;
+    const ojson d = read_json(path("leak/loader.json")).at("first_unexplained");
+    EXPECT_EQ(d.at("input"), "table first load still allocated (re-initialised)") << d.dump();
+}
+
 } // namespace
 } // namespace refcheck::cli_test

@@ -167,9 +167,31 @@ void run_loader(CaseContext& ctx) {
     // loaded before, then loads again): the archives, tables and textures it leaves are compared as
     // the first load's were, the released allocations out of the matcher's reach.
     ctx.begins("re-initialised");
-    const auto again = ctx.original.call("initialise_3d_objects_", {});
+    // The first load's allocations, as the original's own globals name them: the archive's and
+    // each texture table entry's (emu's heap never reuses freed memory, so an allocation is told by
+    // its number).
+    Original& o = ctx.original;
+    const emu::GuestHeap& heap = o.machine().heap();
+    std::vector<std::uint32_t> first_load;
+    auto note = [&](std::uint32_t address) {
+        const emu::Allocation* a = address ? heap.containing(address) : nullptr;
+        if (a && !a->freed && std::find(first_load.begin(), first_load.end(), a->index) == first_load.end())
+            first_load.push_back(a->index);
+    };
+    note(o.u32("object_archive"));
+    for (const std::uint32_t entry : guest_words(o, "texture_table", o.u32("texture_count"),
+                                                 o.profile().data.at("texture_table").size / 4))
+        note(entry);
+    const auto again = o.call("initialise_3d_objects_", {});
     require_success(ctx, again, "initialise_3d_objects_ (a second time)", Expect::Zero);
     compare_loaded(ctx, " (re-initialised)");
+    // It released them (abi.init_objects.again): the addresses of those still live after the second
+    // load, none. A second load that leaked the first left equal bytes in new allocations and passed.
+    std::vector<std::uint32_t> kept;
+    for (const emu::Allocation& a : heap.allocations())
+        if (!a.freed && std::find(first_load.begin(), first_load.end(), a.index) != first_load.end())
+            kept.push_back(a.address);
+    compare_buffers(ctx, "table", "first load still allocated (re-initialised)", words(kept), {});
     ctx.report["metrics"]["reinitialised"] = true;
 }
 
