@@ -4,8 +4,10 @@
 // whose loader check is negated accepts the root and the case diverges at its rejection event; a
 // case that names another record than the validator does is an error, not a pass.
 #include "cli_support.hpp"
+#include "code_site.hpp"
 
 #include <algorithm>
+#include <fstream>
 
 namespace refcheck::cli_test {
 namespace {
@@ -23,6 +25,8 @@ TEST_F(HostileTest, EveryShippedHostileRootIsRefusedByBothSides) {
         EXPECT_EQ(j.at("status"), "equivalent") << file;
         const ojson& rej = j.at("rejection");
         EXPECT_EQ(rej.at("original_result"), 1) << file;
+        // Every shipped hostile case states the original's reason, and the original gives it.
+        EXPECT_EQ(rej.at("original_reason"), read_json(file).at("rejects").at("reason")) << file;
         ASSERT_TRUE(rej.at("reimpl_error").is_string()) << file;
         const ojson c = read_json(file);
         EXPECT_EQ(rej.at("reimpl_error")
@@ -47,6 +51,53 @@ TEST_F(HostileTest, ANegatedLoaderCheckIsKilledAtTheRejectionEvent) {
     const std::size_t at_rejection = killed_by_divergence(
         j, [](const ojson& k) { return k.at("event").value("original", "") == "rejection"; });
     EXPECT_GE(at_rejection, 1u) << j.at("totals").dump();
+}
+
+// The original's refusal is compared with its reason (initialise_error), not only its result: with
+// load_objects' table checks (the count against the table's capacity, the offset table against the
+// file's size) made no-ops, the stand-in still refuses objects-table-count, at a record check
+// further on. Its result, 1, matched, and the case was equivalent and proved valid.table.
+TEST_F(HostileTest, AnOriginalRefusingForAnotherReasonThanTheCaseStatesDiverges) {
+    const std::vector<emu::Instruction> code = instructions_of("load_objects");
+    std::string patches;
+    for (std::size_t i = 1; i < code.size(); ++i) {
+        const bool capacity =
+            code[i - 1].text.rfind("cmp edx, 0x800", 0) == 0 && code[i].text.rfind("ja ", 0) == 0;
+        const bool extent = i >= 2 && code[i - 2].text.rfind("lea eax, [edx*4 + 4]", 0) == 0 &&
+                            code[i - 1].text.rfind("cmp esi, eax", 0) == 0 &&
+                            code[i].text.rfind("jb ", 0) == 0;
+        if (!capacity && !extent) continue;
+        char where[64];
+        std::snprintf(where, sizeof where,
+                      " --patch load_objects+0x%x:", code[i].address - code.front().address);
+        patches += where + hex_bytes(std::vector<std::uint8_t>(code[i].size, 0x90));
+    }
+    ASSERT_EQ(std::count(patches.begin(), patches.end(), '+'), 2) << "the two table checks";
+    const fs::path file = kCasesDir / "hostile-objects-table-count.json";
+    ASSERT_EQ(refcheck("run " + quote(file) + " --out clean").code, 0);
+    const Result r = refcheck("run " + quote(file) + " --out o" + patches);
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    const ojson j = read_json(path("o/hostile-objects-table-count.json"));
+    EXPECT_EQ(j.at("rejection").at("original_result"), 1) << "still refused";
+    EXPECT_NE(j.at("rejection").at("original_reason"), j.at("rejection").at("expected_reason"));
+    EXPECT_EQ(j.at("status"), "divergent");
+    // An image whose profile cannot say why (no initialise_error, as the real image's template) is
+    // compared on its result alone, and its report says the reason was not compared.
+    ojson profile = read_json(kProfile);
+    ojson data = ojson::array();
+    for (const auto& d : profile.at("data"))
+        if (d.at("name") != "initialise_error") data.push_back(d);
+    ASSERT_EQ(data.size() + 1, profile.at("data").size());
+    profile["data"] = data;
+    const fs::path mute = path("no-initialise-error.profile.json");
+    std::ofstream(mute) << profile.dump(1) << "\n";
+    const Result e = refcheck("run " + quote(file) + " --profile " + quote(mute) + " --out e");
+    EXPECT_EQ(e.code, 0) << e.out << e.err;
+    const ojson rejection = read_json(path("e/hostile-objects-table-count.json")).at("rejection");
+    EXPECT_FALSE(rejection.contains("original_reason")) << rejection.dump();
+    EXPECT_NE(rejection.value("reason_not_compared", "").find("no data \"initialise_error\""),
+              std::string::npos)
+        << rejection.dump();
 }
 
 TEST_F(HostileTest, ACaseNamingAnotherRecordThanTheValidatorIsAnError) {

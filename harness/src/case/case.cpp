@@ -404,13 +404,15 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
     c.rules = get<std::vector<std::string>>(j, "rules", {}, file);
     if (j.contains("rejects")) {
         const json& rj = j.at("rejects");
-        if (!rj.is_object()) fail(file, "\"rejects\" is {\"archive\": NAME, \"record\": N or null}");
+        if (!rj.is_object())
+            fail(file, "\"rejects\" is {\"archive\": NAME, \"record\": N or null, \"reason\": N (optional)}");
         Rejection rej;
         rej.archive = get<std::string>(rj, "archive", "", file);
         if (rej.archive != "3DOBJS.BIN" && rej.archive != "OBJTEXT.BIN" && rej.archive != "3DPAL.RGB")
             fail(file, "\"rejects\": \"archive\" is \"3DOBJS.BIN\", \"OBJTEXT.BIN\" or \"3DPAL.RGB\"");
         if (rj.contains("record") && !rj.at("record").is_null())
             rej.record = get<std::uint32_t>(rj, "record", 0, file);
+        if (rj.contains("reason")) rej.reason = get<std::uint32_t>(rj, "reason", 0, file);
         const Family needs = rej.archive == "3DPAL.RGB" ? Family::Palette : Family::Loader;
         if (c.family != needs)
             fail(file, "\"rejects\" of " + rej.archive + " is for " + std::string(family_name(needs)) +

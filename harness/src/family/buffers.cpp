@@ -31,10 +31,12 @@ ojson differing_ranges(std::span<const std::uint8_t> a, std::span<const std::uin
     return out;
 }
 
-EventRecord rejection_event(const std::string& routine, std::int64_t result) {
+EventRecord rejection_event(const std::string& routine, std::int64_t result,
+                            std::optional<std::int64_t> reason) {
     EventRecord e;
     e.kind = "rejection";
     e.fields = {{"routine", routine}, {"result", result}};
+    if (reason) e.fields.emplace_back("reason", *reason);
     e.key_fields = 1;
     return e;
 }

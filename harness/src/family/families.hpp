@@ -214,7 +214,9 @@ inline ojson two_sided(std::uint64_t original, std::uint64_t reimpl) {
 
 // A routine's result compared as one event: what both sides must refuse (or accept) with the
 // result each gives (abi.init_objects, abi.init_palette, scene.params.valid), keyed by the routine.
-EventRecord rejection_event(const std::string& routine, std::int64_t result);
+// `reason`: why the side refused, when the case compares it (Rejection::reason).
+EventRecord rejection_event(const std::string& routine, std::int64_t result,
+                            std::optional<std::int64_t> reason = std::nullopt);
 
 // A large buffer as one event: its name, size and SHA-256 (apitrace's blob comparison).
 EventRecord buffer_event(const std::string& kind, const std::string& name,
