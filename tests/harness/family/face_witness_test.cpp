@@ -122,6 +122,12 @@ protected:
         code.push_back(0xc3);
         run_over_op_select(code);
     }
+    // The draw's end: the original's taint, and the witness disarmed.
+    static std::vector<std::uint8_t> disarm(FaceWitness& witness) {
+        std::vector<std::uint8_t> taint = witness.take_taint();
+        witness.arm(0);
+        return taint;
+    }
     static std::uint8_t at(const std::vector<std::uint8_t>& taint, std::uint32_t x, std::uint32_t y) {
         return taint.at(y * kWidth + x);
     }
@@ -138,8 +144,7 @@ TEST_F(FaceWitnessTest, AnUnflaggedFacePaintedOverAFlaggedOneClearsThePixelsItWr
     witness.arm(kTexturePastImage);
     draw_past_texture(10, 10, 60, 60);
     draw({2, 4, 5}, 1, 20, 20, 40, 40); // type 2, flat colour 5
-    const std::vector<std::uint8_t> taint = witness.take_taint();
-    witness.arm(0);
+    const std::vector<std::uint8_t> taint = disarm(witness);
     EXPECT_EQ(at(taint, 12, 12), kTexturePastImage) << "the flagged face's own pixel";
     EXPECT_EQ(at(taint, 30, 30), 0u) << "painted over by the flat face";
     EXPECT_EQ(at(taint, 50, 50), kTexturePastImage);
@@ -159,8 +164,7 @@ TEST_F(FaceWitnessTest, ARemapFaceOverAFlaggedOneKeepsTheCause) {
     draw({6, 4}, 1, 20, 20, 40, 40);
     ASSERT_NE(pixel(30, 30), textured) << "the glass changes the pixel";
     draw({2, 4, 5}, 1, 45, 45, 55, 55);
-    const std::vector<std::uint8_t> taint = witness.take_taint();
-    witness.arm(0);
+    const std::vector<std::uint8_t> taint = disarm(witness);
     EXPECT_EQ(at(taint, 30, 30), kTexturePastImage) << "glass over the flagged face";
     EXPECT_EQ(at(taint, 50, 50), 0u) << "flat over the flagged face";
 }
@@ -172,8 +176,7 @@ TEST_F(FaceWitnessTest, AFlaggedFacePaintedLastCarriesItsCause) {
     witness.arm(kTexturePastImage);
     draw({2, 4, 5}, 1, 10, 10, 60, 60);
     draw_past_texture(20, 20, 40, 40);
-    const std::vector<std::uint8_t> taint = witness.take_taint();
-    witness.arm(0);
+    const std::vector<std::uint8_t> taint = disarm(witness);
     EXPECT_EQ(at(taint, 30, 30), kTexturePastImage);
     EXPECT_EQ(at(taint, 12, 12), 0u);
 }
@@ -201,8 +204,7 @@ TEST_F(FaceWitnessTest, AFaceSamplingInsideItsTextureIsNotWitnessedPastIt) {
         << "the face-vertex array lies within 64 KiB past the texture";
     witness.arm(kTexturePastImage);
     call(face);
-    const std::vector<std::uint8_t> taint = witness.take_taint();
-    witness.arm(0);
+    const std::vector<std::uint8_t> taint = disarm(witness);
     EXPECT_EQ(at(taint, 30, 30), 0u) << "u = v = 0: every sample is the texture's first pixel";
 }
 
@@ -224,8 +226,7 @@ TEST_F(FaceWitnessTest, TheRemapTablesAreTheImagesAtTheDrawNotAtTheWitnessesBirt
     const std::uint8_t textured = pixel(30, 30);
     draw({6, 4}, 1, 20, 20, 40, 40);
     ASSERT_NE(pixel(30, 30), textured);
-    const std::vector<std::uint8_t> taint = witness.take_taint();
-    witness.arm(0);
+    const std::vector<std::uint8_t> taint = disarm(witness);
     EXPECT_EQ(at(taint, 30, 30), kTexturePastImage) << "glass over the flagged face";
 }
 
@@ -242,8 +243,7 @@ TEST_F(FaceWitnessTest, AnOpaqueFaceWhoseColourMatchesARemapAtSomePixelsIsNoRema
     const std::uint8_t colour = original_.machine().read_u8(glass + pixel(55, 55));
     ASSERT_NE(original_.machine().read_u8(glass + pixel(65, 65)), colour) << "beside the flagged face";
     draw({2, 4, colour}, 1, 50, 50, 70, 70);
-    const std::vector<std::uint8_t> taint = witness.take_taint();
-    witness.arm(0);
+    const std::vector<std::uint8_t> taint = disarm(witness);
     EXPECT_EQ(at(taint, 55, 55), 0u) << "painted over by an opaque face";
     EXPECT_EQ(at(taint, 30, 30), kTexturePastImage);
 }
@@ -258,8 +258,7 @@ TEST_F(FaceWitnessTest, AWriteOutsideTheFaceRoutinesClearsThePixel) {
     write_outside_faces(30, 30, static_cast<std::uint8_t>(pixel(30, 30) + 1));
     draw({2, 4, 5}, 1, 100, 100, 110, 110);                                    // a face after it, elsewhere
     write_outside_faces(40, 40, static_cast<std::uint8_t>(pixel(40, 40) + 1)); // after the last face
-    const std::vector<std::uint8_t> taint = witness.take_taint();
-    witness.arm(0);
+    const std::vector<std::uint8_t> taint = disarm(witness);
     EXPECT_EQ(at(taint, 30, 30), 0u) << "written between two faces";
     EXPECT_EQ(at(taint, 40, 40), 0u) << "written after the last face";
     EXPECT_EQ(at(taint, 20, 20), kTexturePastImage);
@@ -288,8 +287,7 @@ TEST_F(FaceWitnessTest, AFaceRepaintingTheColourThereIsThePixelsLastWriter) {
     ASSERT_NE(m.read_u8(original_.address("haze_table") + colour), colour);
     draw({2, 4, colour}, 1, 20, 20, 40, 40);
     ASSERT_EQ(pixel(30, 30), colour);
-    const std::vector<std::uint8_t> taint = witness.take_taint();
-    witness.arm(0);
+    const std::vector<std::uint8_t> taint = disarm(witness);
     EXPECT_EQ(at(taint, 30, 30), 0u) << "repainted by the flat face";
     EXPECT_EQ(at(taint, 12, 12), kTexturePastImage);
 }
@@ -342,8 +340,7 @@ TEST_F(FaceWitnessTest, NestedFaceRoutinesKeepTheOuterFacesWatchAndTheLastWriter
     run_over_op_select(caller);
     ASSERT_EQ(pixel(105, 105), 5u) << "the flat face painted over Q";
     ASSERT_EQ(pixel(150, 150), 77u);
-    const std::vector<std::uint8_t> taint = witness.take_taint();
-    witness.arm(0);
+    const std::vector<std::uint8_t> taint = disarm(witness);
     EXPECT_EQ(at(taint, 150, 150), kTexturePastImage)
         << "P, written by the outer face after the inner returned";
     EXPECT_EQ(at(taint, 105, 105), 0u) << "Q, written last by the flat face";
