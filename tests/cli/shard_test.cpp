@@ -297,6 +297,11 @@ TEST_F(ShardTest, ShardsHoldingOnlyPartsMergeIntoTheUnshardedOutputs) {
         const Result shard = refcheck("run " + file + env + " --shard " + k + "/2 --out o" + k);
         ASSERT_EQ(shard.code, 0) << shard.out << shard.err;
         ASSERT_TRUE(cases_of(std::string("o") + k).empty()) << k << " holds a whole case";
+        // Its exit status is its parts': the case's own checks run at the merge, and it says so.
+        EXPECT_NE(shard.out.find("provisional: 1 part(s) of 1 split case(s) (program-lights): refcheck merge "
+                                 "decides those cases"),
+                  std::string::npos)
+            << shard.out;
     }
     const Result merge = refcheck("merge --out merged o0 o1 --cases " + file + env);
     ASSERT_EQ(merge.code, 0) << merge.out << merge.err;

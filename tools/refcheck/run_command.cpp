@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -120,6 +121,19 @@ void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& fi
               << ", matched " << with_commas(c.value("matched", 0ull)) << ", known divergences "
               << with_commas(c.value("known", 0ull)) << ", unexplained "
               << with_commas(c.value("unexplained", 0ull)) << "\n";
+    // A shard holding parts of split cases: their cases are decided only when refcheck merge
+    // finishes them (the whole case's checks: something compared, its "compares"), so this run's
+    // status covers the parts' comparisons, not those cases' verdicts.
+    if (const auto& parts = harness::member(s.index, "parts"); parts.is_array() && !parts.empty()) {
+        std::set<std::string> split;
+        for (const auto& p : parts) split.insert(p.at("case").get<std::string>());
+        std::string names;
+        for (const auto& n : split) names += (names.empty() ? "" : ", ") + n;
+        std::cout << "  provisional: " << parts.size() << " part(s) of " << split.size() << " split case(s) ("
+                  << names
+                  << "): refcheck merge decides those cases; this shard's status covers the parts' "
+                     "comparisons only\n";
+    }
     for (const auto& [cause, n] : harness::member(c, "known_by_cause").items())
         std::cout << "  known divergence " << cause << ": " << with_commas(n.get<std::uint64_t>())
                   << " (the cause witnessed on both sides)\n";
