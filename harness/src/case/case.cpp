@@ -397,6 +397,10 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
                 fail(file, "hooks name \"" + name + "\", which is not one of the four face routines");
     const json tol = j.value("tolerance", json::object());
     c.tolerance = get<std::int64_t>(tol, "grid_rounding", 0, file);
+    if (c.tolerance < 0 || c.tolerance > 65535)
+        fail(file,
+             "\"tolerance\": \"grid_rounding\" is the half-size of div.grid_tolerance's camera-space box, "
+             "0 to 65535");
     c.allow = get<std::vector<std::string>>(j, "allow", {}, file);
     for (const auto& id : c.allow)
         if (!find_known_divergence(id))

@@ -62,7 +62,8 @@ std::uint32_t flags_explaining(const std::vector<std::string>& allowed, std::str
 
 bool within_grid_tolerance(std::string_view field, const std::array<std::int32_t, 3>& camera,
                            std::int64_t half, std::int64_t value) {
-    if (half < 0) return false;
+    // A half-size past 32 bits draws no box (and would overflow below).
+    if (half < 0 || half > std::numeric_limits<std::int32_t>::max()) return false;
     const std::int64_t z = camera[2];
     if (z - half < reimpl::kNearZ) return false; // a corner nearer than geo.near
     if (field == "screen_z") return value >= z - half && value <= z + half;
@@ -75,6 +76,13 @@ bool within_grid_tolerance(std::string_view field, const std::array<std::int32_t
             if (c < std::numeric_limits<std::int32_t>::min() || c > std::numeric_limits<std::int32_t>::max())
                 return false;
             p[axis] = static_cast<std::int32_t>(c);
+        }
+        // geo.project wraps its quotient to 32 bits before clamping: a corner whose quotient does
+        // not fit lands anywhere, and the box it draws excuses nothing.
+        for (int axis = 0; axis < 2; ++axis) {
+            const std::int64_t q = std::int64_t{p[axis]} * 256 / p[2];
+            if (q < std::numeric_limits<std::int32_t>::min() || q > std::numeric_limits<std::int32_t>::max())
+                return false;
         }
         const reimpl::ScreenPoint s = reimpl::project(p);
         const std::int64_t v = field == "screen_x" ? s.sx : s.sy;

@@ -297,6 +297,9 @@ void FaceWitness::face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_
     // is paid only then.
     f.carrier = f.flags || f.texture_end;
     f.collects = f.carrier || !faces_.empty() || covers_taint(m, fv, m.read_u8(packet + 1));
+    // A face with a face nested in it collects from then on: what the nested face leaves may carry a
+    // cause the outer face then repaints in the same colour.
+    if (!faces_.empty()) faces_.back().collects = true;
     f.glass = !f.carrier && !glass_.empty();
     f.haze = !f.carrier && !haze_.empty();
     // What was written since the last entry or return is the running face's, or (none running)
@@ -315,8 +318,10 @@ void FaceWitness::settle(const std::vector<std::uint8_t>& now) {
     // A pixel the running face wrote: its taint waits for the face's return, where the face decides
     // it if it is still the last writer. Whether the face is a remap is judged on every such pixel.
     auto take = [&](std::uint32_t p, std::uint8_t before, std::uint8_t after) {
-        owner_[p] = f->id;
-        f->owned.push_back(p);
+        if (owner_[p] != f->id) {
+            f->owned.push_back({p, owner_[p]});
+            owner_[p] = f->id;
+        }
         if (f->glass || f->haze) {
             f->glass = f->glass && after == glass_[before];
             f->haze = f->haze && after == haze_[before];
@@ -357,13 +362,17 @@ void FaceWitness::face_return(emu::Machine& m) {
     // cause). A pixel a later face (nested in this one) wrote is that face's.
     const std::uint32_t flags = f.flags | (f.past_texture ? kTexturePastImage : 0u);
     const bool remap = f.glass || f.haze;
-    for (const std::uint32_t p : f.owned) {
+    // A remap leaves the pixel's taint to the writer before it: a running face it is nested in
+    // decides the pixel at its own return (the value still comes from that face's write).
+    for (const auto& [p, before] : f.owned) {
         if (owner_[p] != f.id) continue;
         owner_[p] = 0;
         if (f.carrier)
             set_taint(p, flags ? taint_[p] | flags : 0);
         else if (!remap)
             set_taint(p, 0);
+        else
+            owner_[p] = before;
     }
     if (tainted_ || !faces_.empty()) {
         if (now.empty()) now = m.read_bytes(framebuffer_, framebuffer_size_);

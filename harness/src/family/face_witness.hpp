@@ -45,6 +45,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace refcheck::harness {
@@ -127,15 +128,17 @@ private:
     std::vector<std::uint8_t> checkpoint_;
     struct FaceInProgress {
         std::uint32_t id = 0;
-        std::uint32_t flags = 0;            // causes witnessed for its levels
-        std::uint32_t texture_end = 0;      // end of the heap allocation holding its texture (0: none)
-        std::uint64_t sample_end = 0;       // end of the bytes its samples can read (see face_entry)
-        bool past_texture = false;          // it read past that end, below sample_end
-        bool carrier = false;               // it may carry a cause: what it writes takes its causes
-        bool collects = false;              // its writes are watched (carrier, covering a cause, nested)
+        std::uint32_t flags = 0;       // causes witnessed for its levels
+        std::uint32_t texture_end = 0; // end of the heap allocation holding its texture (0: none)
+        std::uint64_t sample_end = 0;  // end of the bytes its samples can read (see face_entry)
+        bool past_texture = false;     // it read past that end, below sample_end
+        bool carrier = false;          // it may carry a cause: what it writes takes its causes
+        bool collects = false; // its writes are watched (carrier, covering a cause, nested or nesting)
         bool glass = false, haze = false;   // every pixel it changed or wrote so far is that remap's
         std::vector<std::uint32_t> written; // framebuffer offsets it wrote since the last settle
-        std::vector<std::uint32_t> owned;   // pixels it was seen to write (owner_ says if still last)
+        // Pixels it was seen to write (owner_ says if it is still the last writer), each with the
+        // writer before it (0: decided; a remap hands the pixel back to it).
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> owned;
     };
     std::vector<FaceInProgress> faces_;
 };

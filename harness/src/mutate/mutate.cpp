@@ -610,9 +610,12 @@ std::string survivor_reason(std::size_t i, const ojson& row, const std::vector<B
                        : std::string(booted_capped ? ", then some" : ", then every one") + " of the " +
                              std::to_string(reaching) + " later inputs that reach it") +
                   ")";
+    // Capped by either phase: the served cases' part says whether it ran on all their inputs, the
+    // fresh boots' whether on all their later ones.
     if (served_capped || booted_capped)
-        return "capped: run on " + std::to_string(served_run) + " of the " + std::to_string(served_reaching) +
-               " inputs of " + names(served) + " that reach it" + fresh +
+        return "capped: run on " +
+               (served_capped ? std::to_string(served_run) + " of the " : std::string("all ")) +
+               std::to_string(served_reaching) + " inputs of " + names(served) + " that reach it" + fresh +
                " (--inputs-per-mutant) with every compared event matching; the others did not run";
     return "no compared event differs: run on all " + std::to_string(served_reaching) + " inputs of " +
            names(served) + " that reach it" + fresh +

@@ -57,6 +57,20 @@ TEST(Case, RejectsUnknownKeysFamiliesAndInventedExceptions) {
               std::string::npos);
 }
 
+// div.grid_tolerance's half-size: 0 to 65535 (a negative one, or one past 32 bits, overflowed the
+// box's arithmetic); a stated refusal reason is read with the rejection.
+TEST(Case, RefusesAGridToleranceOutsideItsRangeAndReadsARejectionsReason) {
+    const std::string head = R"({"schema":"refcheck-case/1","family":"loader","tolerance":{"grid_rounding":)";
+    for (const char* bad : {"-1", "65536", "9223372036854775807"})
+        EXPECT_NE(error_of(write("tol.json", head + bad + "}}")).find("0 to 65535"), std::string::npos)
+            << bad;
+    EXPECT_EQ(load_case(write("tol5.json", head + "5}}")).tolerance, 5);
+    const Case c = load_case(write("rej.json", R"({"schema":"refcheck-case/1","family":"loader",
+      "rejects":{"archive":"3DOBJS.BIN","record":null,"reason":2}})"));
+    ASSERT_TRUE(c.rejects);
+    EXPECT_EQ(c.rejects->reason, 2u);
+}
+
 // A placed view: "position" (and a raw "rotation" with it) replaces the aimed camera; mixing it
 // with "distance" or "probe", or giving a rotation with angles or without a position, is refused.
 TEST(Case, LoadsPlacedViewsAndRefusesMixedPlacements) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 #include <string>
 
@@ -212,6 +213,12 @@ TEST(Compare, GridToleranceOfDepthIsTheCameraZPlusOrMinusTheHalfSize) {
     EXPECT_TRUE(within_grid_tolerance("screen_y", camera, 5, 112));
     EXPECT_FALSE(within_grid_tolerance("screen_y", camera, 5, 122));
     EXPECT_FALSE(within_grid_tolerance("screen_y", camera, 5, 111));
+    // No box: a half-size past 32 bits (the arithmetic would overflow), and corners whose projection
+    // does not fit 32 bits (geo.project wraps the quotient before clamping, so the box would span
+    // the screen).
+    EXPECT_FALSE(within_grid_tolerance("screen_x", camera, std::numeric_limits<std::int64_t>::max(), 170));
+    const std::array<std::int32_t, 3> wide{1 << 29, 0, 69}; // 2^29 * 256 / 64 = 2^31
+    EXPECT_FALSE(within_grid_tolerance("screen_x", wide, 5, 32767));
 }
 
 // A field name one side repeats is compared by occurrence: [x=1] against [x=1, x=2] differs in the

@@ -24,6 +24,8 @@ namespace {
 
 constexpr std::uint32_t kWidth = 320;
 constexpr const char* kFace = "draw_completely_visible_primary_face_";
+// The outer face routine of the nesting tests: its entry is made a jump to test code.
+constexpr const char* kOuter = "draw_completely_visible_secondary_face_";
 
 class FaceWitnessTest : public ::testing::Test {
 protected:
@@ -121,6 +123,44 @@ protected:
         append_store(code, original_.address("framebuffer") + y * kWidth + x, value);
         code.push_back(0xc3);
         run_over_op_select(code);
+    }
+    // A type 7 (textured) face over the rectangle sampling two rows past its texture's pixels.
+    std::pair<std::uint32_t, std::uint32_t> place_past_texture(std::int32_t x0, std::int32_t y0,
+                                                               std::int32_t x1, std::int32_t y1) {
+        const std::uint32_t height =
+            original_.machine().read_u32(texture_ + original_.profile().offset_of("texture", "height"));
+        return place({7, 4, static_cast<std::uint8_t>(slot_), static_cast<std::uint8_t>(slot_ >> 8), 0}, 3,
+                     x0, y0, x1, y1, 0, static_cast<std::int32_t>(height) + 2);
+    }
+    // The address such a face samples: its texture's pixels plus two rows past its height.
+    std::uint32_t past_texel() {
+        const Profile& profile = original_.profile();
+        const emu::Machine& m = original_.machine();
+        const std::uint32_t height = m.read_u32(texture_ + profile.offset_of("texture", "height"));
+        const std::uint32_t type = m.read_u32(texture_ + profile.offset_of("texture", "type"));
+        return m.read_u32(texture_ + profile.offset_of("texture", "pixels")) + (height + 2) * (16u << type);
+    }
+    std::uint32_t framebuffer(std::uint32_t x, std::uint32_t y) {
+        return original_.address("framebuffer") + y * kWidth + x;
+    }
+    // Where an outer face's body lies: past the caller, in op_select (which these tests never run).
+    std::uint32_t body_at() { return original_.address("op_select") + 0x60; }
+    // Draws `face` through kOuter, a face routine of the profile whose entry is made a jump to
+    // `body` (guest code at body_at(), a ret appended): a face routine that runs other code, and
+    // other face routines, between its own writes.
+    void draw_outer(std::pair<std::uint32_t, std::uint32_t> face, std::vector<std::uint8_t> body) {
+        emu::Machine& m = original_.machine();
+        body.push_back(0xc3);
+        m.write(body_at(), body);
+        const std::uint32_t entry = original_.address(kOuter);
+        const std::uint32_t rel = body_at() - (entry + 5);
+        m.write(entry, std::vector<std::uint8_t>{
+                           0xe9, static_cast<std::uint8_t>(rel), static_cast<std::uint8_t>(rel >> 8),
+                           static_cast<std::uint8_t>(rel >> 16), static_cast<std::uint8_t>(rel >> 24)});
+        std::vector<std::uint8_t> caller;
+        append_call(caller, original_.address("op_select"), entry, face);
+        caller.push_back(0xc3);
+        run_over_op_select(caller);
     }
     // The draw's end: the original's taint, and the witness disarmed.
     static std::vector<std::uint8_t> disarm(FaceWitness& witness) {
@@ -300,44 +340,19 @@ TEST_F(FaceWitnessTest, AFaceRepaintingTheColourThereIsThePixelsLastWriter) {
 // secondary face routine, which these tests never run.
 TEST_F(FaceWitnessTest, NestedFaceRoutinesKeepTheOuterFacesWatchAndTheLastWriter) {
     build_palette();
-    const char* outer = "draw_completely_visible_secondary_face_";
-    FaceWitness witness(original_, {kFace, outer});
-    const Profile& profile = original_.profile();
-    emu::Machine& m = original_.machine();
-    const std::uint32_t height = m.read_u32(texture_ + profile.offset_of("texture", "height"));
-    const std::uint32_t type = m.read_u32(texture_ + profile.offset_of("texture", "type"));
-    const std::uint32_t pixels = m.read_u32(texture_ + profile.offset_of("texture", "pixels"));
-    ASSERT_LE(type, 2u);
-    const auto outer_face =
-        place({7, 4, static_cast<std::uint8_t>(slot_), static_cast<std::uint8_t>(slot_ >> 8), 0}, 3, 140, 100,
-              160, 120, 0, static_cast<std::int32_t>(height) + 2);
+    FaceWitness witness(original_, {kFace, kOuter});
+    const auto outer_face = place_past_texture(140, 100, 160, 120);
     const auto inner_face = place({2, 4, 5}, 1, 100, 100, 110, 110, 0, 0);
-    const std::uint32_t framebuffer = original_.address("framebuffer");
-    const std::uint32_t q = framebuffer + 105 * kWidth + 105, p = framebuffer + 150 * kWidth + 150;
-
-    // The outer face's body, past the caller in op_select: read the texel two rows past the
-    // texture (mov al, [address]), store Q, call the inner face, store P, ret.
-    const std::uint32_t body = original_.address("op_select") + 0x60;
+    // The outer face's body: read the texel two rows past the texture (mov al, [address]), store
+    // Q, call the inner face, store P.
     std::vector<std::uint8_t> code = {0xa0};
-    const std::uint32_t past = pixels + (height + 2) * (16u << type);
+    const std::uint32_t past = past_texel();
     for (int b = 0; b < 4; ++b) code.push_back(static_cast<std::uint8_t>(past >> (8 * b)));
-    append_store(code, q, 77);
-    append_call(code, body, original_.address(kFace), inner_face);
-    append_store(code, p, 77);
-    code.push_back(0xc3);
-    m.write(body, code);
-    // The outer routine's entry jumps to the body (jmp rel32).
-    const std::uint32_t entry = original_.address(outer);
-    const std::uint32_t rel = body - (entry + 5);
-    m.write(entry, std::vector<std::uint8_t>{
-                       0xe9, static_cast<std::uint8_t>(rel), static_cast<std::uint8_t>(rel >> 8),
-                       static_cast<std::uint8_t>(rel >> 16), static_cast<std::uint8_t>(rel >> 24)});
-
+    append_store(code, framebuffer(105, 105), 77);
+    append_call(code, body_at(), original_.address(kFace), inner_face);
+    append_store(code, framebuffer(150, 150), 77);
     witness.arm(kTexturePastImage);
-    std::vector<std::uint8_t> caller;
-    append_call(caller, original_.address("op_select"), entry, outer_face);
-    caller.push_back(0xc3);
-    run_over_op_select(caller);
+    draw_outer(outer_face, code);
     ASSERT_EQ(pixel(105, 105), 5u) << "the flat face painted over Q";
     ASSERT_EQ(pixel(150, 150), 77u);
     const std::vector<std::uint8_t> taint = disarm(witness);
@@ -345,6 +360,57 @@ TEST_F(FaceWitnessTest, NestedFaceRoutinesKeepTheOuterFacesWatchAndTheLastWriter
         << "P, written by the outer face after the inner returned";
     EXPECT_EQ(at(taint, 105, 105), 0u) << "Q, written last by the flat face";
     EXPECT_EQ(at(taint, 102, 102), 0u) << "the flat face's own pixel";
+}
+
+// A remap nested in a face leaves the pixel to that face: an outer face without a cause paints a
+// pixel a flagged face left (a direct write: it clears the cause at its return), then a glass face
+// nested in it remaps the pixel. The glass face's return marked the pixel decided, so the outer face
+// skipped it at its return and the flagged face's cause stayed.
+TEST_F(FaceWitnessTest, ARemapNestedInAFaceLeavesThePixelToThatFace) {
+    build_palette();
+    FaceWitness witness(original_, {kFace, kOuter});
+    witness.arm(kTexturePastImage);
+    draw_past_texture(10, 10, 60, 60);
+    const std::uint8_t flagged = pixel(30, 30);
+    const emu::Machine& m = original_.machine();
+    const auto glass = [&](std::uint8_t c) { return m.read_u8(original_.address("glass_table") + c); };
+    const auto haze = [&](std::uint8_t c) { return m.read_u8(original_.address("haze_table") + c); };
+    const auto colour = static_cast<std::uint8_t>(glass(flagged) + 1);
+    ASSERT_NE(colour, haze(flagged)) << "the outer face's write is no remap";
+    const auto outer_face = place({2, 4, colour}, 1, 20, 20, 40, 40, 0, 0);
+    const auto glass_face = place({6, 4}, 1, 25, 25, 35, 35, 0, 0);
+    std::vector<std::uint8_t> code;
+    append_store(code, framebuffer(30, 30), colour);
+    append_call(code, body_at(), original_.address(kFace), glass_face);
+    draw_outer(outer_face, code);
+    ASSERT_EQ(pixel(30, 30), glass(colour)) << "the glass over the outer face's colour";
+    const std::vector<std::uint8_t> taint = disarm(witness);
+    EXPECT_EQ(at(taint, 30, 30), 0u) << "its value comes from the outer face's write";
+    EXPECT_EQ(at(taint, 12, 12), kTexturePastImage) << "the flagged face's own pixel";
+}
+
+// A face with a face nested in it collects its writes from then on. The outer face here covers no
+// pixel with a cause at its entry (there is none yet), so its writes were not watched; the nested
+// flagged face then drew, and the outer face repainted one of its pixels in the colour there: the
+// comparison showed no change, and the pixel kept the nested face's cause.
+TEST_F(FaceWitnessTest, AFaceRepaintingWhatAFaceNestedInItLeftIsTheLastWriter) {
+    build_palette();
+    FaceWitness witness(original_, {kFace, kOuter});
+    const auto outer_face = place({2, 4, 5}, 1, 200, 150, 210, 160, 0, 0);
+    const auto inner_face = place_past_texture(100, 100, 110, 110); // one colour: every sample one texel
+    std::vector<std::uint8_t> code;
+    append_call(code, body_at(), original_.address(kFace), inner_face);
+    // mov al, [framebuffer(102, 102)]; mov [framebuffer(105, 105)], al: the colour there, again.
+    code.push_back(0xa0);
+    for (int b = 0; b < 4; ++b) code.push_back(static_cast<std::uint8_t>(framebuffer(102, 102) >> (8 * b)));
+    code.push_back(0xa2);
+    for (int b = 0; b < 4; ++b) code.push_back(static_cast<std::uint8_t>(framebuffer(105, 105) >> (8 * b)));
+    witness.arm(kTexturePastImage);
+    draw_outer(outer_face, code);
+    ASSERT_EQ(pixel(105, 105), pixel(102, 102));
+    const std::vector<std::uint8_t> taint = disarm(witness);
+    EXPECT_EQ(at(taint, 105, 105), 0u) << "repainted by the outer face";
+    EXPECT_EQ(at(taint, 102, 102), kTexturePastImage) << "the nested face's own pixel";
 }
 
 } // namespace
