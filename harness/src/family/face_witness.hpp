@@ -28,11 +28,12 @@
 //   rast.remap), which keeps them. Such a face is seen by comparing the framebuffer at its entry and
 //   return, as it is most of a draw, and its writes are watched too (a write of the value already
 //   there is still its write) only when the box of its screen vertices, a pixel wider, covers a
-//   pixel carrying a cause, or it runs inside another face. Writes between faces (outside the face
-//   routines: a shadow's spans) clear the pixels they changed. Face routines may nest (a retail
-//   image's face routine may call another): what happens between two entries or returns is the
-//   innermost running face's, and a face decides its pixels at its return only where it is still
-//   the last writer. The framebuffer write watch is armed only for the faces that may carry a cause
+//   pixel carrying a cause, or it runs inside another face (or another face ran inside it). Writes
+//   between faces (outside the face routines: a shadow's spans) clear the pixels they changed. Face
+//   routines may nest (a retail image's face routine may call another): what happens between two
+//   entries or returns is the innermost running face's, a face decides its pixels at its return
+//   only where it is still the last writer, and a remap hands them back to the writer before it.
+//   The framebuffer write watch is armed only for the faces that may carry a cause
 //   or cover one, in the draw calls of inputs where the reimplementation reports such a pixel
 //   (arm()), the heap read watch only for inputs with an omitted texture sample; never for a whole
 //   run.
