@@ -106,10 +106,7 @@ protected:
     }
     // A type 7 (textured) face sampling two rows past its texture's pixels: past the allocation.
     void draw_past_texture(std::int32_t x0, std::int32_t y0, std::int32_t x1, std::int32_t y1) {
-        const std::uint32_t height =
-            original_.machine().read_u32(texture_ + original_.profile().offset_of("texture", "height"));
-        draw({7, 4, static_cast<std::uint8_t>(slot_), static_cast<std::uint8_t>(slot_ >> 8), 0}, 3, x0, y0,
-             x1, y1, 0, static_cast<std::int32_t>(height) + 2);
+        call(place_past_texture(x0, y0, x1, y1));
     }
     std::uint8_t pixel(std::uint32_t x, std::uint32_t y) {
         return original_.machine().read_u8(original_.address("framebuffer") + y * kWidth + x);
