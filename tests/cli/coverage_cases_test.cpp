@@ -2,6 +2,7 @@
 // the origin kill mutants of the receiver test's 64-bit arithmetic that the default centre cannot,
 // and the out-of-range warzones kill the palette routine's bound at its rejection event.
 #include "cli_support.hpp"
+#include "code_site.hpp"
 
 #include <map>
 #include <set>
@@ -252,10 +253,25 @@ TEST_F(CoverageCasesTest, NullArgumentsKillTheGuardsThatOnlyANullPointerReaches)
 // draw, given a null pointer, writes a pixel of its framebuffer and returns (no face drawn, nothing
 // faulted) drew where abi.null says nothing is drawn. The patch turns draw_3d_object_shadow_'s null
 // branch (draw_status = DRAW_NO_MODEL, which is not compared) into a store of colour 7 at the
-// framebuffer's first pixel (0x418340), padded with nops. With the rejection a constant 0 on both
-// sides the case stayed equivalent; now the original's rejection counts the pixel.
+// framebuffer's first pixel, padded with nops (both addresses the profile's). With the rejection a
+// constant 0 on both sides the case stayed equivalent; now the original's rejection counts the pixel.
 TEST_F(CoverageCasesTest, AnOriginalThatDrawsUnderANullArgumentDivergesAtTheRejection) {
-    const std::string patch = " --patch '0x405450:c7054880420020000000->c6054083410007909090'";
+    const ojson profile = read_json(kProfile);
+    std::map<std::string, std::uint32_t> at;
+    for (const auto& d : profile.at("data"))
+        at[d.at("name").get<std::string>()] =
+            static_cast<std::uint32_t>(std::stoul(d.at("address").get<std::string>(), nullptr, 16));
+    char store[64];
+    std::snprintf(store, sizeof store, "mov dword ptr [0x%x], 0x20", at.at("draw_status"));
+    const CodeSite site = find_instruction("draw_3d_object_shadow_body",
+                                           [&](const emu::Instruction& i) { return i.text == store; });
+    std::vector<std::uint8_t> pixel = {0xc6, 0x05};
+    for (int k = 0; k < 4; ++k) pixel.push_back(static_cast<std::uint8_t>(at.at("framebuffer") >> (8 * k)));
+    pixel.push_back(7);
+    ASSERT_LE(pixel.size(), site.bytes.size()) << store;
+    pixel.resize(site.bytes.size(), 0x90);
+    const std::string patch =
+        " --patch '" + site.where() + ":" + hex_bytes(site.bytes) + "->" + hex_bytes(pixel) + "'";
     const Result r =
         refcheck("run " + quote(kCasesDir / "coverage-null-arguments-shadow.json") + patch + " --out drawn");
     ASSERT_EQ(r.code, 1) << r.out << r.err;
@@ -431,7 +447,8 @@ TEST_F(CoverageCasesTest, TexturesOnTheTypeAndHeightBoundsKillTheLoadersBoundMut
 // slot and in its first. Each kills a mutant that its plain counterpart lets live; except that,
 // since the original's reason is compared (initialise_error), the plain short record kills the
 // header check's bound mutant too: with the bound moved by one its header passes, and it is refused
-// by the internal-offset check instead (reason 4, not 3), which its result alone did not show.
+// by the internal-offset check instead (objects_internal, not objects_record), which its result
+// alone did not show.
 TEST_F(CoverageCasesTest, LoaderEdgesKillTheCheckLoopsAndTheReleaseAfterAFailure) {
     struct Pair {
         const char *plain, *added, *routines, *operators;

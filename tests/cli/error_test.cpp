@@ -116,7 +116,9 @@ TEST_F(ErrorTest, RealImageTemplateNamesEveryMissingAddress) {
     for (const char* section : {"routines", "data"})
         for (const auto& entry : tpl.at(section)) {
             EXPECT_EQ(entry.at("address"), "") << entry.at("name") << ": a template ships no address";
-            names.push_back(entry.at("name").get<std::string>());
+            // The one optional global: no case needs it (without it a hostile case's reason is not
+            // compared, and its report says so; HostileTest.TheReasonsNumberIsTheProfilesForTheCasesName).
+            if (entry.at("name") != "initialise_error") names.push_back(entry.at("name").get<std::string>());
         }
     for (const char* needed :
          {"initialise_3d_objects_", "draw_3d_object_", "construct_3d_object_", "initialise_3d_palette_",

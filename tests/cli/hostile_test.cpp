@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 
 namespace refcheck::cli_test {
 namespace {
@@ -26,7 +27,8 @@ TEST_F(HostileTest, EveryShippedHostileRootIsRefusedByBothSides) {
         const ojson& rej = j.at("rejection");
         EXPECT_EQ(rej.at("original_result"), 1) << file;
         // Every shipped hostile case states the original's reason, and the original gives it.
-        EXPECT_EQ(rej.at("original_reason"), read_json(file).at("rejects").at("reason")) << file;
+        EXPECT_EQ(rej.at("original_reason").at("name"), read_json(file).at("rejects").at("reason")) << file;
+        EXPECT_EQ(rej.at("original_reason"), rej.at("expected_reason")) << file;
         ASSERT_TRUE(rej.at("reimpl_error").is_string()) << file;
         const ojson c = read_json(file);
         EXPECT_EQ(rej.at("reimpl_error")
@@ -81,23 +83,57 @@ TEST_F(HostileTest, AnOriginalRefusingForAnotherReasonThanTheCaseStatesDiverges)
     EXPECT_EQ(j.at("rejection").at("original_result"), 1) << "still refused";
     EXPECT_NE(j.at("rejection").at("original_reason"), j.at("rejection").at("expected_reason"));
     EXPECT_EQ(j.at("status"), "divergent");
-    // An image whose profile cannot say why (no initialise_error, as the real image's template) is
-    // compared on its result alone, and its report says the reason was not compared.
-    ojson profile = read_json(kProfile);
-    ojson data = ojson::array();
-    for (const auto& d : profile.at("data"))
-        if (d.at("name") != "initialise_error") data.push_back(d);
-    ASSERT_EQ(data.size() + 1, profile.at("data").size());
-    profile["data"] = data;
-    const fs::path mute = path("no-initialise-error.profile.json");
-    std::ofstream(mute) << profile.dump(1) << "\n";
-    const Result e = refcheck("run " + quote(file) + " --profile " + quote(mute) + " --out e");
-    EXPECT_EQ(e.code, 0) << e.out << e.err;
-    const ojson rejection = read_json(path("e/hostile-objects-table-count.json")).at("rejection");
-    EXPECT_FALSE(rejection.contains("original_reason")) << rejection.dump();
-    EXPECT_NE(rejection.value("reason_not_compared", "").find("no data \"initialise_error\""),
-              std::string::npos)
-        << rejection.dump();
+    EXPECT_EQ(j.at("rejection").at("original_reason").at("name"), "objects_record") << "a record check";
+    EXPECT_EQ(j.at("status"), "divergent");
+}
+
+// The case names the reason; the profile says which number the image's initialise_error holds for
+// it. The number compared is the profile's, not one the harness or the case knows: the clean
+// stand-in, whose profile swaps objects_table's number with objects_record's, diverges. A profile
+// that cannot say why (no initialise_error, as the real image's template, or no number for the
+// case's name) leaves the original compared on its result alone, and the report says why.
+TEST_F(HostileTest, TheReasonsNumberIsTheProfilesForTheCasesName) {
+    const fs::path file = kCasesDir / "hostile-objects-table-count.json";
+    ASSERT_EQ(read_json(file).at("rejects").at("reason"), "objects_table");
+    const ojson standin = read_json(kProfile);
+    auto with_error_global = [&](const std::string& name, const std::function<void(ojson&)>& edit) {
+        ojson profile = standin, data = ojson::array();
+        for (ojson d : profile.at("data")) {
+            if (d.at("name") == "initialise_error") edit(d);
+            if (!d.is_null()) data.push_back(d);
+        }
+        profile["data"] = data;
+        const fs::path out = path(name + ".profile.json");
+        std::ofstream(out) << profile.dump(1) << "\n";
+        return out;
+    };
+    const fs::path swapped = with_error_global("swapped", [](ojson& d) {
+        ojson& values = d.at("values");
+        std::swap(values.at("objects_table"), values.at("objects_record"));
+    });
+    const Result s = refcheck("run " + quote(file) + " --profile " + quote(swapped) + " --out s");
+    EXPECT_EQ(s.code, 1) << s.out << s.err;
+    const ojson sj = read_json(path("s/hostile-objects-table-count.json"));
+    EXPECT_EQ(sj.at("status"), "divergent");
+    EXPECT_EQ(sj.at("rejection").at("original_reason"), (ojson{{"name", "objects_record"}, {"value", 2}}));
+    EXPECT_EQ(sj.at("rejection").at("expected_reason"), (ojson{{"name", "objects_table"}, {"value", 3}}));
+
+    const std::vector<std::pair<fs::path, std::string>> mute = {
+        {with_error_global("no-global", [](ojson& d) { d = nullptr; }), "no data \"initialise_error\""},
+        {with_error_global("no-name", [](ojson& d) { d.at("values").erase("objects_table"); }),
+         "no \"values\" entry \"objects_table\""}};
+    for (const auto& [profile, why] : mute) {
+        const Result e = refcheck("run " + quote(file) + " --profile " + quote(profile) + " --out e");
+        EXPECT_EQ(e.code, 0) << e.out << e.err;
+        const ojson rejection = read_json(path("e/hostile-objects-table-count.json")).at("rejection");
+        EXPECT_FALSE(rejection.contains("original_reason")) << rejection.dump();
+        EXPECT_NE(rejection.value("reason_not_compared", "").find(why), std::string::npos)
+            << rejection.dump();
+        // Where the image has the global, the report shows its value for the profile's owner to name.
+        EXPECT_EQ(rejection.contains("original_value"), profile.filename() == "no-name.profile.json")
+            << rejection.dump();
+    }
+    EXPECT_EQ(read_json(path("e/hostile-objects-table-count.json")).at("rejection").at("original_value"), 2);
 }
 
 TEST_F(HostileTest, ACaseNamingAnotherRecordThanTheValidatorIsAnError) {

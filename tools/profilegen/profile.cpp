@@ -79,6 +79,30 @@ ordered_json routine_entry(const Descriptor& d, std::uint32_t address) {
             {"returns", parts[2]}};
 }
 
+// A global's entry: "type", or "type;name=N,name=N" for one whose values have names ("values", in
+// name order).
+ordered_json data_entry(const Descriptor& d, std::uint32_t address) {
+    const std::size_t semicolon = d.text.find(';');
+    ordered_json entry = {{"name", d.name},
+                          {"address", hex32(address)},
+                          {"type", d.text.substr(0, semicolon)},
+                          {"size", d.size}};
+    if (semicolon == std::string::npos) return entry;
+    std::map<std::string, std::uint32_t> values;
+    for (const std::string& pair : split(d.text.substr(semicolon + 1), ',')) {
+        const std::size_t equals = pair.find('=');
+        const std::string name = pair.substr(0, equals),
+                          number = equals == std::string::npos ? "" : pair.substr(equals + 1);
+        if (name.empty() || number.empty() || number.size() > 9 ||
+            number.find_first_not_of("0123456789") != std::string::npos)
+            throw ProfileError(d.name + ": value \"" + pair + "\" is not name=NUMBER");
+        if (!values.emplace(name, static_cast<std::uint32_t>(std::stoul(number))).second)
+            throw ProfileError(d.name + ": value " + name + " is named twice");
+    }
+    entry["values"] = values;
+    return entry;
+}
+
 ordered_json structs_entry(const std::vector<Descriptor>& descriptors) {
     std::map<std::string, std::uint32_t> sizes;
     std::map<std::string, std::map<std::uint32_t, ordered_json>> fields; // struct -> offset -> field
@@ -124,10 +148,7 @@ nlohmann::ordered_json build_profile(const ImageSymbols& image, const std::vecto
         if (d.kind == "routine")
             routines.emplace(d.name, routine_entry(d, address));
         else
-            data.emplace(d.name, ordered_json{{"name", d.name},
-                                              {"address", hex32(address)},
-                                              {"type", d.text},
-                                              {"size", d.size}});
+            data.emplace(d.name, data_entry(d, address));
     }
     for (const auto& [name, rva] : image.exports)
         if (!routines.contains(name) && !data.contains(name))

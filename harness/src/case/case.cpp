@@ -409,14 +409,23 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
     if (j.contains("rejects")) {
         const json& rj = j.at("rejects");
         if (!rj.is_object())
-            fail(file, "\"rejects\" is {\"archive\": NAME, \"record\": N or null, \"reason\": N (optional)}");
+            fail(file,
+                 "\"rejects\" is {\"archive\": NAME, \"record\": N or null, \"reason\": NAME (optional)}");
         Rejection rej;
         rej.archive = get<std::string>(rj, "archive", "", file);
         if (rej.archive != "3DOBJS.BIN" && rej.archive != "OBJTEXT.BIN" && rej.archive != "3DPAL.RGB")
             fail(file, "\"rejects\": \"archive\" is \"3DOBJS.BIN\", \"OBJTEXT.BIN\" or \"3DPAL.RGB\"");
         if (rj.contains("record") && !rj.at("record").is_null())
             rej.record = get<std::uint32_t>(rj, "record", 0, file);
-        if (rj.contains("reason")) rej.reason = get<std::uint32_t>(rj, "reason", 0, file);
+        if (rj.contains("reason")) {
+            // A name, never a number: the numbers are each image's own (its profile's "values" of
+            // initialise_error), and a case runs on any image.
+            if (!rj.at("reason").is_string() || rj.at("reason").get<std::string>().empty())
+                fail(file, "\"rejects\": \"reason\" names the reason, one of the \"values\" of the "
+                           "profile's initialise_error (e.g. \"textures_record\"), not " +
+                               rj.at("reason").dump());
+            rej.reason = rj.at("reason").get<std::string>();
+        }
         const Family needs = rej.archive == "3DPAL.RGB" ? Family::Palette : Family::Loader;
         if (c.family != needs)
             fail(file, "\"rejects\" of " + rej.archive + " is for " + std::string(family_name(needs)) +

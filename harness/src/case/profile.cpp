@@ -148,6 +148,15 @@ Profile load_profile(const std::filesystem::path& file) {
             pd.address = parse_address(d, file, pd.name);
             pd.type = d.value("type", "");
             pd.size = u32_field(d, "size", file, pd.name);
+            if (d.contains("values")) {
+                const json& values = d.at("values");
+                if (!values.is_object())
+                    fail(file, pd.name + ": \"values\" must be an object of names and numbers");
+                for (const auto& [name, v] : values.items()) {
+                    if (name.empty()) fail(file, pd.name + ": \"values\" has an empty name");
+                    pd.values[name] = u32_field(values, name.c_str(), file, pd.name + ".values");
+                }
+            }
             p.data[pd.name] = pd;
         }
         const json structs = j.value("structs", json::object());

@@ -32,7 +32,7 @@ ojson differing_ranges(std::span<const std::uint8_t> a, std::span<const std::uin
 }
 
 EventRecord rejection_event(const std::string& routine, std::int64_t result,
-                            std::optional<std::int64_t> reason) {
+                            std::optional<std::string> reason) {
     EventRecord e;
     e.kind = "rejection";
     e.fields = {{"routine", routine}, {"result", result}};

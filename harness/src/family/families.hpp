@@ -216,7 +216,7 @@ inline ojson two_sided(std::uint64_t original, std::uint64_t reimpl) {
 // result each gives (abi.init_objects, abi.init_palette, scene.params.valid), keyed by the routine.
 // `reason`: why the side refused, when the case compares it (Rejection::reason).
 EventRecord rejection_event(const std::string& routine, std::int64_t result,
-                            std::optional<std::int64_t> reason = std::nullopt);
+                            std::optional<std::string> reason = std::nullopt);
 
 // A large buffer as one event: its name, size and SHA-256 (apitrace's blob comparison).
 EventRecord buffer_event(const std::string& kind, const std::string& name,

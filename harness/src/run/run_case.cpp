@@ -247,19 +247,44 @@ void compare_rejection(CaseContext& ctx, const emu::CallResult& boot) {
     // Why the original refused, where the case states it: the image's own initialise_error. Its
     // result alone (1) matched whatever check refused, so an original without the check the case is
     // about, refusing the root at a later one, passed.
-    // The reasons are the stand-in's codes (fixture/engine.h init_error): an image whose profile
-    // has no initialise_error (the real image's template) does not say why, and the report says the
-    // reason was not compared.
-    std::optional<std::int64_t> original_reason, expected_reason;
-    if (want.reason && ctx.original.profile().data.count("initialise_error")) {
-        original_reason = ctx.original.u32("initialise_error");
-        expected_reason = *want.reason;
-        report["original_reason"] = *original_reason;
-        report["expected_reason"] = *want.reason;
-    } else if (want.reason) {
-        report["reason_not_compared"] =
-            "the profile has no data \"initialise_error\": the image does not say why "
-            "it refuses, only that it does (result 1)";
+    // The case names the reason; the profile gives the number the image's initialise_error holds
+    // for that name ("values"). A profile without the global or without that name (the real
+    // image's template) does not say why the image refuses, and the report says the reason was not
+    // compared and why.
+    std::optional<std::string> original_reason;
+    if (want.reason) {
+        const auto& data = ctx.original.profile().data;
+        const auto global = data.find("initialise_error");
+        std::string not_compared;
+        if (global == data.end() || !global->second.address)
+            not_compared = "the profile has no data \"initialise_error\" with an address: the image does "
+                           "not say why it refuses, only that it does (result 1)";
+        else if (!global->second.values.count(*want.reason))
+            not_compared = "the profile's \"initialise_error\" has no \"values\" entry \"" + *want.reason +
+                           "\": the image's number for this reason is not known";
+        if (!not_compared.empty()) {
+            report["reason_not_compared"] = not_compared;
+            // What the image holds, so that its profile's owner can name it (not compared).
+            if (global != data.end() && global->second.address)
+                report["original_value"] = ctx.original.u32("initialise_error");
+        } else {
+            // The original's reason is the name its value has in the profile (the case's name
+            // when the value is that name's: two names may share a number); a value the profile
+            // names nothing is shown as its number.
+            const std::uint32_t value = ctx.original.u32("initialise_error");
+            original_reason = "(unnamed: " + std::to_string(value) + ")";
+            if (global->second.values.at(*want.reason) == value)
+                original_reason = *want.reason;
+            else
+                for (const auto& [name, code] : global->second.values)
+                    if (code == value) {
+                        original_reason = name;
+                        break;
+                    }
+            report["original_reason"] = {{"name", *original_reason}, {"value", value}};
+            report["expected_reason"] = {{"name", *want.reason},
+                                         {"value", global->second.values.at(*want.reason)}};
+        }
     }
     ctx.report["rejection"] = report;
     if (error && (error->where().archive != want.archive || error->where().record != want.record))
@@ -271,7 +296,8 @@ void compare_rejection(CaseContext& ctx, const emu::CallResult& boot) {
     // to be the case's; without a refusal it has none.
     ctx.comparator.compare(
         "data root", {rejection_event(routine, result.eax, original_reason)},
-        {rejection_event(routine, error ? 1 : 0, error ? expected_reason : std::optional<std::int64_t>{})});
+        {rejection_event(routine, error ? 1 : 0,
+                         error && original_reason ? want.reason : std::optional<std::string>{})});
     ctx.events += 2;
     ctx.original.note_ran(routine);
 }

@@ -65,10 +65,16 @@ TEST(Case, RefusesAGridToleranceOutsideItsRangeAndReadsARejectionsReason) {
         EXPECT_NE(error_of(write("tol.json", head + bad + "}}")).find("0 to 65535"), std::string::npos)
             << bad;
     EXPECT_EQ(load_case(write("tol5.json", head + "5}}")).tolerance, 5);
-    const Case c = load_case(write("rej.json", R"({"schema":"refcheck-case/1","family":"loader",
-      "rejects":{"archive":"3DOBJS.BIN","record":null,"reason":2}})"));
+    const std::string rejects = R"({"schema":"refcheck-case/1","family":"loader",
+      "rejects":{"archive":"3DOBJS.BIN","record":null,"reason":)";
+    const Case c = load_case(write("rej.json", rejects + R"("objects_table"}})"));
     ASSERT_TRUE(c.rejects);
-    EXPECT_EQ(c.rejects->reason, 2u);
+    EXPECT_EQ(c.rejects->reason, "objects_table");
+    // A reason is a name the profile gives the image's number; the number itself is an image's own.
+    for (const char* bad : {"2", "\"\"", "null"})
+        EXPECT_NE(error_of(write("rejn.json", rejects + bad + "}}")).find("names the reason"),
+                  std::string::npos)
+            << bad;
 }
 
 // A placed view: "position" (and a raw "rotation" with it) replaces the aimed camera; mixing it

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 using namespace refcheck::harness;
@@ -63,5 +64,20 @@ TEST(Profile, CountsAndOffsetsOutOfRangeOrNotWholeAreRefusedByName) {
         const std::string field = refusal(with_field_offset(bad));
         EXPECT_NE(field.find("Obj.count: \"offset\" must be a whole number"), std::string::npos)
             << bad << ": " << field;
+    }
+}
+
+// A global's named values ("values"): how a hostile case names initialise_error's reason without
+// the image's numbers. Each is a whole number like any count; a name must not be empty.
+TEST(Profile, AGlobalsNamedValuesAreReadAndBadOnesRefusedByName) {
+    const Profile p = load_text(
+        R"({"schema": "refcheck-profile/1", "data": [{"name": "err", "values": {"open": 1, "table": 4294967295}}]})");
+    EXPECT_EQ(p.data.at("err").values,
+              (std::map<std::string, std::uint32_t>{{"open", 1}, {"table", 4294967295u}}));
+    for (const std::string bad : {R"({"open": -1})", R"({"open": "1"})", R"({"": 1})", "[1]", "7"}) {
+        const std::string error =
+            refusal(R"({"schema": "refcheck-profile/1", "data": [{"name": "err", "values": )" + bad + "}]}");
+        EXPECT_NE(error.find("err"), std::string::npos) << bad << ": " << error;
+        EXPECT_NE(error.find("values"), std::string::npos) << bad << ": " << error;
     }
 }

@@ -87,10 +87,10 @@ struct SceneSelection {
 struct Rejection {
     std::string archive;                 // "3DOBJS.BIN" or "OBJTEXT.BIN"
     std::optional<std::uint32_t> record; // the slot; none: the table
-    // Why the original refuses, as the image says it: the value of its initialise_error global
-    // (profile data) after the refusal, which the case states for its image (the stand-in's
-    // init_error codes, fixture/engine.h). None: the original's reason is not compared.
-    std::optional<std::uint32_t> reason;
+    // Why the original refuses, by name ("textures_record"): after the refusal the image's
+    // initialise_error global (profile data) must hold the number the profile's "values" give that
+    // name. None: the original's reason is not compared.
+    std::optional<std::string> reason;
 };
 
 struct Case {

@@ -37,6 +37,9 @@ struct ProfileData {
     std::optional<std::uint32_t> address;
     std::string type;
     std::uint32_t size = 0;
+    // What the global holds when it means a name ("values": {"objects_open": 1, ...}): how a case
+    // names a value of the image's (initialise_error's reasons) without knowing the image's numbers.
+    std::map<std::string, std::uint32_t> values;
 };
 
 struct ProfileField {

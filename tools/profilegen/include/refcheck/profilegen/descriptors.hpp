@@ -23,7 +23,7 @@ inline constexpr const char* kDescriptorSection = ".rcdesc";
 struct Descriptor {
     std::string kind;        // routine | data | struct | field
     std::string name;        // routine/global/struct name, or "struct.field"
-    std::string text;        // routine: "convention;role;returns;args"; data/field: type
+    std::string text;        // routine: "convention;role;returns;args"; data: type[;name=N,...]; field: type
     std::uint32_t value = 0; // field: offset
     std::uint32_t size = 0;  // data, struct, field: bytes
 };
