@@ -128,7 +128,17 @@ void on_shim_page(uc_engine* uc, uint64_t address, uint32_t, void* user) {
             return;
         }
         Args args(impl.self, thunk.shim->convention, thunk.shim->arg_count);
-        uint32_t eax = thunk.shim->function(impl.self, args);
+        uint32_t eax = 0;
+        try {
+            eax = thunk.shim->function(impl.self, args);
+        } catch (const GuestMemoryFault& f) {
+            // The access the guest asked the shim to make faults as the guest's own would: a memory
+            // fault at the data address, EIP on the thunk (make_fault shows the call site).
+            impl.record_stop(f.kind(), std::string(f.what()) + " by " + thunk.dll + "!" + thunk.function,
+                             f.address(), static_cast<Address>(address));
+            uc_emu_stop(uc);
+            return;
+        }
         if (!impl.pending.set) impl.self.set_reg(Reg::eax, eax);
     });
 }
@@ -183,6 +193,7 @@ uc_err Machine::Impl::map(uint64_t begin, size_t size, uint32_t prot) {
                          [](const HostRegion& a, const HostRegion& b) { return a.begin < b.begin; }),
         region);
     last_region = 0;
+    protections_stale = true;
     return UC_ERR_OK;
 }
 
@@ -195,6 +206,41 @@ void Machine::Impl::unmap(uint64_t begin, size_t size) {
             break;
         }
     last_region = 0;
+    protections_stale = true;
+}
+
+void Machine::Impl::protect(uint64_t begin, size_t size, uint32_t prot) {
+    uc_mem_protect(uc, begin, size, prot);
+    protections_stale = true;
+}
+
+std::optional<std::pair<Address, FaultKind>> Machine::Impl::refusal(uint64_t a, uint64_t n,
+                                                                    uint32_t perm) const {
+    if (protections_stale) {
+        uc_mem_region* regions = nullptr;
+        uint32_t count = 0;
+        if (uc_mem_regions(uc, &regions, &count) != UC_ERR_OK)
+            throw EmuError("Unicorn: cannot list the mapped regions");
+        protections.assign(regions, regions + count);
+        uc_free(regions);
+        std::sort(protections.begin(), protections.end(),
+                  [](const uc_mem_region& x, const uc_mem_region& y) { return x.begin < y.begin; });
+        protections_stale = false;
+    }
+    const bool write = perm == UC_PROT_WRITE;
+    for (uint64_t at = a, end = a + n; at < end;) {
+        auto it = std::upper_bound(protections.begin(), protections.end(), at,
+                                   [](uint64_t x, const uc_mem_region& r) { return x < r.begin; });
+        if (at > 0xffffffffu || it == protections.begin() || (it - 1)->end < at) // end is inclusive
+            return std::make_pair(static_cast<Address>(at),
+                                  write ? FaultKind::write_unmapped : FaultKind::read_unmapped);
+        --it;
+        if ((it->perms & perm) == 0)
+            return std::make_pair(static_cast<Address>(at),
+                                  write ? FaultKind::write_protected : FaultKind::read_protected);
+        at = it->end + 1;
+    }
+    return std::nullopt;
 }
 
 const uint8_t* Machine::Impl::host_slow(uint64_t a, size_t n) const {
@@ -343,6 +389,73 @@ void Machine::write_u16(Address a, uint16_t v) {
 void Machine::write_u32(Address a, uint32_t v) {
     uint8_t b[4] = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
     write(a, b);
+}
+
+namespace {
+[[noreturn]] void refuse_guest_access(std::pair<Address, FaultKind> refused, size_t size) {
+    const auto [at, kind] = refused;
+    const char* verb = kind == FaultKind::read_unmapped    ? "read of unmapped memory"
+                       : kind == FaultKind::write_unmapped ? "write to unmapped memory"
+                       : kind == FaultKind::read_protected ? "read of read-protected memory"
+                                                           : "write to write-protected memory";
+    throw GuestMemoryFault(kind, at,
+                           std::string(verb) + " at " + hex(at) + " (" + std::to_string(size) + " bytes)");
+}
+} // namespace
+
+void Machine::guest_read(Address a, std::span<uint8_t> out) const {
+    if (auto refused = impl_->refusal(a, out.size(), UC_PROT_READ)) refuse_guest_access(*refused, out.size());
+    read(a, out);
+}
+
+std::vector<uint8_t> Machine::guest_read_bytes(Address a, size_t n) const {
+    if (auto refused = impl_->refusal(a, n, UC_PROT_READ)) refuse_guest_access(*refused, n);
+    return read_bytes(a, n);
+}
+
+uint32_t Machine::guest_read_u32(Address a) const {
+    uint8_t b[4];
+    guest_read(a, b);
+    return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
+}
+
+void Machine::guest_write(Address a, std::span<const uint8_t> bytes) {
+    if (auto refused = impl_->refusal(a, bytes.size(), UC_PROT_WRITE))
+        refuse_guest_access(*refused, bytes.size());
+    write(a, bytes);
+}
+
+void Machine::guest_write_u16(Address a, uint16_t v) {
+    uint8_t b[2] = {uint8_t(v), uint8_t(v >> 8)};
+    guest_write(a, b);
+}
+
+void Machine::guest_write_u32(Address a, uint32_t v) {
+    uint8_t b[4] = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
+    guest_write(a, b);
+}
+
+std::optional<std::string> Machine::guest_cstring(Address a, size_t max) const {
+    std::string out;
+    uint8_t chunk[256];
+    while (out.size() < max) {
+        // Up to the next 256-byte boundary: a string ending just before unmapped memory reads.
+        const uint64_t at = uint64_t{a} + out.size();
+        const size_t n = std::min<size_t>({sizeof chunk, 256 - at % 256, max - out.size()});
+        guest_read(static_cast<Address>(at), {chunk, n});
+        const auto end = std::find(chunk, chunk + n, uint8_t{0});
+        out.append(reinterpret_cast<const char*>(chunk), static_cast<size_t>(end - chunk));
+        if (end != chunk + n) return out;
+    }
+    return std::nullopt;
+}
+
+std::optional<Address> Machine::guest_refuses(Address a, uint64_t n, Access kind) const {
+    std::optional<std::pair<Address, FaultKind>> refused;
+    if (has(kind, Access::read)) refused = impl_->refusal(a, n, UC_PROT_READ);
+    if (!refused && has(kind, Access::write)) refused = impl_->refusal(a, n, UC_PROT_WRITE);
+    if (!refused) return std::nullopt;
+    return refused->first;
 }
 
 bool Machine::is_mapped(Address a) const {

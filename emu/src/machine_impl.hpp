@@ -74,6 +74,14 @@ struct Machine::Impl {
         return host_slow(a, n);
     }
     const uint8_t* host_slow(uint64_t a, size_t n) const;
+    // The pages' protections as Unicorn holds them (uc_mem_regions, sorted by begin), for the shims'
+    // accesses on the guest's behalf; read again after a map, unmap or protect (protect()).
+    mutable std::vector<uc_mem_region> protections;
+    mutable bool protections_stale = true;
+    void protect(uint64_t begin, size_t size, uint32_t prot);
+    // The first address of [a, a + n) a guest access needing `perm` (UC_PROT_READ or UC_PROT_WRITE)
+    // may not make, with the fault that access gives (read_/write_unmapped or _protected).
+    std::optional<std::pair<Address, FaultKind>> refusal(uint64_t a, uint64_t n, uint32_t perm) const;
     Log log;
     SymbolTable symbols;
     GuestHeap heap;

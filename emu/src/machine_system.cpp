@@ -75,7 +75,7 @@ void Machine::Impl::map_system() {
     std::vector<uint8_t> code(0x1000, 0xf4); // hlt around the routines
     std::memcpy(code.data(), initterm_loop, sizeof initterm_loop);
     uc_mem_write(uc, sys::runtime_code, code.data(), code.size());
-    uc_mem_protect(uc, sys::runtime_code, 0x1000, UC_PROT_READ | UC_PROT_EXEC);
+    protect(sys::runtime_code, 0x1000, UC_PROT_READ | UC_PROT_EXEC);
 
     std::vector<uint8_t> data(0x1000, 0);
     put32(data, sys::argv_array - sys::process_data, sys::program_name);

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "refcheck/emu/types.hpp"
@@ -31,6 +32,22 @@ enum class FaultKind : uint8_t {
     host_error,           // a shim or hook threw
 };
 std::string_view to_string(FaultKind k);
+
+// An access a shim made to guest memory on the guest's behalf that a guest instruction could not
+// make: the page is unmapped, or its protection forbids the access (Machine::guest_write and the
+// other guest_ accessors). The shim page turns it into a fault of `kind` at `address`, as the same
+// access by a guest load or store would give, shown at the guest's call of the import.
+class GuestMemoryFault : public EmuError {
+public:
+    GuestMemoryFault(FaultKind kind, Address address, std::string message)
+        : EmuError(std::move(message)), kind_(kind), address_(address) {}
+    FaultKind kind() const { return kind_; }
+    Address address() const { return address_; }
+
+private:
+    FaultKind kind_;
+    Address address_;
+};
 
 struct StackFrame {
     Address return_address = 0;

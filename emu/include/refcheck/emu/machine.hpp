@@ -211,6 +211,24 @@ public:
     void write_u32(Address a, uint32_t v);
     bool is_mapped(Address a) const;
 
+    // Guest memory on the guest's behalf (the shims): as a guest load or store would, these honour
+    // the pages' protection. An access to an unmapped page, or to one whose protection forbids it,
+    // throws GuestMemoryFault naming the first address refused, before a byte moves. read/write above
+    // are the host's own (loading, setting up a call, the harness) and ignore protection.
+    void guest_read(Address a, std::span<uint8_t> out) const;
+    std::vector<uint8_t> guest_read_bytes(Address a, size_t n) const;
+    uint32_t guest_read_u32(Address a) const;
+    void guest_write(Address a, std::span<const uint8_t> bytes);
+    void guest_write_u16(Address a, uint16_t v);
+    void guest_write_u32(Address a, uint32_t v);
+    // The guest's NUL-terminated string at `a` when its terminator lies within `max` bytes (the NUL
+    // counted); nullopt when it does not (nothing past those `max` bytes is read). Reads stop at the
+    // terminator: a string ending just before an unmapped page reads.
+    std::optional<std::string> guest_cstring(Address a, size_t max) const;
+    // The first address of [a, a + n) that a guest access of `kind` (read or write) may not make,
+    // if any.
+    std::optional<Address> guest_refuses(Address a, uint64_t n, Access kind) const;
+
     uint32_t reg(Reg r) const;
     void set_reg(Reg r, uint32_t v);
     Registers registers() const;
