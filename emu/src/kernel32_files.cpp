@@ -69,7 +69,7 @@ void write_find_data(Machine& m, Address out, const FoundFile& f) {
     put(28, static_cast<uint32_t>(f.size >> 32));
     put(32, static_cast<uint32_t>(f.size));
     std::copy_n(f.name.begin(), std::min<size_t>(f.name.size(), 259), data.begin() + 44);
-    m.write(out, data);
+    m.guest_write(out, data);
 }
 
 } // namespace
@@ -83,12 +83,15 @@ Kernel32State::~Kernel32State() {
 //                    DWORD dwFlagsAndAttributes, HANDLE hTemplateFile);
 uint32_t CreateFileA(Machine& m, const Args& a) {
     FileAccess access;
-    access.guest_path = a.cstring(0, 1024);
     access.routine = m.current_routine();
     uint32_t desired = a.u32(1), disposition = a.u32(4);
     bool read = (desired & (generic_read | generic_all | 0x1)) != 0;
     bool write = (desired & (generic_write | generic_all | 0x2 | 0x4)) != 0;
     access.mode = mode_of(read, write);
+    // A path past MAX_PATH fails as Windows fails it, whatever it names: never cut to a shorter one.
+    if (!guest_path(m, a.ptr(0), access.guest_path))
+        return refuse(m, std::move(access), win32_error::filename_exced_range,
+                      "the path has no terminator within MAX_PATH (260 characters)");
     DataRoot* root = m.data_root();
     if (root == nullptr)
         return refuse(m, std::move(access), win32_error::access_denied, "the machine has no data root");
@@ -133,12 +136,22 @@ uint32_t ReadFile(Machine& m, const Args& a) {
     OpenFile* f = find_file(m, a.u32(0));
     if (f == nullptr) return fail(m, win32_error::invalid_handle, FALSE_);
     if (!f->can_read) return fail(m, win32_error::access_denied, FALSE_);
-    std::vector<uint8_t> buffer(std::min(a.u32(2), max_transfer));
-    ssize_t got = ::read(f->fd, buffer.data(), buffer.size());
-    if (got < 0) return fail(m, win32_error::access_denied, FALSE_);
-    m.write(a.ptr(1), {buffer.data(), static_cast<size_t>(got)});
-    if (a.ptr(3) != 0) m.write_u32(a.ptr(3), static_cast<uint32_t>(got));
-    m.data_root()->accesses()[f->access_index].bytes_read += static_cast<uint64_t>(got);
+    if (a.ptr(3) != 0) m.guest_write_u32(a.ptr(3), 0); // as kernel32 does first
+    // A buffer the guest may not write (read-only, unmapped) fails before a byte is read, as
+    // Windows probes it: ERROR_NOACCESS, the file position unchanged.
+    const uint32_t want = std::min(a.u32(2), max_transfer);
+    if (m.guest_refuses(a.ptr(1), want, Access::write)) return fail(m, win32_error::noaccess, FALSE_);
+    std::vector<uint8_t> buffer(std::min(want, kShimBlock));
+    uint32_t got = 0;
+    while (got < want) {
+        const ssize_t n = ::read(f->fd, buffer.data(), std::min<size_t>(buffer.size(), want - got));
+        if (n < 0) return fail(m, win32_error::access_denied, FALSE_);
+        if (n == 0) break; // the end of the file
+        m.guest_write(a.ptr(1) + got, {buffer.data(), static_cast<size_t>(n)});
+        got += static_cast<uint32_t>(n);
+    }
+    if (a.ptr(3) != 0) m.guest_write_u32(a.ptr(3), got);
+    m.data_root()->accesses()[f->access_index].bytes_read += got;
     return fail(m, 0, TRUE_);
 }
 
@@ -148,11 +161,20 @@ uint32_t WriteFile(Machine& m, const Args& a) {
     OpenFile* f = find_file(m, a.u32(0));
     if (f == nullptr) return fail(m, win32_error::invalid_handle, FALSE_);
     if (!f->can_write) return fail(m, win32_error::access_denied, FALSE_);
-    std::vector<uint8_t> buffer = m.read_bytes(a.ptr(1), std::min(a.u32(2), max_transfer));
-    ssize_t put = ::write(f->fd, buffer.data(), buffer.size());
-    if (put < 0) return fail(m, win32_error::access_denied, FALSE_);
-    if (a.ptr(3) != 0) m.write_u32(a.ptr(3), static_cast<uint32_t>(put));
-    m.data_root()->accesses()[f->access_index].bytes_written += static_cast<uint64_t>(put);
+    if (a.ptr(3) != 0) m.guest_write_u32(a.ptr(3), 0);
+    const uint32_t want = std::min(a.u32(2), max_transfer);
+    if (m.guest_refuses(a.ptr(1), want, Access::read)) return fail(m, win32_error::noaccess, FALSE_);
+    uint32_t put = 0;
+    while (put < want) {
+        const std::vector<uint8_t> block =
+            m.guest_read_bytes(a.ptr(1) + put, std::min(kShimBlock, want - put));
+        const ssize_t n = ::write(f->fd, block.data(), block.size());
+        if (n < 0) return fail(m, win32_error::access_denied, FALSE_);
+        put += static_cast<uint32_t>(n);
+        if (static_cast<size_t>(n) < block.size()) break; // the disk is full
+    }
+    if (a.ptr(3) != 0) m.guest_write_u32(a.ptr(3), put);
+    m.data_root()->accesses()[f->access_index].bytes_written += put;
     return fail(m, 0, TRUE_);
 }
 
@@ -163,12 +185,13 @@ uint32_t SetFilePointer(Machine& m, const Args& a) {
     OpenFile* f = find_file(m, a.u32(0));
     if (f == nullptr) return fail(m, win32_error::invalid_handle, invalid_set_file_pointer);
     Address high_ptr = a.ptr(2);
-    int64_t distance = high_ptr != 0 ? static_cast<int64_t>((uint64_t{m.read_u32(high_ptr)} << 32) | a.u32(1))
-                                     : int64_t{a.i32(1)};
+    int64_t distance = high_ptr != 0
+                           ? static_cast<int64_t>((uint64_t{m.guest_read_u32(high_ptr)} << 32) | a.u32(1))
+                           : int64_t{a.i32(1)};
     int whence = a.u32(3) == 1 ? SEEK_CUR : a.u32(3) == 2 ? SEEK_END : SEEK_SET;
     off_t at = ::lseek(f->fd, static_cast<off_t>(distance), whence);
     if (at < 0) return fail(m, error_negative_seek, invalid_set_file_pointer);
-    if (high_ptr != 0) m.write_u32(high_ptr, static_cast<uint32_t>(static_cast<uint64_t>(at) >> 32));
+    if (high_ptr != 0) m.guest_write_u32(high_ptr, static_cast<uint32_t>(static_cast<uint64_t>(at) >> 32));
     return fail(m, 0, static_cast<uint32_t>(at));
 }
 
@@ -177,7 +200,8 @@ uint32_t GetFileSize(Machine& m, const Args& a) {
     OpenFile* f = find_file(m, a.u32(0));
     struct stat st {};
     if (f == nullptr || ::fstat(f->fd, &st) != 0) return fail(m, win32_error::invalid_handle, 0xffffffff);
-    if (a.ptr(1) != 0) m.write_u32(a.ptr(1), static_cast<uint32_t>(static_cast<uint64_t>(st.st_size) >> 32));
+    if (a.ptr(1) != 0)
+        m.guest_write_u32(a.ptr(1), static_cast<uint32_t>(static_cast<uint64_t>(st.st_size) >> 32));
     return fail(m, 0, static_cast<uint32_t>(st.st_size));
 }
 
@@ -194,9 +218,11 @@ uint32_t CloseHandle(Machine& m, const Args& a) {
 // HANDLE FindFirstFileA(LPCSTR lpFileName, LPWIN32_FIND_DATAA lpFindFileData);
 uint32_t FindFirstFileA(Machine& m, const Args& a) {
     FileAccess access;
-    access.guest_path = a.cstring(0, 1024);
     access.routine = m.current_routine();
     access.mode = "list";
+    if (!guest_path(m, a.ptr(0), access.guest_path))
+        return refuse(m, std::move(access), win32_error::filename_exced_range,
+                      "the path has no terminator within MAX_PATH (260 characters)");
     DataRoot* root = m.data_root();
     if (root == nullptr)
         return refuse(m, std::move(access), win32_error::access_denied, "the machine has no data root");

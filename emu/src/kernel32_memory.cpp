@@ -15,10 +15,7 @@ constexpr uint32_t gmem_zeroinit = 0x40; // LMEM_ZEROINIT too
 constexpr uint32_t mem_release = 0x8000;
 constexpr uint32_t error_invalid_address = 487;
 
-void zero(Machine& m, Address at, uint32_t size) {
-    std::vector<uint8_t> zeros(size, 0);
-    m.write(at, zeros);
-}
+void zero(Machine& m, Address at, uint32_t size) { fill_guest(m, at, 0, size); }
 
 uint32_t allocate(Machine& m, uint32_t size, AllocationKind kind, bool zeroed,
                   uint32_t align = GuestHeap::alignment) {
@@ -70,7 +67,7 @@ uint32_t HeapReAlloc(Machine& m, const Args& a) {
     uint32_t keep = std::min(size, old->size);
     uint32_t to = allocate(m, size, AllocationKind::heap, (flags & heap_zero_memory) != 0);
     if (to == 0) return 0;
-    m.write(to, m.read_bytes(from, keep));
+    copy_guest(m, to, from, keep);
     m.heap().release(from);
     return to;
 }

@@ -25,21 +25,21 @@ uint32_t GetTickCount(Machine& m, const Args&) {
 uint32_t QueryPerformanceCounter(Machine& m, const Args& a) {
     uint64_t now = m.kernel32().performance_counter;
     m.kernel32().performance_counter += 1000;
-    m.write_u32(a.ptr(0), static_cast<uint32_t>(now));
-    m.write_u32(a.ptr(0) + 4, static_cast<uint32_t>(now >> 32));
+    m.guest_write_u32(a.ptr(0), static_cast<uint32_t>(now));
+    m.guest_write_u32(a.ptr(0) + 4, static_cast<uint32_t>(now >> 32));
     return TRUE_;
 }
 
 // BOOL QueryPerformanceFrequency(LARGE_INTEGER* lpFrequency);  -- 1 MHz
 uint32_t QueryPerformanceFrequency(Machine& m, const Args& a) {
-    m.write_u32(a.ptr(0), 1000000);
-    m.write_u32(a.ptr(0) + 4, 0);
+    m.guest_write_u32(a.ptr(0), 1000000);
+    m.guest_write_u32(a.ptr(0) + 4, 0);
     return TRUE_;
 }
 
 // void OutputDebugStringA(LPCSTR lpOutputString);
 uint32_t OutputDebugStringA(Machine& m, const Args& a) {
-    m.log().write("OutputDebugStringA: " + a.cstring(0));
+    m.log().write("OutputDebugStringA: " + guest_text(m, a.ptr(0), 4096));
     return 0;
 }
 
@@ -67,20 +67,22 @@ uint32_t SetUnhandledExceptionFilter(Machine&, const Args&) { return 0; }
 uint32_t GetStartupInfoA(Machine& m, const Args& a) {
     std::vector<uint8_t> info(68, 0);
     info[0] = 68;
-    m.write(a.ptr(0), info);
+    m.guest_write(a.ptr(0), info);
     return 0;
 }
 
 // HMODULE GetModuleHandleA(LPCSTR name);  -- NULL: the image; any other module is not loaded
 uint32_t GetModuleHandleA(Machine& m, const Args& a) {
     if (a.ptr(0) == 0) return m.image().base;
-    m.log().write("GetModuleHandleA(\"" + a.cstring(0, 260) + "\"): no such module in the machine");
+    m.log().write("GetModuleHandleA(\"" + guest_text(m, a.ptr(0), max_path) +
+                  "\"): no such module in the machine");
     return fail(m, error_mod_not_found, 0);
 }
 
 // HMODULE LoadLibraryA(LPCSTR name);  -- nothing else is ever loaded
 uint32_t LoadLibraryA(Machine& m, const Args& a) {
-    m.log().write("LoadLibraryA(\"" + a.cstring(0, 260) + "\") refused: the machine loads one image");
+    m.log().write("LoadLibraryA(\"" + guest_text(m, a.ptr(0), max_path) +
+                  "\") refused: the machine loads one image");
     return fail(m, error_mod_not_found, 0);
 }
 
@@ -89,7 +91,8 @@ uint32_t FreeLibrary(Machine&, const Args&) { return TRUE_; }
 
 // FARPROC GetProcAddress(HMODULE module, LPCSTR name);  -- no dynamic imports
 uint32_t GetProcAddress(Machine& m, const Args& a) {
-    std::string name = a.ptr(1) < 0x10000 ? "#" + std::to_string(a.ptr(1)) : a.cstring(1, 260);
+    std::string name =
+        a.ptr(1) < 0x10000 ? "#" + std::to_string(a.ptr(1)) : guest_text(m, a.ptr(1), max_path);
     m.log().write("GetProcAddress(" + hex(a.ptr(0)) + ", \"" + name + "\"): not available");
     return fail(m, error_proc_not_found, 0);
 }

@@ -4,6 +4,7 @@
 // VirtualQuery, thread ids, thread-local storage, code pages, the local time and console control.
 // Every answer is fixed, so a boot runs the same on every machine.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,11 +42,11 @@ uint32_t copy_name(Machine& m, Address buffer, uint32_t capacity, const std::str
     const uint32_t n = std::min<uint32_t>(static_cast<uint32_t>(text.size()), capacity - 1);
     if (utf16) {
         std::vector<uint8_t> w = wide(text.substr(0, n));
-        m.write(buffer, w);
+        m.guest_write(buffer, w);
     } else {
         std::vector<uint8_t> bytes(text.begin(), text.begin() + n);
         bytes.push_back(0);
-        m.write(buffer, bytes);
+        m.guest_write(buffer, bytes);
     }
     return n;
 }
@@ -160,7 +161,7 @@ uint32_t VirtualQuery(Machine& m, const Args& a) {
         type = 0;
     }
     const uint32_t info[7] = {base, allocation, allocation_protect, end - base, state, protect, type};
-    for (uint32_t i = 0; i < 7; ++i) m.write_u32(a.ptr(1) + 4 * i, info[i]);
+    for (uint32_t i = 0; i < 7; ++i) m.guest_write_u32(a.ptr(1) + 4 * i, info[i]);
     return size;
 }
 
@@ -212,26 +213,37 @@ uint32_t GetCPInfo(Machine& m, const Args& a) {
     std::vector<uint8_t> info(20, 0); // MaxCharSize, DefaultChar[2], LeadByte[12]
     info[0] = 1;
     info[4] = '?';
-    m.write(a.ptr(1), info);
+    m.guest_write(a.ptr(1), info);
     return TRUE_;
 }
 
 // int MultiByteToWideChar(UINT cp, DWORD flags, LPCSTR text, int bytes, LPWSTR out, int chars);
 // -- ASCII widened (other bytes become '?'); bytes -1: up to and with the NUL; chars 0: the size
+// One character per byte, so the size is known without a copy: the input is checked readable, then
+// widened in blocks (a length of 0x7fffffff allocated 2 GB on the host); a string of -1 with no NUL
+// within 1 MiB stops the run, as msvcrt's string functions do.
 uint32_t MultiByteToWideChar(Machine& m, const Args& a) {
     const auto bytes = static_cast<int32_t>(a.u32(3)), chars = static_cast<int32_t>(a.u32(5));
     if (bytes == 0 || bytes < -1 || chars < 0) return fail(m, win32_error::invalid_parameter, 0);
-    std::string text =
-        bytes == -1 ? m.read_cstring(a.ptr(2), 1u << 20) : std::string(static_cast<size_t>(bytes), '\0');
-    if (bytes != -1)
-        for (int32_t i = 0; i < bytes; ++i)
-            text[static_cast<size_t>(i)] = static_cast<char>(m.read_u8(a.ptr(2) + i));
-    std::vector<uint8_t> w = wide(text); // with a NUL: kept only when the input's -1 counts one
-    if (bytes != -1) w.resize(w.size() - 2);
-    const auto needed = static_cast<uint32_t>(w.size() / 2);
+    uint32_t needed = 0; // characters, with the NUL when the input's -1 counts one
+    if (bytes == -1) {
+        std::optional<std::string> text = m.guest_cstring(a.ptr(2), 1u << 20);
+        if (!text) throw EmuError("MultiByteToWideChar: no terminator within 1 MiB of " + hex(a.ptr(2)));
+        needed = static_cast<uint32_t>(text->size()) + 1;
+    } else {
+        needed = static_cast<uint32_t>(bytes);
+        if (m.guest_refuses(a.ptr(2), needed, Access::read)) m.guest_read_bytes(a.ptr(2), needed); // faults
+    }
     if (chars == 0) return needed;
     if (needed > static_cast<uint32_t>(chars)) return fail(m, 122, 0); // ERROR_INSUFFICIENT_BUFFER
-    m.write(a.ptr(4), w);
+    for (uint32_t done = 0; done < needed;) {
+        const uint32_t k = std::min(kShimBlock, needed - done);
+        std::vector<uint8_t> block = m.guest_read_bytes(a.ptr(2) + done, k); // the NUL, if counted, is 0
+        std::vector<uint8_t> w = wide(std::string(block.begin(), block.end()));
+        w.resize(w.size() - 2); // wide() adds a NUL
+        m.guest_write(a.ptr(4) + 2 * done, w);
+        done += k;
+    }
     return needed;
 }
 
@@ -239,7 +251,7 @@ uint32_t MultiByteToWideChar(Machine& m, const Args& a) {
 // 15 January 1998, 12:00:00.000 (deterministic, the original's era)
 uint32_t GetLocalTime(Machine& m, const Args& a) {
     const uint16_t t[8] = {1998, 1, 4, 15, 12, 0, 0, 0};
-    for (uint32_t i = 0; i < 8; ++i) m.write_u16(a.ptr(0) + 2 * i, t[i]);
+    for (uint32_t i = 0; i < 8; ++i) m.guest_write_u16(a.ptr(0) + 2 * i, t[i]);
     return 0;
 }
 uint32_t GetSystemTime(Machine& m, const Args& a) { return GetLocalTime(m, a); }

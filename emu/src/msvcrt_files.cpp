@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <optional>
 
 #include "system_layout.hpp"
 #include "win32_util.hpp"
@@ -19,6 +20,7 @@ namespace {
 
 constexpr uint32_t enoent = 2, eacces = 13, einval = 22, emfile = 24;
 constexpr uint32_t max_transfer = 64u << 20;
+constexpr size_t max_mode = 64; // a longer fopen mode is refused, never cut
 
 CrtFile* find(Machine& m, Address f) {
     auto it = m.msvcrt().files.find(f);
@@ -41,9 +43,17 @@ uint32_t refuse(Machine& m, FileAccess access, uint32_t error, uint32_t crt_errn
 // FILE* fopen(const char* path, const char* mode);
 uint32_t fopen(Machine& m, const Args& a) {
     FileAccess access;
-    access.guest_path = a.cstring(0, 1024);
     access.routine = m.current_routine();
-    std::string mode = a.cstring(1, 16);
+    // A path past MAX_PATH fails as CreateFileA fails it (ERROR_FILENAME_EXCED_RANGE, which msvcrt's
+    // _dosmaperr makes ENOENT), never cut to a shorter one.
+    if (!guest_path(m, a.ptr(0), access.guest_path))
+        return refuse(m, std::move(access), win32_error::filename_exced_range, enoent,
+                      "the path has no terminator within MAX_PATH (260 characters)");
+    std::optional<std::string> given = m.guest_cstring(a.ptr(1), max_mode);
+    if (!given)
+        return refuse(m, std::move(access), win32_error::invalid_parameter, einval,
+                      "a mode of " + std::to_string(max_mode) + " characters or more");
+    std::string mode = *given;
     bool plus = mode.find('+') != std::string::npos;
     char kind = mode.empty() ? '?' : mode[0];
     if (kind != 'r' && kind != 'w' && kind != 'a')
@@ -114,18 +124,21 @@ uint32_t fread(Machine& m, const Args& a) {
         if (f) f->error = !f->can_read;
         return 0;
     }
-    std::vector<uint8_t> buffer(static_cast<size_t>(std::min<uint64_t>(total, max_transfer)));
-    size_t got = 0;
-    while (got < buffer.size()) {
-        ssize_t n = ::read(f->fd, buffer.data() + got, buffer.size() - got);
+    // In blocks, each written to the guest as it arrives (a buffer the guest may not write faults
+    // there, as msvcrt's own copy would).
+    const auto want = static_cast<uint32_t>(std::min<uint64_t>(total, max_transfer));
+    std::vector<uint8_t> buffer(std::min(want, kShimBlock));
+    uint32_t got = 0;
+    while (got < want) {
+        ssize_t n = ::read(f->fd, buffer.data(), std::min<size_t>(buffer.size(), want - got));
         if (n <= 0) {
             (n == 0 ? f->eof : f->error) = true;
             break;
         }
-        got += static_cast<size_t>(n);
+        m.data_root()->accesses()[f->access_index].bytes_read += static_cast<uint64_t>(n);
+        m.guest_write(a.ptr(0) + got, {buffer.data(), static_cast<size_t>(n)});
+        got += static_cast<uint32_t>(n);
     }
-    m.write(a.ptr(0), {buffer.data(), got});
-    m.data_root()->accesses()[f->access_index].bytes_read += got;
     return static_cast<uint32_t>(got / size);
 }
 
@@ -137,15 +150,21 @@ uint32_t fwrite(Machine& m, const Args& a) {
         if (f) f->error = !f->can_write;
         return 0;
     }
-    std::vector<uint8_t> buffer =
-        m.read_bytes(a.ptr(0), static_cast<size_t>(std::min<uint64_t>(total, max_transfer)));
-    ssize_t put = ::write(f->fd, buffer.data(), buffer.size());
-    if (put < 0) {
-        f->error = true;
-        return 0;
+    const auto want = static_cast<uint32_t>(std::min<uint64_t>(total, max_transfer));
+    uint32_t put = 0;
+    while (put < want) {
+        const std::vector<uint8_t> block =
+            m.guest_read_bytes(a.ptr(0) + put, std::min(kShimBlock, want - put));
+        const ssize_t n = ::write(f->fd, block.data(), block.size());
+        if (n < 0) {
+            f->error = true;
+            break;
+        }
+        m.data_root()->accesses()[f->access_index].bytes_written += static_cast<uint64_t>(n);
+        put += static_cast<uint32_t>(n);
+        if (static_cast<size_t>(n) < block.size()) break;
     }
-    m.data_root()->accesses()[f->access_index].bytes_written += static_cast<uint64_t>(put);
-    return static_cast<uint32_t>(static_cast<uint64_t>(put) / size);
+    return static_cast<uint32_t>(uint64_t{put} / size);
 }
 
 // int fseek(FILE* f, long offset, int origin);

@@ -33,7 +33,7 @@ std::string guest_string(Machine& m, Address a, const char* function) {
         size_t n = sizeof chunk;
         // Read up to the next 256-byte boundary so a string ending before unmapped memory reads.
         n = std::min<size_t>(n, 256 - (a + s.size()) % 256);
-        m.read(a + static_cast<Address>(s.size()), {chunk, n});
+        m.guest_read(a + static_cast<Address>(s.size()), {chunk, n});
         auto end = std::find(chunk, chunk + n, uint8_t{0});
         s.append(reinterpret_cast<const char*>(chunk), static_cast<size_t>(end - chunk));
         if (end != chunk + n) return s;
@@ -63,7 +63,7 @@ uint32_t calloc(Machine& m, const Args& a) {
         return 0;
     }
     Address at = allocate(m, static_cast<uint32_t>(total), "calloc");
-    if (at != 0) m.write(at, std::vector<uint8_t>(static_cast<size_t>(total), 0));
+    if (at != 0) fill_guest(m, at, 0, static_cast<uint32_t>(total));
     return at;
 }
 
@@ -84,7 +84,7 @@ uint32_t realloc(Machine& m, const Args& a) {
     uint32_t keep = std::min(size, old->size);
     Address to = allocate(m, size, "realloc");
     if (to == 0) return 0;
-    m.write(to, m.read_bytes(p, keep));
+    copy_guest(m, to, p, keep);
     m.heap().release(p);
     return to;
 }
@@ -103,25 +103,14 @@ uint32_t _msize(Machine& m, const Args& a) {
     return live ? live->size : 0xffffffffu;
 }
 
-// The memory shims work in blocks: a guest length is not a host allocation (memcpy of 0xf0000000
-// bytes took 4 GB of host memory before its fault), and the first unmapped block faults, as the
-// guest's own loop would, partway.
-constexpr uint32_t kShimBlock = 1u << 16;
+// The memory shims work in blocks (copy_guest, fill_guest: win32_util.hpp): a guest length is not a
+// host allocation, and the first block the guest may not access (unmapped, or read-only for a
+// destination) faults, as the guest's own loop would, partway.
 
 // void* memcpy(void* dst, const void* src, size_t n);  (overlap copies as memmove does)
 uint32_t memcpy(Machine& m, const Args& a) {
-    const Address dst = a.ptr(0), src = a.ptr(1);
-    const uint32_t n = a.u32(2);
-    // Backwards when the destination starts inside the source, so that each block is read before
-    // it is written over.
-    const bool backwards = dst > src && dst - src < n;
-    for (uint32_t done = 0; done < n;) {
-        const uint32_t k = std::min(kShimBlock, n - done);
-        const uint32_t at = backwards ? n - done - k : done;
-        m.write(dst + at, m.read_bytes(src + at, k));
-        done += k;
-    }
-    return dst;
+    copy_guest(m, a.ptr(0), a.ptr(1), a.u32(2));
+    return a.ptr(0);
 }
 
 // void* memmove(void* dst, const void* src, size_t n);
@@ -129,13 +118,7 @@ uint32_t memmove(Machine& m, const Args& a) { return memcpy(m, a); }
 
 // void* memset(void* dst, int c, size_t n);
 uint32_t memset(Machine& m, const Args& a) {
-    const uint32_t n = a.u32(2);
-    const std::vector<uint8_t> block(std::min(kShimBlock, n), static_cast<uint8_t>(a.u32(1)));
-    for (uint32_t done = 0; done < n;) {
-        const uint32_t k = std::min(kShimBlock, n - done);
-        m.write(a.ptr(0) + done, std::span<const uint8_t>(block.data(), k));
-        done += k;
-    }
+    fill_guest(m, a.ptr(0), static_cast<uint8_t>(a.u32(1)), a.u32(2));
     return a.ptr(0);
 }
 
@@ -144,7 +127,8 @@ uint32_t memcmp(Machine& m, const Args& a) {
     const uint32_t n = a.u32(2);
     for (uint32_t done = 0; done < n;) {
         const uint32_t k = std::min(kShimBlock, n - done);
-        const std::vector<uint8_t> x = m.read_bytes(a.ptr(0) + done, k), y = m.read_bytes(a.ptr(1) + done, k);
+        const std::vector<uint8_t> x = m.guest_read_bytes(a.ptr(0) + done, k),
+                                   y = m.guest_read_bytes(a.ptr(1) + done, k);
         for (size_t i = 0; i < k; ++i)
             if (x[i] != y[i]) return static_cast<uint32_t>(x[i] < y[i] ? -1 : 1);
         done += k;
@@ -184,24 +168,26 @@ uint32_t _stricmp(Machine& m, const Args& a) {
 
 // char* strcpy(char* dst, const char* src);
 uint32_t strcpy(Machine& m, const Args& a) {
-    m.write(a.ptr(0), bytes_of(guest_string(m, a.ptr(1), "strcpy")));
+    m.guest_write(a.ptr(0), bytes_of(guest_string(m, a.ptr(1), "strcpy")));
     return a.ptr(0);
 }
 
 // char* strncpy(char* dst, const char* src, size_t n);  (pads with zeros; no terminator when full)
+// The copy, then the padding in blocks: n is never a host allocation (a length of 0x7fffffff made one
+// of 2 GB); padding that runs into memory the guest may not write faults there.
 uint32_t strncpy(Machine& m, const Args& a) {
-    size_t n = a.u32(2);
-    std::string s = guest_string(m, a.ptr(1), "strncpy");
-    std::vector<uint8_t> out(n, 0);
-    std::copy_n(s.begin(), std::min(n, s.size()), out.begin());
-    if (n != 0) m.write(a.ptr(0), out);
+    const uint32_t n = a.u32(2);
+    const std::string s = guest_string(m, a.ptr(1), "strncpy");
+    const auto copied = static_cast<uint32_t>(std::min<size_t>(n, s.size()));
+    m.guest_write(a.ptr(0), bytes_of(s.substr(0, copied), false));
+    fill_guest(m, a.ptr(0) + copied, 0, n - copied);
     return a.ptr(0);
 }
 
 // char* strcat(char* dst, const char* src);
 uint32_t strcat(Machine& m, const Args& a) {
     size_t at = guest_string(m, a.ptr(0), "strcat").size();
-    m.write(a.ptr(0) + static_cast<Address>(at), bytes_of(guest_string(m, a.ptr(1), "strcat")));
+    m.guest_write(a.ptr(0) + static_cast<Address>(at), bytes_of(guest_string(m, a.ptr(1), "strcat")));
     return a.ptr(0);
 }
 

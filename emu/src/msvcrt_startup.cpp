@@ -4,12 +4,53 @@
 // never run; exit, _exit, _amsg_exit and abort end the run as ExitProcess does.
 #include <unistd.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "system_layout.hpp"
 #include "win32_util.hpp"
 
 namespace refcheck::emu::win32 {
 
 void set_errno(Machine& m, uint32_t e) { m.write_u32(sys::errno_cell, e); }
+
+void copy_guest(Machine& m, Address dst, Address src, uint32_t n) {
+    // Backwards when the destination starts inside the source, so that each block is read before
+    // it is written over.
+    const bool backwards = dst > src && dst - src < n;
+    for (uint32_t done = 0; done < n;) {
+        const uint32_t k = std::min(kShimBlock, n - done);
+        const uint32_t at = backwards ? n - done - k : done;
+        m.guest_write(dst + at, m.guest_read_bytes(src + at, k));
+        done += k;
+    }
+}
+
+void fill_guest(Machine& m, Address dst, uint8_t byte, uint32_t n) {
+    const std::vector<uint8_t> block(std::min(kShimBlock, n), byte);
+    for (uint32_t done = 0; done < n;) {
+        const uint32_t k = std::min(kShimBlock, n - done);
+        m.guest_write(dst + done, std::span<const uint8_t>(block.data(), k));
+        done += k;
+    }
+}
+
+std::optional<std::string> guest_path(Machine& m, Address a, std::string& shown) {
+    std::optional<std::string> path = m.guest_cstring(a, max_path);
+    if (path) {
+        shown = *path;
+    } else {
+        const std::vector<uint8_t> head = m.guest_read_bytes(a, max_path - 1);
+        shown = std::string(head.begin(), head.end()) + "...";
+    }
+    return path;
+}
+
+std::string guest_text(Machine& m, Address a, size_t max) {
+    if (std::optional<std::string> text = m.guest_cstring(a, max + 1)) return *text;
+    const std::vector<uint8_t> head = m.guest_read_bytes(a, max);
+    return std::string(head.begin(), head.end()) + "... (cut at " + std::to_string(max) + " characters)";
+}
 
 MsvcrtState::~MsvcrtState() {
     for (auto& [address, file] : files) ::close(file.fd);
@@ -25,9 +66,9 @@ uint32_t _initterm(Machine& m, const Args&) {
 
 // int __getmainargs(int* argc, char*** argv, char*** envp, int expand, _startupinfo* info);
 uint32_t __getmainargs(Machine& m, const Args& a) {
-    if (a.ptr(0)) m.write_u32(a.ptr(0), 1);
-    if (a.ptr(1)) m.write_u32(a.ptr(1), sys::argv_array);
-    if (a.ptr(2)) m.write_u32(a.ptr(2), sys::envp_array);
+    if (a.ptr(0)) m.guest_write_u32(a.ptr(0), 1);
+    if (a.ptr(1)) m.guest_write_u32(a.ptr(1), sys::argv_array);
+    if (a.ptr(2)) m.guest_write_u32(a.ptr(2), sys::envp_array);
     return 0;
 }
 

@@ -62,6 +62,34 @@ TEST_F(Faults, WriteToReadOnlySection) {
     EXPECT_EQ(m.read_u8(f.eip) == 0xc7 || m.read_u8(f.eip) == 0x89, true) << f.report(); // a mov store
 }
 
+// A shim's store on the guest's behalf honours protection as the guest's own does: memcpy into .rdata
+// is a write_protected fault at the data address (it wrote there), into 0x10 a write_unmapped one (it
+// was a host_error showing the shim page), each shown at the guest's call of the import.
+TEST_F(Faults, AShimsStoreFaultsAsTheGuestsOwnAtTheCallSite) {
+    const Address table = at("read_only_table");
+    const std::vector<uint8_t> before = m.read_bytes(table, 16);
+    const Address source = test::guest_string(m, "abcdefg");
+    for (const Address target : {table, Address{0x10}}) {
+        Fault f = fault_of("crt_copy", {target, source, 8});
+        EXPECT_EQ(f.kind, target == table ? FaultKind::write_protected : FaultKind::write_unmapped)
+            << f.report();
+        EXPECT_EQ(f.data_address, std::optional<Address>(target));
+        EXPECT_NE(f.message.find("msvcrt.dll!memcpy"), std::string::npos) << f.message;
+        if (target == table) {
+            EXPECT_NE(f.attribution.find("section .rdata"), std::string::npos) << f.attribution;
+        }
+        bool marked = false;
+        for (const std::string& line : f.disassembly)
+            if (line.starts_with("=> "))
+                marked =
+                    line.find("<crt_copy+") != std::string::npos && line.find("call") != std::string::npos;
+        EXPECT_TRUE(marked) << f.report();
+        ASSERT_FALSE(f.stack.empty()) << f.report();
+        EXPECT_TRUE(f.stack[0].symbol.starts_with("crt_copy+")) << f.stack[0].symbol;
+    }
+    EXPECT_EQ(m.read_bytes(table, 16), before);
+}
+
 TEST_F(Faults, FetchUnmappedNamesTheTargetAndTheCaller) {
     Fault f = fault_of("fault_fetch_unmapped");
     EXPECT_EQ(f.kind, FaultKind::fetch_unmapped);

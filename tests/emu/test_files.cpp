@@ -100,6 +100,11 @@ protected:
         if (content && n > 0) *content = m->read_cstring(buf, static_cast<size_t>(n));
         return n;
     }
+    int read_into(const std::string& path, Address buf) {
+        CallResult r = m->call("read_file", Convention::cdecl, {guest_string(*m, path), buf, 4});
+        EXPECT_TRUE(r.ok()) << describe(r);
+        return static_cast<int>(r.eax);
+    }
     test::ScratchDir dir{"guest"};
     std::optional<Machine> m;
 };
@@ -180,6 +185,68 @@ TEST_F(GuestFiles, ListsFoldersWithFindFirstFile) {
     r = m->call("count_files", Convention::cdecl, {guest_string(*m, hostile), first});
     ASSERT_TRUE(r.ok()) << describe(r);
     EXPECT_LT(static_cast<int>(r.eax), 0); // no file matches
+}
+
+// A path whose NUL is not within MAX_PATH (260 bytes) fails as Windows fails it, and the record names
+// the failure, never a shorter path: the shims read at most 1024 characters, so a 1039-character
+// "C:\.\.\...\X.BIN.does-not-exist" opened X.BIN, and a 260-character path opened its file.
+TEST_F(GuestFiles, APathPastMaxPathFailsAndIsNotCut) {
+    dir.put("X.BIN", "x-content");
+    dir.put("XX.BIN", "xx-content");
+    std::string dots;
+    for (int i = 0; i < 508; ++i) dots += ".\\";
+    const std::string cut_to_x = "C:\\" + dots + "X.BIN.does-not-exist"; // its first 1024: ...\X.BIN
+    ASSERT_EQ(cut_to_x.size(), 1039u);
+    std::string longest = "C:"; // 259 characters and the NUL: the longest path Windows opens
+    for (int i = 0; i < 126; ++i) longest += ".\\";
+    const std::string too_long = longest + "XX.BIN"; // 260 and the NUL
+    longest += "X.BIN";
+    ASSERT_EQ(longest.size(), 259u);
+    ASSERT_EQ(too_long.size(), 260u);
+    std::string content;
+    EXPECT_EQ(read_file(longest, &content), 9);
+    EXPECT_EQ(content, "x-content");
+    for (const std::string& path : {cut_to_x, too_long}) {
+        EXPECT_EQ(read_file(path), -206) << path.size() << " characters"; // -ERROR_FILENAME_EXCED_RANGE
+        const FileAccess& access = m->data_root()->accesses().back();
+        EXPECT_EQ(access.error, 206u);
+        EXPECT_FALSE(access.refused); // failed, as Windows fails it: not a confinement refusal
+        EXPECT_TRUE(access.resolved.empty()) << access.resolved;
+        EXPECT_FALSE(access.opened.exists);
+        EXPECT_EQ(access.guest_path, path.substr(0, 259) + "...");
+        ASSERT_FALSE(m->log().lines().empty());
+        EXPECT_NE(m->log().lines().back().find("MAX_PATH"), std::string::npos) << m->log().lines().back();
+    }
+    // FindFirstFileA and msvcrt's fopen fail alike (fopen's errno: ENOENT, msvcrt's _dosmaperr of 206).
+    const Address first = guest_buffer(*m, 260);
+    CallResult r = m->call("count_files", Convention::cdecl, {guest_string(*m, too_long), first});
+    ASSERT_TRUE(r.ok()) << describe(r);
+    EXPECT_EQ(static_cast<int>(r.eax), -206);
+    EXPECT_EQ(m->data_root()->accesses().back().error, 206u);
+    const Address buf = guest_buffer(*m, 64);
+    r = m->call("crt_read_file", Convention::cdecl, {guest_string(*m, cut_to_x), buf, 64});
+    ASSERT_TRUE(r.ok()) << describe(r);
+    EXPECT_EQ(static_cast<int>(r.eax), -2); // -ENOENT
+    EXPECT_EQ(m->data_root()->accesses().back().error, 206u);
+    EXPECT_EQ(m->data_root()->accesses().back().guest_path, cut_to_x.substr(0, 259) + "...");
+}
+
+// A buffer the guest may not write: ReadFile fails with ERROR_NOACCESS before reading, as Windows
+// probes it, and msvcrt's fread faults as the guest's own store would. Both wrote into the image's
+// read-only .rdata (uc_mem_write ignores protection), and ReadFile into 0x10 was a host_error.
+TEST_F(GuestFiles, ReadingIntoMemoryTheGuestMayNotWriteFails) {
+    const Address table = m->image().require("read_only_table");
+    const std::vector<uint8_t> before = m->read_bytes(table, 16);
+    EXPECT_EQ(read_into("3ddata\\3dobjs.bin", table), -998); // -ERROR_NOACCESS
+    EXPECT_EQ(m->read_bytes(table, 16), before);
+    EXPECT_EQ(m->data_root()->accesses().back().bytes_read, 0u);
+    EXPECT_EQ(read_into("3ddata\\3dobjs.bin", 0x10), -998);
+    const CallResult r =
+        m->call("crt_read_file", Convention::cdecl, {guest_string(*m, "3ddata\\3dobjs.bin"), table, 4});
+    ASSERT_TRUE(r.fault) << describe(r);
+    EXPECT_EQ(r.fault->kind, FaultKind::write_protected) << describe(r);
+    EXPECT_EQ(r.fault->data_address, std::optional<Address>(table));
+    EXPECT_EQ(m->read_bytes(table, 16), before);
 }
 
 // A FIFO (or device) named like an archive is refused, not opened: opening it blocks the host, where

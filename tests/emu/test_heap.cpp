@@ -1,6 +1,8 @@
 // The deterministic guest heap: same addresses every run, attribution, guard gaps, allocators.
 #include "emu_test_support.hpp"
 
+#include <sys/resource.h>
+
 namespace refcheck::emu {
 namespace {
 
@@ -111,6 +113,39 @@ TEST(Heap, MemoryShimsTrustNoGuestSize) {
     // A huge length faults at the first unmapped block, as the guest's own loop would.
     const CallResult huge = m.call(*memcpy, Convention::cdecl, {buf, buf, 0xf0000000u});
     EXPECT_TRUE(huge.fault) << describe(huge);
+}
+
+// A guest length is never a host allocation: strncpy's padding and MultiByteToWideChar's input, of
+// 0x7fffffff bytes each, took 2 GB of host memory before their fault. They work in blocks and fault
+// where the guest's memory ends, the host's peak memory barely moving.
+TEST(Heap, HugeGuestLengthsFaultWithoutAHostAllocation) {
+    Machine m;
+    m.load(test::test_image());
+    const auto strncpy = m.import_thunk("msvcrt.dll", "strncpy");
+    const auto widen = m.import_thunk("kernel32.dll", "MultiByteToWideChar");
+    ASSERT_TRUE(strncpy && widen) << "the test image imports them";
+    const Address source = test::guest_string(m, "ab"), out = test::guest_buffer(m, 16);
+    auto peak_kib = [] {
+        rusage u{};
+        ::getrusage(RUSAGE_SELF, &u);
+        return u.ru_maxrss;
+    };
+    const long before = peak_kib();
+    const CallResult copy = m.call(*strncpy, Convention::cdecl, {out, source, 0x7fffffffu});
+    ASSERT_TRUE(copy.fault) << describe(copy);
+    EXPECT_EQ(copy.fault->kind, FaultKind::write_unmapped) << describe(copy);
+    ASSERT_TRUE(copy.fault->data_address);
+    EXPECT_GT(*copy.fault->data_address, out);
+    EXPECT_FALSE(m.is_mapped(*copy.fault->data_address)); // the end of the guest's memory
+    EXPECT_TRUE(m.is_mapped(*copy.fault->data_address - 1));
+    EXPECT_EQ(m.read_cstring(out), "ab");
+    const CallResult wide =
+        m.call(*widen, Convention::stdcall, {0, 0, source, 0x7fffffffu, out, 0x7fffffffu});
+    ASSERT_TRUE(wide.fault) << describe(wide);
+    EXPECT_EQ(wide.fault->kind, FaultKind::read_unmapped) << describe(wide);
+    ASSERT_TRUE(wide.fault->data_address);
+    EXPECT_FALSE(m.is_mapped(*wide.fault->data_address));
+    EXPECT_LT(peak_kib() - before, 64L << 10) << "the host's peak memory grew with a guest length (KiB)";
 }
 
 TEST(Heap, GlobalLocalAndVirtualAllocators) {

@@ -9,6 +9,7 @@ CRT void free(void* p);
 CRT void* realloc(void* p, size_t n);
 CRT void* memcpy(void* dst, const void* src, size_t n);
 CRT void* memset(void* dst, int c, size_t n);
+CRT char* strncpy(char* dst, const char* src, size_t n);
 CRT size_t strlen(const char* s);
 CRT int strcmp(const char* a, const char* b);
 CRT void* fopen(const char* path, const char* mode);
@@ -52,6 +53,15 @@ EXPORT int __cdecl crt_read_file(const char* path, char* buf, int cap) {
     fclose(f);
     return (int)(size * 65536 + (long)got);
 }
+
+/* memcpy(dst, src, n) from guest code (not a tail call: the import is called from here); returns 1. */
+EXPORT NOINLINE int __cdecl crt_copy(void* dst, const void* src, int n) {
+    memcpy(dst, src, (size_t)n);
+    return 1;
+}
+
+/* strncpy(dst, src, n): the guest's length, whatever its buffer. */
+EXPORT char* __cdecl crt_strncpy(char* dst, const char* src, unsigned n) { return strncpy(dst, src, n); }
 
 /* strcmp of two strings (the sign). */
 EXPORT int __cdecl crt_compare(const char* a, const char* b) { return strcmp(a, b); }

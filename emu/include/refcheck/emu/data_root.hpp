@@ -29,6 +29,8 @@ inline constexpr uint32_t not_enough_memory = 8;
 inline constexpr uint32_t no_more_files = 18;
 inline constexpr uint32_t file_exists = 80;
 inline constexpr uint32_t invalid_parameter = 87;
+inline constexpr uint32_t filename_exced_range = 206; // a path past MAX_PATH
+inline constexpr uint32_t noaccess = 998;             // a buffer the process may not access
 } // namespace win32_error
 
 // What changes when a file is written, replaced or removed: its identity (device, inode), size and
