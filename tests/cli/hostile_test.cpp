@@ -118,6 +118,16 @@ TEST_F(HostileTest, TheReasonsNumberIsTheProfilesForTheCasesName) {
     EXPECT_EQ(sj.at("rejection").at("original_reason"), (ojson{{"name", "objects_record"}, {"value", 2}}));
     EXPECT_EQ(sj.at("rejection").at("expected_reason"), (ojson{{"name", "objects_table"}, {"value", 3}}));
 
+    auto rule = [this](const std::string& out, const std::string& id) {
+        const ojson index = read_json(path(out + "/run.json"));
+        for (const auto& r : index.at("ledger").at("rules"))
+            if (r.at("id") == id) return r.at("status").get<std::string>();
+        return std::string("(not in the ledger)");
+    };
+    ASSERT_EQ(refcheck("run " + quote(file) + " --out clean").code, 0);
+    EXPECT_EQ(rule("clean", "valid.table"), "Proven");
+    EXPECT_EQ(rule("clean", "valid.refuse"), "Proven");
+
     const std::vector<std::pair<fs::path, std::string>> mute = {
         {with_error_global("no-global", [](ojson& d) { d = nullptr; }), "no data \"initialise_error\""},
         {with_error_global("no-name", [](ojson& d) { d.at("values").erase("objects_table"); }),
@@ -129,11 +139,29 @@ TEST_F(HostileTest, TheReasonsNumberIsTheProfilesForTheCasesName) {
         EXPECT_FALSE(rejection.contains("original_reason")) << rejection.dump();
         EXPECT_NE(rejection.value("reason_not_compared", "").find(why), std::string::npos)
             << rejection.dump();
+        // Its refusal proves that something refuses (valid.refuse), not which check (valid.table):
+        // the original without its table checks refused this root at a record check.
+        EXPECT_EQ(rule("e", "valid.table"), "Chosen-unproven") << profile;
+        EXPECT_EQ(rule("e", "valid.refuse"), "Proven") << profile;
         // Where the image has the global, the report shows its value for the profile's owner to name.
         EXPECT_EQ(rejection.contains("original_value"), profile.filename() == "no-name.profile.json")
             << rejection.dump();
     }
     EXPECT_EQ(read_json(path("e/hostile-objects-table-count.json")).at("rejection").at("original_value"), 2);
+}
+
+// A case that exists to show a refusal, on a root neither side refuses (here the valid small
+// archives in place of its generated root), compared two results of 0 and was equivalent. It is an
+// error: nothing the case is about was shown.
+TEST_F(HostileTest, ACaseWhereNeitherSideRefusesIsAnError) {
+    ojson c = read_json(kCasesDir / "hostile-objects-table-count.json");
+    c["data"] = kSmallData.string();
+    const fs::path file = write_case("hostile-on-a-valid-root", c);
+    const Result r = refcheck("run " + quote(file) + " --out o");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    const ojson j = read_json(path("o/hostile-on-a-valid-root.json"));
+    EXPECT_EQ(j.at("status"), "error") << j.dump();
+    EXPECT_NE(j.dump().find("nothing refused"), std::string::npos) << j.dump();
 }
 
 TEST_F(HostileTest, ACaseNamingAnotherRecordThanTheValidatorIsAnError) {

@@ -48,7 +48,7 @@ const std::vector<EventKindFields>& event_kinds() {
         {"archive", {{"name", S}, {"size", I}, {"sha256", S}}},
         {"table", {{"name", S}, {"size", I}, {"sha256", S}}},
         {"texture", {{"name", S}, {"size", I}, {"sha256", S}}},
-        {"rejection", {{"routine", S}, {"result", I}, {"reason", I}}},
+        {"rejection", {{"routine", S}, {"result", I}, {"reason", S}}},
         {"instance",
          {{"root", I},
           {"placement", I},

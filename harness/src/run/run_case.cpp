@@ -241,6 +241,14 @@ void compare_rejection(CaseContext& ctx, const emu::CallResult& boot) {
         error = reimpl_error(ctx);
     }
     if (!result.ok()) throw OriginalFailed(routine + " faulted: " + result.fault->message);
+    // The case exists to show a refusal: with neither side refusing, the two results (0 and 0)
+    // matched and the case was equivalent on a root nothing found broken (its generator writing a
+    // valid root, or a --data root in place of the hostile one). That is not a pass.
+    if (result.eax == 0 && !error)
+        throw std::runtime_error(
+            "nothing refused: both sides accept the data root the case says is broken (" +
+            describe_rejection(want.archive, want.record) + "): " + routine +
+            " returned 0 and the reimplementation's validator accepts it");
     ojson report = {{"expected", describe_rejection(want.archive, want.record)},
                     {"original_result", result.eax},
                     {"reimpl_error", error ? ojson(error->what()) : ojson(nullptr)}};
