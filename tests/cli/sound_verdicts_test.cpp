@@ -392,6 +392,27 @@ TEST_F(SoundVerdictTest, TheFramebufferIsAsLargeAsTheProfileSays) {
     EXPECT_EQ(d.at("fields").at(0).at("field"), "size");
 }
 
+// The stride of the face vertices the harness reads is the profile's face_vertex "size": a profile
+// saying the image pads them to 32 bytes (the stand-in's are 24) reads every vertex after the first
+// from the wrong place, and the faces differ. The harness took the stride from the last field's end,
+// so the edit changed nothing and the case stayed equivalent.
+TEST_F(SoundVerdictTest, TheFaceVerticesStrideIsTheProfilesStructSize) {
+    const fs::path file = write_case("program", small_program().to_json());
+    auto run_with_size = [&](const std::string& name, std::uint32_t size) {
+        ojson p = read_json(kProfile);
+        p.at("structs").at("face_vertex")["size"] = size;
+        const fs::path edited = path(name + ".profile.json");
+        std::ofstream(edited) << p.dump(2) << "\n";
+        return refcheck("run " + quote(file) + " --image " + quote(kImage) + " --profile " + quote(edited) +
+                        " --data " + quote(kSmallData) + " --out " + name);
+    };
+    const Result same = run_with_size("same", 24);
+    EXPECT_EQ(same.code, 0) << same.out << same.err;
+    const Result padded = run_with_size("padded", 32);
+    EXPECT_EQ(padded.code, 1) << padded.out << padded.err;
+    EXPECT_EQ(read_json(path("padded/program.json")).at("status"), "divergent");
+}
+
 } // namespace
 } // namespace refcheck::cli_test
 

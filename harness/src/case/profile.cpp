@@ -51,6 +51,15 @@ std::uint32_t u32_field(const json& j, const char* key, const std::filesystem::p
 
 } // namespace
 
+std::uint32_t Profile::struct_size(const std::string& type) const {
+    if (const auto s = struct_sizes.find(type); s != struct_sizes.end()) return s->second;
+    const auto it = structs.find(type);
+    if (it == structs.end()) fail(file, "no struct \"" + type + "\"");
+    std::uint32_t size = 0;
+    for (const auto& f : it->second) size = std::max(size, f.offset + f.size); // each ends by 2^20
+    return size;
+}
+
 const ProfileRoutine& Profile::routine(const std::string& name) const {
     auto it = routines.find(name);
     if (it == routines.end()) fail(file, "no routine \"" + name + "\"");
@@ -165,11 +174,28 @@ Profile load_profile(const std::filesystem::path& file) {
             if (fields.is_object() && fields.contains("size"))
                 p.struct_sizes[name] = u32_field(fields, "size", file, name);
             const json& list = fields.is_object() && fields.contains("fields") ? fields.at("fields") : fields;
+            const auto size = p.struct_sizes.find(name);
             for (const auto& f : list) {
                 std::string field = f.at("name").get<std::string>();
                 const std::string who = name + "." + field;
-                out.push_back(
-                    {std::move(field), u32_field(f, "offset", file, who), u32_field(f, "size", file, who)});
+                const std::uint32_t offset = u32_field(f, "offset", file, who),
+                                    bytes = u32_field(f, "size", file, who);
+                // The harness reads and writes fields at these offsets in host buffers of the
+                // struct's size: a field of no bytes, or one ending past the struct (a wrap of
+                // offset + size, found by an audit, wrote out of bounds), is refused here. A trailing
+                // array ("type" ending "[]", its size one element's) starts at the struct's end.
+                if (bytes == 0) fail(file, who + ": \"size\" must be at least 1 byte");
+                const std::uint64_t end = std::uint64_t{offset} + bytes;
+                if (end > Profile::kMaxStructBytes)
+                    fail(file, who + ": the field ends at byte " + std::to_string(end) + ", past " +
+                                   std::to_string(Profile::kMaxStructBytes) +
+                                   " (no struct of the engine is that large)");
+                const bool tail = f.value("type", "").ends_with("[]") && size != p.struct_sizes.end() &&
+                                  offset == size->second;
+                if (size != p.struct_sizes.end() && end > size->second && !tail)
+                    fail(file, who + ": the field ends at byte " + std::to_string(end) +
+                                   ", past the struct's \"size\", " + std::to_string(size->second));
+                out.push_back({std::move(field), offset, bytes});
             }
         }
     } catch (const json::exception& e) {

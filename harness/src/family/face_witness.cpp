@@ -17,12 +17,6 @@ constexpr std::uint32_t kPastReach = 0x10000; // how far past a texture a read i
 // known rows: every face is taken to cover every pixel (covers_taint).
 constexpr std::int32_t kFrameWidth = 320, kFrameHeight = 200;
 
-std::uint32_t struct_size(const Profile& p, const std::string& type) {
-    std::uint32_t size = 0;
-    for (const auto& f : p.structs.at(type)) size = std::max(size, f.offset + f.size);
-    return size;
-}
-
 // light.dot, light.clamp, light.level: the documented level of a normal under a model-space light.
 std::int32_t documented_level(const std::int8_t n[3], const std::int32_t light[3]) {
     std::int64_t dot =
@@ -48,7 +42,7 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
     off_fv_v_ = p.offset_of("face_vertex", "v");
     off_fv_sx_ = p.offset_of("face_vertex", "sx");
     off_fv_sy_ = p.offset_of("face_vertex", "sy");
-    fv_size_ = struct_size(p, "face_vertex");
+    fv_size_ = p.struct_size("face_vertex");
     gouraud_at_ = p.address_of("gouraud_enabled");
     framebuffer_ = p.address_of("framebuffer");
     framebuffer_size_ = p.data.at("framebuffer").size;
@@ -60,7 +54,7 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
     off_tex_pixels_ = p.offset_of("texture", "pixels");
 
     // The image's packet table, read once (after any seeded patch: it is what the original uses).
-    const std::uint32_t stride = struct_size(p, "packet_kind");
+    const std::uint32_t stride = p.struct_size("packet_kind");
     const std::uint32_t table = p.address_of("packet_kinds");
     const std::uint32_t count = stride ? p.data.at("packet_kinds").size / stride : 0;
     const std::uint32_t o_header = p.offset_of("packet_kind", "header"),

@@ -18,26 +18,30 @@ std::int32_t Script::range(std::int32_t lo, std::int32_t hi) {
 
 MobileWorld::MobileWorld(Original& o, const reimpl::ModelArchive& models) : o_(o), models_(models) {
     const Profile& p = o.profile();
-    off_id_ = p.offset_of("mobile", "id");
-    off_model_ = p.offset_of("mobile", "model_id");
-    off_pos_ = p.offset_of("mobile", "pos");
-    off_rot_ = p.offset_of("mobile", "rot");
-    size_ = 72;
-    for (const auto& f : p.structs.at("mobile")) size_ = std::max(size_, f.offset + f.size);
+    (void)p.offset_of("mobile", "id"); // the fields every mobile needs, named now if missing
+    (void)p.offset_of("mobile", "model_id");
     position_at_ = o.scratch(12);
 }
 
 bool MobileWorld::add(const reimpl::Mobile& m, std::optional<std::array<std::uint32_t, 2>> links) {
-    const std::uint32_t at = o_.scratch(size_);
-    o_.machine().write(at, std::vector<std::uint8_t>(size_, 0));
-    o_.machine().write_u32(at + off_id_, m.id);
-    o_.machine().write_u32(at + off_model_, m.model);
-    o_.machine().write(at + off_pos_, pack_words(m.position));
-    o_.machine().write(at + off_rot_, pack_words(m.rotation));
-    if (links) { // looked up only here: a profile needs the link fields only for such a script
-        o_.machine().write_u32(at + o_.profile().offset_of("mobile", "prev"), (*links)[0]);
-        o_.machine().write_u32(at + o_.profile().offset_of("mobile", "next"), (*links)[1]);
+    // The profile's layout and size (GuestStruct: each field as large as the harness writes); the
+    // link fields are needed only for a script that sets them.
+    const GuestStruct mobile(o_.profile(), "mobile");
+    const std::int32_t id[] = {static_cast<std::int32_t>(m.id)},
+                       model[] = {static_cast<std::int32_t>(m.model)};
+    std::vector<std::uint8_t> bytes =
+        mobile.pack({{"id", id}, {"model_id", model}, {"pos", m.position}, {"rot", m.rotation}});
+    if (links) {
+        const std::int32_t prev[] = {static_cast<std::int32_t>((*links)[0])},
+                           next[] = {static_cast<std::int32_t>((*links)[1])};
+        const std::vector<std::uint8_t> linked = mobile.pack({{"prev", prev}, {"next", next}});
+        for (const char* field : {"prev", "next"}) {
+            const std::uint32_t at = o_.profile().offset_of("mobile", field);
+            std::copy_n(linked.begin() + at, 4, bytes.begin() + at);
+        }
     }
+    const std::uint32_t at = o_.scratch(mobile.size());
+    o_.machine().write(at, bytes);
     guest_[m.id] = at;
     departed_.erase(m.id);
     const bool ok = o_.call("add_mobile_", {at}).ok();

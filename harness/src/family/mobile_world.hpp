@@ -48,7 +48,6 @@ private:
     std::map<std::uint32_t, std::uint32_t> guest_;    // id -> guest mobile struct
     std::map<std::uint32_t, std::uint32_t> departed_; // id -> the struct of a removed mobile
     std::uint32_t position_at_ = 0;
-    std::uint32_t off_id_, off_model_, off_pos_, off_rot_, size_;
 };
 
 } // namespace refcheck::harness

@@ -157,14 +157,7 @@ GuestStruct::GuestStruct(const Profile& profile, const std::string& type) : prof
     if (it == profile.structs.end())
         throw ProfileError(profile.file.string() + ": no struct \"" + type +
                            "\" (its \"structs\" entry says how the harness lays it out for the image)");
-    for (const ProfileField& f : it->second) size_ = std::max(size_, f.offset + f.size);
-    if (const auto s = profile.struct_sizes.find(type); s != profile.struct_sizes.end()) {
-        if (s->second < size_)
-            throw ProfileError(profile.file.string() + ": struct \"" + type + "\" is " +
-                               std::to_string(s->second) + " bytes, but its fields end at " +
-                               std::to_string(size_));
-        size_ = s->second;
-    }
+    size_ = profile.struct_size(type); // its fields end within it (load_profile checks)
 }
 
 std::vector<std::uint8_t> GuestStruct::pack(std::initializer_list<Fill> fills) const {

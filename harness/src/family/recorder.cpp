@@ -62,7 +62,15 @@ FaceVertexLayout::FaceVertexLayout(const Profile& p)
     : u_(p.offset_of("face_vertex", "u")), v_(p.offset_of("face_vertex", "v")),
       level_(p.offset_of("face_vertex", "level")), sx_(p.offset_of("face_vertex", "sx")),
       sy_(p.offset_of("face_vertex", "sy")), z_(p.offset_of("face_vertex", "z")) {
-    for (const auto& f : p.structs.at("face_vertex")) size_ = std::max(size_, f.offset + f.size);
+    size_ = p.struct_size("face_vertex"); // the stride: the struct's "size" (a padded one too)
+    // Each is read as a 32-bit word from a host copy of the vertices: a narrower field would read
+    // past it (and, last in the struct, past the copy).
+    for (const auto& f : p.structs.at("face_vertex"))
+        if ((f.name == "u" || f.name == "v" || f.name == "level" || f.name == "sx" || f.name == "sy" ||
+             f.name == "z") &&
+            f.size != 4)
+            throw ProfileError(p.file.string() + ": face_vertex." + f.name + " is " + std::to_string(f.size) +
+                               " bytes; the harness reads it as a 32-bit word");
 }
 
 FaceVertices FaceVertexLayout::read(const emu::Machine& m, std::uint32_t at, std::size_t count) const {

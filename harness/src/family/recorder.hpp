@@ -43,7 +43,7 @@ public:
     FaceVertices read(const emu::Machine& m, std::uint32_t at, std::size_t count) const;
 
 private:
-    std::uint32_t u_ = 0, v_ = 0, level_ = 0, sx_ = 0, sy_ = 0, z_ = 0, size_ = 24;
+    std::uint32_t u_ = 0, v_ = 0, level_ = 0, sx_ = 0, sy_ = 0, z_ = 0, size_ = 0;
     mutable std::vector<std::uint8_t> bytes_; // read() reuses it: no allocation per face
 };
 

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace refcheck::harness;
 namespace fs = std::filesystem;
@@ -33,8 +35,8 @@ std::string with_data_size(const std::string& size) {
 }
 
 std::string with_field_offset(const std::string& offset) {
-    return R"({"schema": "refcheck-profile/1", "structs": {"Obj": [{"name": "count", "offset": )" + offset +
-           "}]}}";
+    return R"({"schema": "refcheck-profile/1", "structs": {"Obj": [{"name": "count", "size": 4, "offset": )" +
+           offset + "}]}}";
 }
 
 std::string refusal(const std::string& text) {
@@ -80,4 +82,34 @@ TEST(Profile, AGlobalsNamedValuesAreReadAndBadOnesRefusedByName) {
         EXPECT_NE(error.find("err"), std::string::npos) << bad << ": " << error;
         EXPECT_NE(error.find("values"), std::string::npos) << bad << ": " << error;
     }
+}
+
+// A field the harness reads or writes at its offset in a host buffer of the struct's size: one of no
+// bytes, one whose end passes 2^20 (offset 0xfffffff0 with size 0x20 wrapped to 16 and wrote out of
+// bounds), or one ending past the struct's "size" is refused by name; a trailing array (its size one
+// element's) may start at the struct's end. The struct's size is its "size", else its fields' end.
+TEST(Profile, StructFieldsMustLieWithinTheStruct) {
+    auto structs = [](const std::string& body) {
+        return R"({"schema": "refcheck-profile/1", "structs": {"Obj": )" + body + "}}";
+    };
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {R"([{"name": "n", "offset": 5, "size": 0}])", "Obj.n: \"size\" must be at least 1 byte"},
+        {R"([{"name": "n", "offset": 4294967280, "size": 32}])", "Obj.n: the field ends at byte 4294967312"},
+        {R"([{"name": "n", "offset": 1048573, "size": 4}])", "Obj.n: the field ends at byte 1048577"},
+        {R"({"size": 8, "fields": [{"name": "n", "offset": 6, "size": 4}]})",
+         "past the struct's \"size\", 8"},
+        {R"({"size": 8, "fields": [{"name": "n", "offset": 8, "size": 4, "type": "u32"}]})",
+         "past the struct's"},
+    };
+    for (const auto& [body, why] : bad) {
+        const std::string error = refusal(structs(body));
+        EXPECT_NE(error.find(why), std::string::npos) << body << ": " << error;
+    }
+    const Profile tail = load_text(structs(R"({"size": 8, "fields": [{"name": "n", "offset": 4, "size": 4},
+                                                    {"name": "list", "offset": 8, "size": 4, "type": "u32[]"}]})"));
+    EXPECT_EQ(tail.struct_size("Obj"), 8u);
+    EXPECT_EQ(load_text(structs(R"([{"name": "n", "offset": 4, "size": 4}])")).struct_size("Obj"), 8u);
+    EXPECT_EQ(load_text(structs(R"({"size": 32, "fields": [{"name": "n", "offset": 4, "size": 4}]})"))
+                  .struct_size("Obj"),
+              32u);
 }

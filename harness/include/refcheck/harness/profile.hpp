@@ -62,6 +62,11 @@ struct Profile {
     std::map<std::string, ProfileData> data;
     std::map<std::string, std::vector<ProfileField>> structs;
     std::map<std::string, std::uint32_t> struct_sizes; // a struct's "size", where its entry gives one
+    // Every field has at least one byte and ends by this many (and by the struct's "size", a
+    // trailing array aside): offsets and sizes are checked when the profile is read.
+    static constexpr std::uint32_t kMaxStructBytes = 1u << 20;
+    // The struct's size, the stride of an array of it: its "size", else where its last field ends.
+    std::uint32_t struct_size(const std::string& type) const; // throws ProfileError
 
     const ProfileRoutine& routine(const std::string& name) const; // throws ProfileError
     std::uint32_t address_of(const std::string& name) const;      // routine or data; throws
