@@ -34,6 +34,8 @@ std::string_view family_name(Family f) {
 
 namespace {
 
+constexpr std::uint32_t kMaxSteps = 10000, kMaxQueries = 100000, kMaxScriptFrames = 1000;
+
 [[noreturn]] void fail(const std::filesystem::path& file, const std::string& what) {
     throw CaseError(file.string() + ": " + what);
 }
@@ -203,7 +205,9 @@ SceneSelection parse_scene(const json& j, const std::filesystem::path& file) {
     for (const auto& sc : j.value("scripts", json::array())) {
         s.scripts.push_back(
             {get<std::string>(sc, "name", "", file), get<std::uint32_t>(sc, "frames", 0, file)});
-        if (s.scripts.back().frames == 0) fail(file, "a scene script needs \"frames\" >= 1");
+        if (s.scripts.back().frames == 0 || s.scripts.back().frames > kMaxScriptFrames)
+            fail(file, "a scene script's \"frames\" is 1 to " + std::to_string(kMaxScriptFrames) + ", not " +
+                           std::to_string(s.scripts.back().frames));
     }
     return s;
 }
@@ -302,6 +306,12 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
         if (d.size() != 3 || d[1] >= 0)
             fail(file, "a sun is [x, y, z] (Q14) with y < 0 (it shines downward)");
     c.steps = get<std::uint32_t>(sel, "steps", 0, file);
+    // Counts that set how much the harness generates before any emulated call (no instruction
+    // budget applies there): a case asking for 2^32 - 1 steps ran for hours. The caps are far above
+    // what the shipped cases use (384 steps, 400 queries, 24 frames a script).
+    if (c.steps > kMaxSteps)
+        fail(file, "\"selection.steps\" is at most " + std::to_string(kMaxSteps) + ", not " +
+                       std::to_string(c.steps));
     if (sel.contains("script")) {
         if (c.family != Family::Mobile) fail(file, "\"selection.script\" applies to the mobile family only");
         if (sel.contains("steps") || sel.contains("seed"))
@@ -371,8 +381,14 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
             c.mobile_script.push_back(s);
         }
         c.steps = static_cast<std::uint32_t>(c.mobile_script.size());
+        if (c.steps > kMaxSteps)
+            fail(file, "\"selection.script\" has at most " + std::to_string(kMaxSteps) + " steps, not " +
+                           std::to_string(c.steps));
     }
     c.queries = get<std::uint32_t>(sel, "queries", 0, file);
+    if (c.queries > kMaxQueries)
+        fail(file, "\"selection.queries\" is at most " + std::to_string(kMaxQueries) + ", not " +
+                       std::to_string(c.queries));
     c.seed = get<std::uint64_t>(sel, "seed", 1, file);
     if (sel.contains("centre")) {
         const auto centre = get<std::vector<std::int64_t>>(sel, "centre", {}, file);

@@ -171,3 +171,20 @@ TEST(Case, RefusesARefusedSceneEntryThatIsNotIntegers) {
       "selection":{"lights":[[0,-16384,0]],"scene":{"cameras":[{"position":[0,0,0]}],"refused":[[8,0,2.56444e+38,0]]}}})"));
     EXPECT_NE(e.find("not an integer in the range it needs"), std::string::npos) << e;
 }
+
+// Counts the harness generates from before any emulated call (no instruction budget there): a
+// mobile case of 2^32 - 1 steps ran for hours, one of 2^32 - 1 queries ended in std::bad_alloc
+// naming nothing. Each is capped, and the error names the key.
+TEST(Case, RefusesCountsPastTheirCapsNamingTheKey) {
+    const std::string mobiles = R"({"schema":"refcheck-case/1","family":"mobile","selection":{"steps":)";
+    EXPECT_NE(
+        error_of(write("steps.json", mobiles + "4294967295}}")).find("\"selection.steps\" is at most 10000"),
+        std::string::npos);
+    EXPECT_EQ(load_case(write("steps-ok.json", mobiles + "10000}}")).steps, 10000u);
+    const std::string receivers =
+        R"({"schema":"refcheck-case/1","family":"receiver","selection":{"queries":)";
+    EXPECT_NE(
+        error_of(write("q.json", receivers + "4294967295}}")).find("\"selection.queries\" is at most 100000"),
+        std::string::npos);
+    EXPECT_EQ(load_case(write("q-ok.json", receivers + "100000}}")).queries, 100000u);
+}
