@@ -242,8 +242,15 @@ uint32_t FindFirstFileA(Machine& m, const Args& a) {
     for (std::filesystem::directory_iterator it(r.host, ec), end; !ec && it != end; it.increment(ec)) {
         std::string name = it->path().filename().string();
         if (!wildcard_match(pattern, name, true)) continue;
-        bool dir = it->is_directory(ec);
-        search.matches.push_back({name, dir ? 0 : static_cast<uint64_t>(it->file_size(ec)), dir});
+        // An entry is what opening it would reach: a symbolic link leaving the root is not listed
+        // (its target's size and kind were the outside file's), and a link inside the root is
+        // listed as its target.
+        const Resolution entry = root->resolve(cut == std::string::npos ? name : folder + name);
+        if (entry.status == Resolution::Status::refused) continue;
+        std::error_code entry_ec;
+        const bool dir = std::filesystem::is_directory(entry.host, entry_ec);
+        const auto size = dir ? std::uintmax_t{0} : std::filesystem::file_size(entry.host, entry_ec);
+        search.matches.push_back({name, entry_ec ? 0 : static_cast<uint64_t>(size), dir});
     }
     std::sort(search.matches.begin(), search.matches.end(),
               [](const FoundFile& x, const FoundFile& y) { return x.name < y.name; });

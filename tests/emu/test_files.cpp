@@ -187,6 +187,21 @@ TEST_F(GuestFiles, ListsFoldersWithFindFirstFile) {
     EXPECT_LT(static_cast<int>(r.eax), 0); // no file matches
 }
 
+// A listing shows what opening each entry would reach: a symbolic link out of the data root is not
+// listed (its size and kind were the outside file's, read through the link), one inside is.
+TEST_F(GuestFiles, FindFirstFileListsNoLinkLeavingTheRoot) {
+    test::ScratchDir outside("outside");
+    outside.put("secret.bin", "a secret of 23 bytes...");
+    std::filesystem::create_symlink(outside.path() / "secret.bin", dir.path() / "3DDATA" / "LEAK.BIN");
+    std::filesystem::create_symlink(dir.path() / "3DPAL.RGB", dir.path() / "3DDATA" / "INSIDE.BIN");
+    Address first = guest_buffer(*m, 260);
+    CallResult r = m->call("count_files", Convention::cdecl, {guest_string(*m, "3ddata\\*.BIN"), first});
+    ASSERT_TRUE(r.ok()) << describe(r);
+    EXPECT_EQ(r.eax, 3u) << "3DOBJS.BIN, INSIDE.BIN and OBJTEXT.BIN; not LEAK.BIN";
+    r = m->call("count_files", Convention::cdecl, {guest_string(*m, "3ddata\\LEAK.*"), first});
+    EXPECT_LT(static_cast<int>(r.eax), 0) << "no match";
+}
+
 // A path whose NUL is not within MAX_PATH (260 bytes) fails as Windows fails it, and the record names
 // the failure, never a shorter path: the shims read at most 1024 characters, so a 1039-character
 // "C:\.\.\...\X.BIN.does-not-exist" opened X.BIN, and a 260-character path opened its file.
