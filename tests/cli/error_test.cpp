@@ -136,6 +136,14 @@ TEST_F(ErrorTest, RealImageTemplateNamesEveryMissingAddress) {
                   " --image " + quote(kImage) + " --profile " + quote(kTemplate));
     const auto named = lines(r.err);
     for (const auto& name : names) EXPECT_TRUE(named.count(name)) << name << " not named:\n" << r.err;
+
+    // A program case alone names every routine its recorder taps: the state switches were looked up
+    // only after the boot, and a profile without them failed there with "no address for op_ifmask".
+    const Result alone =
+        run_fails(quote(program) + " --image " + quote(kImage) + " --profile " + quote(kTemplate));
+    const auto named_alone = lines(alone.err);
+    for (const char* name : {"op_ifmask", "op_choose", "op_select", "run_program", "draw_attached_object_"})
+        EXPECT_TRUE(named_alone.count(name)) << name << " not named:\n" << alone.err;
 }
 
 } // namespace

@@ -43,7 +43,7 @@ std::vector<std::string> needed_symbols(Family f) {
                  "draw_completely_visible_primary_face_", "draw_partially_visible_primary_face_",
                  "draw_completely_visible_secondary_face_", "draw_partially_visible_secondary_face_",
                  "polygon_winding_", "draw_attached_object_", "palette_rgb", "framebuffer", "run_program",
-                 "packet_kinds", "gouraud_enabled"});
+                 "packet_kinds", "gouraud_enabled", "op_ifmask", "op_choose", "op_select"});
             break;
         case Family::Shadow:
             add({"initialise_3d_palette_", "construct_3d_object_", "draw_3d_object_shadow_",
