@@ -244,12 +244,13 @@ uint32_t FindFirstFileA(Machine& m, const Args& a) {
         if (!wildcard_match(pattern, name, true)) continue;
         // An entry is what opening it would reach: a symbolic link leaving the root is not listed
         // (its target's size and kind were the outside file's), and a link inside the root is
-        // listed as its target.
-        const Resolution entry = root->resolve(cut == std::string::npos ? name : folder + name);
-        if (entry.status == Resolution::Status::refused) continue;
+        // listed as its target. Only the entry itself is checked (the folder was resolved once): a
+        // full resolve() per entry rescanned the folder, N^2 host time in one shim call.
+        const std::filesystem::path entry = it->path();
+        if (it->is_symlink(ec) && !root->contains(entry)) continue;
         std::error_code entry_ec;
-        const bool dir = std::filesystem::is_directory(entry.host, entry_ec);
-        const auto size = dir ? std::uintmax_t{0} : std::filesystem::file_size(entry.host, entry_ec);
+        const bool dir = std::filesystem::is_directory(entry, entry_ec);
+        const auto size = dir ? std::uintmax_t{0} : std::filesystem::file_size(entry, entry_ec);
         search.matches.push_back({name, entry_ec ? 0 : static_cast<uint64_t>(size), dir});
     }
     std::sort(search.matches.begin(), search.matches.end(),

@@ -135,8 +135,8 @@ uint32_t fread(Machine& m, const Args& a) {
             (n == 0 ? f->eof : f->error) = true;
             break;
         }
+        m.guest_write(a.ptr(0) + got, {buffer.data(), static_cast<size_t>(n)}); // may fault: then not read
         m.data_root()->accesses()[f->access_index].bytes_read += static_cast<uint64_t>(n);
-        m.guest_write(a.ptr(0) + got, {buffer.data(), static_cast<size_t>(n)});
         got += static_cast<uint32_t>(n);
     }
     return static_cast<uint32_t>(got / size);

@@ -161,9 +161,17 @@ Profile load_profile(const std::filesystem::path& file) {
                 const json& values = d.at("values");
                 if (!values.is_object())
                     fail(file, pd.name + ": \"values\" must be an object of names and numbers");
+                std::map<std::uint32_t, std::string> named;
                 for (const auto& [name, v] : values.items()) {
                     if (name.empty()) fail(file, pd.name + ": \"values\" has an empty name");
                     pd.values[name] = u32_field(values, name.c_str(), file, pd.name + ".values");
+                    // One number, one name: a case's reason compared by number would match another
+                    // check's refusal (an image without the table checks, refusing at a record
+                    // check, proved valid.table with objects_table given the record check's number).
+                    if (const auto [at, fresh] = named.emplace(pd.values[name], name); !fresh)
+                        fail(file, pd.name + ": \"values\" gives " + at->second + " and " + name +
+                                       " the same number, " + std::to_string(at->first) +
+                                       ": a value must say which it is");
                 }
             }
             p.data[pd.name] = pd;
@@ -171,8 +179,14 @@ Profile load_profile(const std::filesystem::path& file) {
         const json structs = j.value("structs", json::object());
         for (const auto& [name, fields] : structs.items()) {
             auto& out = p.structs[name];
-            if (fields.is_object() && fields.contains("size"))
+            if (fields.is_object() && fields.contains("size")) {
                 p.struct_sizes[name] = u32_field(fields, "size", file, name);
+                // It sizes host buffers and guest allocations (GuestStruct, the face vertices' copy).
+                if (p.struct_sizes[name] > Profile::kMaxStructBytes)
+                    fail(file, name + ": \"size\" is at most " + std::to_string(Profile::kMaxStructBytes) +
+                                   " bytes (no struct of the engine is that large), not " +
+                                   std::to_string(p.struct_sizes[name]));
+            }
             const json& list = fields.is_object() && fields.contains("fields") ? fields.at("fields") : fields;
             const auto size = p.struct_sizes.find(name);
             for (const auto& f : list) {

@@ -276,9 +276,9 @@ void compare_rejection(CaseContext& ctx, const emu::CallResult& boot) {
             if (global != data.end() && global->second.address)
                 report["original_value"] = ctx.original.u32("initialise_error");
         } else {
-            // The original's reason is the name its value has in the profile (the case's name
-            // when the value is that name's: two names may share a number); a value the profile
-            // names nothing is shown as its number.
+            // The original's reason is the name its value has in the profile (each number names
+            // one reason: load_profile refuses two names sharing one); a value the profile names
+            // nothing is shown as its number.
             const std::uint32_t value = ctx.original.u32("initialise_error");
             original_reason = "(unnamed: " + std::to_string(value) + ")";
             if (global->second.values.at(*want.reason) == value)

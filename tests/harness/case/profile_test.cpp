@@ -76,6 +76,13 @@ TEST(Profile, AGlobalsNamedValuesAreReadAndBadOnesRefusedByName) {
         R"({"schema": "refcheck-profile/1", "data": [{"name": "err", "values": {"open": 1, "table": 4294967295}}]})");
     EXPECT_EQ(p.data.at("err").values,
               (std::map<std::string, std::uint32_t>{{"open", 1}, {"table", 4294967295u}}));
+    // One number, one name: objects_table given the record check's number matched the record
+    // check's refusal on an image without the table checks, and proved valid.table.
+    EXPECT_NE(
+        refusal(
+            R"({"schema": "refcheck-profile/1", "data": [{"name": "err", "values": {"open": 3, "table": 3}}]})")
+            .find("gives open and table the same number, 3"),
+        std::string::npos);
     for (const std::string bad : {R"({"open": -1})", R"({"open": "1"})", R"({"": 1})", "[1]", "7"}) {
         const std::string error =
             refusal(R"({"schema": "refcheck-profile/1", "data": [{"name": "err", "values": )" + bad + "}]}");
@@ -100,6 +107,9 @@ TEST(Profile, StructFieldsMustLieWithinTheStruct) {
          "past the struct's \"size\", 8"},
         {R"({"size": 8, "fields": [{"name": "n", "offset": 8, "size": 4, "type": "u32"}]})",
          "past the struct's"},
+        // The struct's own size sizes host buffers and guest allocations (4 GiB: std::bad_alloc).
+        {R"({"size": 4294967295, "fields": [{"name": "n", "offset": 0, "size": 4}]})",
+         "Obj: \"size\" is at most 1048576 bytes"},
     };
     for (const auto& [body, why] : bad) {
         const std::string error = refusal(structs(body));

@@ -92,6 +92,9 @@ public:
     const std::string& mount() const { return mount_; }
     bool writable() const { return writable_; }
 
+    // Whether a host path, its symbolic links followed, lies inside the root (a listing's entry).
+    bool contains(const std::filesystem::path& host) const { return inside_root(host); }
+
     std::vector<FileAccess>& accesses() { return accesses_; }
     const std::vector<FileAccess>& accesses() const { return accesses_; }
 
