@@ -146,5 +146,26 @@ TEST_F(ErrorTest, RealImageTemplateNamesEveryMissingAddress) {
         EXPECT_TRUE(named_alone.count(name)) << name << " not named:\n" << alone.err;
 }
 
+// A routine refcheck replaces (the terrain sampler, scene.sampler) reads its arguments in its
+// convention's order: a profile placing them otherwise (here x in edx and z in eax) would hand the
+// replacement each other's values, so the case is an error naming the argument, not a run on
+// swapped coordinates.
+TEST_F(ErrorTest, AReplacedRoutineWhoseArgumentsAreOutOfTheConventionsOrderIsRefused) {
+    ojson profile = read_json(kProfile);
+    for (auto& r : profile.at("routines"))
+        if (r.at("name") == "sample_terrain_height_") {
+            r.at("args").at(0)["reg"] = "edx";
+            r.at("args").at(1)["reg"] = "eax";
+        }
+    const fs::path swapped = path("swapped.profile.json");
+    std::ofstream(swapped) << profile.dump(1) << "\n";
+    const Result r = refcheck("run " + quote(shipped_case("coverage-scene-cameras")) + " --profile " +
+                              quote(swapped) + " --out o");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    const ojson j = read_json(path("o/coverage-scene-cameras.json"));
+    EXPECT_EQ(j.at("status"), "error");
+    EXPECT_NE(j.value("error", "").find("argument \"x\" is in \"edx\""), std::string::npos) << j.dump();
+}
+
 } // namespace
 } // namespace refcheck::cli_test

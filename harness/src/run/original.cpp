@@ -91,6 +91,21 @@ ArgSlot arg_slot(const Profile& profile, const std::string& routine, const std::
     throw problem("is not among the routine's \"args\" (its profile entry says where it is)");
 }
 
+std::uint32_t callee_popped_bytes(const Profile& profile, const std::string& routine) {
+    const ProfileRoutine& r = profile.routine(routine);
+    const emu::Convention convention = parse_convention(r.convention);
+    if (!emu::info(convention).callee_pops) return 0;
+    // The stack arguments as arg_slot() places them: "stack", or no "reg" past the convention's
+    // registers. Counted by position (the arguments past the registers), a watcall routine with a
+    // stack argument and fewer than four register ones popped none, its return address and stack
+    // never matched, and its return watcher was dropped as abandoned: its events were lost.
+    const auto regs = emu::info(convention).register_args.size();
+    std::uint32_t slots = 0;
+    for (std::size_t i = 0; i < r.args.size(); ++i)
+        if (r.args[i].reg == "stack" || (r.args[i].reg.empty() && i >= regs)) ++slots;
+    return 4 * slots;
+}
+
 namespace {
 // The arguments of a call as the emu's convention frame takes them (its registers in order, then the
 // stack): argument i goes where the profile's i-th "args" entry puts it, its register or the next
@@ -269,6 +284,21 @@ std::uint32_t Original::scratch(std::uint32_t size) {
 }
 
 emu::HookId Original::replace(const std::string& routine, unsigned nargs, emu::ReplaceFn fn) {
+    // The replacement reads its arguments, and returns popping its stack ones, by the convention's
+    // order (emu::Args): a profile placing them otherwise would hand it the wrong values and
+    // unbalance the caller's stack, so it is refused rather than replaced wrongly.
+    const ProfileRoutine& r = profile_.routine(routine);
+    const auto regs = emu::info(parse_convention(r.convention)).register_args;
+    for (std::size_t i = 0; i < r.args.size(); ++i) {
+        const std::string& reg = r.args[i].reg;
+        const bool in_order =
+            reg.empty() || (i < regs.size() ? register_named(reg) == regs[i] : reg == "stack");
+        if (!in_order)
+            throw ProfileError(profile_.file.string() + ": " + routine + ": argument \"" + r.args[i].name +
+                               "\" is in \"" + reg + "\", not the " + r.convention +
+                               " convention's place for argument " + std::to_string(i + 1) +
+                               ": refcheck replaces this routine and reads its arguments in that order");
+    }
     replaced_.push_back(routine);
     replaced_entries_.push_back(profile_.address_of(routine));
     if (PhaseClock::current()) // refcheck bench: the callback is harness time inside an emulated call
@@ -294,11 +324,7 @@ emu::TapFn Original::timed(emu::TapFn fn) {
 }
 
 void Original::on_return(const std::string& callee, emu::TapFn fn) {
-    const ProfileRoutine& r = profile_.routine(callee);
-    const emu::Convention convention = parse_convention(r.convention);
-    const auto nargs = static_cast<unsigned>(r.args.size());
-    const std::uint32_t popped =
-        4 * emu::stack_arg_count(convention, nargs) - emu::caller_pops(convention, nargs);
+    const std::uint32_t popped = callee_popped_bytes(profile_, callee);
     const std::size_t watcher = return_watchers_.size();
     return_watchers_.push_back(timed(std::move(fn)));
     machine_->tap(profile_.address_of(callee), [this, popped, watcher](emu::Machine& m) {

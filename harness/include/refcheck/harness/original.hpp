@@ -41,12 +41,20 @@ public:
 
 private:
     friend ArgSlot arg_slot(const Profile& profile, const std::string& routine, const std::string& name);
+
+    // The bytes of stack arguments `routine` pops on return (0 when the caller pops them), its stack
+    // arguments counted where its profile "args" place them, as arg_slot() reads them.
+    std::uint32_t callee_popped_bytes(const Profile& profile, const std::string& routine);
     std::optional<emu::Reg> reg_;
     std::uint32_t stack_offset_ = 0;
 };
 // The slot of argument `name` of `routine`; throws ProfileError naming the profile, routine and
 // argument when the profile lacks it or names a register that is none.
 ArgSlot arg_slot(const Profile& profile, const std::string& routine, const std::string& name);
+
+// The bytes of stack arguments `routine` pops on return (0 when the caller pops them), its stack
+// arguments counted where its profile "args" place them, as arg_slot() reads them.
+std::uint32_t callee_popped_bytes(const Profile& profile, const std::string& routine);
 
 class Original {
 public:
