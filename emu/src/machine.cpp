@@ -1,6 +1,7 @@
 // Machine: construction, the always-present callbacks (faults, interrupts, the shim page),
 // guest memory and registers, and the services it owns.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <sys/mman.h>
@@ -381,15 +382,17 @@ void Machine::after_fork() {
     win32::own_open_files(*this);
 }
 
+namespace {
+// A value's little-endian bytes, as the guest stores it.
+std::array<uint8_t, 2> le16(uint16_t v) { return {uint8_t(v), uint8_t(v >> 8)}; }
+std::array<uint8_t, 4> le32(uint32_t v) {
+    return {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
+}
+} // namespace
+
 void Machine::write_u8(Address a, uint8_t v) { write(a, {&v, 1}); }
-void Machine::write_u16(Address a, uint16_t v) {
-    uint8_t b[2] = {uint8_t(v), uint8_t(v >> 8)};
-    write(a, b);
-}
-void Machine::write_u32(Address a, uint32_t v) {
-    uint8_t b[4] = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
-    write(a, b);
-}
+void Machine::write_u16(Address a, uint16_t v) { write(a, le16(v)); }
+void Machine::write_u32(Address a, uint32_t v) { write(a, le32(v)); }
 
 namespace {
 [[noreturn]] void refuse_guest_access(std::pair<Address, FaultKind> refused, size_t size) {
@@ -425,15 +428,8 @@ void Machine::guest_write(Address a, std::span<const uint8_t> bytes) {
     write(a, bytes);
 }
 
-void Machine::guest_write_u16(Address a, uint16_t v) {
-    uint8_t b[2] = {uint8_t(v), uint8_t(v >> 8)};
-    guest_write(a, b);
-}
-
-void Machine::guest_write_u32(Address a, uint32_t v) {
-    uint8_t b[4] = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
-    guest_write(a, b);
-}
+void Machine::guest_write_u16(Address a, uint16_t v) { guest_write(a, le16(v)); }
+void Machine::guest_write_u32(Address a, uint32_t v) { guest_write(a, le32(v)); }
 
 std::optional<std::string> Machine::guest_cstring(Address a, size_t max) const {
     std::string out;
