@@ -20,8 +20,10 @@ bool ByteReader::contains(std::uint64_t at, std::uint64_t size) const {
 
 void ByteReader::require(std::uint64_t at, std::uint64_t size, std::string_view what) const {
     if (!contains(at, size)) {
-        fail(at, fmt::format("{} ({} bytes) runs past the end of the {} (0x{:x})", what, size,
-                             record_ ? "record" : "archive", end_));
+        fail(at,
+             fmt::format("{} ({} bytes) runs past the end of the {} (0x{:x})", what, size,
+                         record_ ? "record" : "archive", end_),
+             record_ ? Check::content : Check::table);
     }
 }
 
@@ -53,8 +55,8 @@ std::span<const std::uint8_t> ByteReader::span(std::uint64_t at, std::uint64_t s
     return bytes_.subspan(at, size);
 }
 
-void ByteReader::fail(std::uint64_t at, std::string_view detail) const {
-    reimpl::fail(Location{archive_, record_, at}, detail);
+void ByteReader::fail(std::uint64_t at, std::string_view detail, Check check) const {
+    reimpl::fail(Location{archive_, record_, at, check}, detail);
 }
 
 } // namespace refcheck::reimpl

@@ -4,6 +4,17 @@
 
 namespace refcheck::reimpl {
 
+std::string_view check_name(Check check) {
+    switch (check) {
+        case Check::open: return "open";
+        case Check::table: return "table";
+        case Check::record: return "record";
+        case Check::internal: return "internal";
+        case Check::content: return "content";
+    }
+    return "content";
+}
+
 std::string describe(const Location& where, std::string_view detail) {
     if (where.record) {
         return fmt::format("{}: record {}: offset 0x{:x}: {}", where.archive, *where.record, where.offset,

@@ -17,13 +17,15 @@ void check_internal_offsets(const ByteReader& r, const ModelRecord& m) {
         if (offsets[i] != 0 && offsets[i] >= m.extent.size()) {
             r.fail(m.absolute(kInternalOffsetsAt + 4 * i),
                    fmt::format("{} offset 0x{:x} lies past the record end (record size 0x{:x})",
-                               kBlockNames[i], offsets[i], m.extent.size()));
+                               kBlockNames[i], offsets[i], m.extent.size()),
+                   Check::internal);
         }
         // arc.records: the blocks follow the 188-byte header (found by cases/hostile-objects-offset-in-header).
         if (offsets[i] != 0 && offsets[i] < kHeaderSize) {
             r.fail(m.absolute(kInternalOffsetsAt + 4 * i),
                    fmt::format("{} offset 0x{:x} lies inside the record's {}-byte header", kBlockNames[i],
-                               offsets[i], kHeaderSize));
+                               offsets[i], kHeaderSize),
+                   Check::internal);
         }
     }
 }

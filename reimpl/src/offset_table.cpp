@@ -14,8 +14,10 @@ void check_distinct(const ByteReader& archive, const std::vector<std::uint32_t>&
         if (offsets[slot] == 0) continue;
         const auto [it, inserted] = first_slot.emplace(offsets[slot], slot);
         if (!inserted) {
-            archive.fail(4 + 4ull * slot, fmt::format("slot {} shares offset 0x{:x} with slot {}", slot,
-                                                      offsets[slot], it->second));
+            archive.fail(
+                4 + 4ull * slot,
+                fmt::format("slot {} shares offset 0x{:x} with slot {}", slot, offsets[slot], it->second),
+                Check::table);
         }
     }
 }
@@ -27,12 +29,16 @@ OffsetTable OffsetTable::read(const ByteReader& archive, std::uint32_t min_recor
     table.file_size_ = archive.end();
     const std::uint64_t count = archive.u32(0);
     if (count > capacity)
-        archive.fail(0, fmt::format("the table counts {} slots, more than the engine's {} (arc.capacity)",
-                                    count, capacity));
+        archive.fail(0,
+                     fmt::format("the table counts {} slots, more than the engine's {} (arc.capacity)", count,
+                                 capacity),
+                     Check::table);
     const std::uint64_t table_end = 4 + 4 * count;
     if (table_end > archive.end()) {
-        archive.fail(0, fmt::format("offset table of {} entries needs {} bytes, the archive has {}", count,
-                                    table_end, archive.end()));
+        archive.fail(0,
+                     fmt::format("offset table of {} entries needs {} bytes, the archive has {}", count,
+                                 table_end, archive.end()),
+                     Check::table);
     }
     table.offsets_.reserve(count);
     for (std::uint64_t slot = 0; slot < count; ++slot) {
@@ -41,7 +47,8 @@ OffsetTable OffsetTable::read(const ByteReader& archive, std::uint32_t min_recor
             archive.fail(4 + 4 * slot,
                          fmt::format("slot {} offset 0x{:x} leaves no {}-byte record between the table end "
                                      "0x{:x} and the archive end 0x{:x}",
-                                     slot, offset, min_record, table_end, archive.end()));
+                                     slot, offset, min_record, table_end, archive.end()),
+                         Check::record);
         }
         table.offsets_.push_back(offset);
     }

@@ -55,7 +55,7 @@ std::uint8_t nearest_file_colour(const std::array<Rgb, kPaletteSize>& rgb, const
 
 std::array<Rgb, kFileColours> read_palette_file(std::span<const std::uint8_t> bytes) {
     if (bytes.size() < kPaletteFileSize) {
-        fail(Location{std::string(kPaletteFileName), std::nullopt, bytes.size()},
+        fail(Location{std::string(kPaletteFileName), std::nullopt, bytes.size(), Check::open},
              fmt::format("the palette needs {} bytes ({} colours), the file has {}", kPaletteFileSize,
                          kFileColours, bytes.size()));
     }

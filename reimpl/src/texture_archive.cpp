@@ -27,16 +27,18 @@ Texture read_texture(const ByteReader& r, std::uint32_t slot) {
     t.height = c.u32();
     t.pixel_pointer = c.u32();
     const auto stride = stride_of_type(t.type);
-    if (!stride) r.fail(r.begin(), fmt::format("unknown texture type {}", t.type));
+    if (!stride) r.fail(r.begin(), fmt::format("unknown texture type {}", t.type), Check::record);
     t.stride = *stride;
-    if (t.height == 0) r.fail(r.begin() + 4, "texture height 0");
+    if (t.height == 0) r.fail(r.begin() + 4, "texture height 0", Check::record);
     if (t.height > kMaxTextureHeight)
-        r.fail(r.begin() + 4, fmt::format("texture height {} above {}", t.height, kMaxTextureHeight));
+        r.fail(r.begin() + 4, fmt::format("texture height {} above {}", t.height, kMaxTextureHeight),
+               Check::record);
     const std::uint64_t size = std::uint64_t{t.stride} * t.height;
     if (!r.contains(c.at(), size)) {
         r.fail(r.begin() + 4,
                fmt::format("texture height {} overflows the record ({} pixel bytes needed, {} left)",
-                           t.height, size, r.end() - c.at()));
+                           t.height, size, r.end() - c.at()),
+               Check::record);
     }
     const auto pixels = r.span(c.at(), size);
     t.pixels.assign(pixels.begin(), pixels.end());

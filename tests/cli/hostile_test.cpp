@@ -13,7 +13,22 @@
 namespace refcheck::cli_test {
 namespace {
 
-class HostileTest : public CliTest {};
+class HostileTest : public CliTest {
+protected:
+    // The stand-in's profile with its data "initialise_error" edited (set to null to drop it),
+    // written as NAME.profile.json.
+    fs::path with_error_global(const std::string& name, const std::function<void(ojson&)>& edit) {
+        ojson profile = read_json(kProfile), data = ojson::array();
+        for (ojson d : profile.at("data")) {
+            if (d.at("name") == "initialise_error") edit(d);
+            if (!d.is_null()) data.push_back(d);
+        }
+        profile["data"] = data;
+        const fs::path out = path(name + ".profile.json");
+        std::ofstream(out) << profile.dump(1) << "\n";
+        return out;
+    }
+};
 
 TEST_F(HostileTest, EveryShippedHostileRootIsRefusedByBothSides) {
     const auto cases = shipped_cases_starting("hostile-");
@@ -95,18 +110,6 @@ TEST_F(HostileTest, AnOriginalRefusingForAnotherReasonThanTheCaseStatesDiverges)
 TEST_F(HostileTest, TheReasonsNumberIsTheProfilesForTheCasesName) {
     const fs::path file = kCasesDir / "hostile-objects-table-count.json";
     ASSERT_EQ(read_json(file).at("rejects").at("reason"), "objects_table");
-    const ojson standin = read_json(kProfile);
-    auto with_error_global = [&](const std::string& name, const std::function<void(ojson&)>& edit) {
-        ojson profile = standin, data = ojson::array();
-        for (ojson d : profile.at("data")) {
-            if (d.at("name") == "initialise_error") edit(d);
-            if (!d.is_null()) data.push_back(d);
-        }
-        profile["data"] = data;
-        const fs::path out = path(name + ".profile.json");
-        std::ofstream(out) << profile.dump(1) << "\n";
-        return out;
-    };
     const fs::path swapped = with_error_global("swapped", [](ojson& d) {
         ojson& values = d.at("values");
         std::swap(values.at("objects_table"), values.at("objects_record"));
@@ -148,6 +151,39 @@ TEST_F(HostileTest, TheReasonsNumberIsTheProfilesForTheCasesName) {
             << rejection.dump();
     }
     EXPECT_EQ(read_json(path("e/hostile-objects-table-count.json")).at("rejection").at("original_value"), 2);
+}
+
+// The reimplementation's reason is its own (the check its validator refused at), not the case's.
+// A case stating objects_record for a root whose record 5 has an internal offset past its end, run
+// with a profile naming the stand-in's internal-offset number objects_record, has an original that
+// agrees with the case. The validator refuses record 5 at an internal-offset check: its reason was
+// the case's, taken on the case's word, and the case was equivalent; it is an error naming both.
+TEST_F(HostileTest, TheReimplementationsReasonIsItsOwnCheckNotTheCases) {
+    ojson c = read_json(kCasesDir / "hostile-objects-offset-past-record.json");
+    ASSERT_EQ(c.at("rejects").at("reason"), "objects_internal");
+    const fs::path clean = write_case("hostile-internal", c);
+    const Result ok = refcheck("run " + quote(clean) + " --out clean");
+    ASSERT_EQ(ok.code, 0) << ok.out << ok.err;
+    const ojson rejection = read_json(path("clean/hostile-internal.json")).at("rejection");
+    EXPECT_EQ(rejection.at("reimpl_reason"), "objects_internal") << rejection.dump();
+    EXPECT_EQ(rejection.at("original_reason").at("name"), "objects_internal") << rejection.dump();
+
+    c["rejects"]["reason"] = "objects_record";
+    const fs::path file = write_case("hostile-said-record", c);
+    const fs::path swapped = with_error_global("swapped", [](ojson& d) {
+        ojson& values = d.at("values");
+        std::swap(values.at("objects_internal"), values.at("objects_record"));
+    });
+    const Result r = refcheck("run " + quote(file) + " --profile " + quote(swapped) + " --out o");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    const ojson j = read_json(path("o/hostile-said-record.json"));
+    EXPECT_EQ(j.at("status"), "error") << j.dump();
+    EXPECT_EQ(j.at("rejection").at("original_reason").at("name"), "objects_record") << j.dump();
+    EXPECT_EQ(j.at("rejection").at("reimpl_reason"), "objects_internal") << j.dump();
+    EXPECT_NE(j.value("error", "")
+                  .find("at a check of kind \"objects_internal\", the case says \"objects_record\""),
+              std::string::npos)
+        << j.dump();
 }
 
 // A case that exists to show a refusal, on a root neither side refuses (here the valid small

@@ -25,6 +25,8 @@ struct Case {
     std::string name;
     std::function<void()> run;
     std::string expected;
+    // The kind of check it is (compared with the original's reason by the hostile cases).
+    Check check = Check::content;
 };
 
 void load(const Bytes& models, const Bytes* texture_bytes = nullptr) {
@@ -123,10 +125,11 @@ std::vector<Case> program_cases() {
 // built offsets.
 Case model_case(std::string name, const std::vector<std::optional<RecordSpec>>& slots,
                 const std::function<void(BuiltArchive&)>& mutate,
-                const std::function<std::string(const BuiltArchive&)>& expected) {
+                const std::function<std::string(const BuiltArchive&)>& expected,
+                Check check = Check::content) {
     BuiltArchive built = build_model_archive(slots);
     mutate(built);
-    return {std::move(name), [bytes = built.bytes] { load(bytes); }, expected(built)};
+    return {std::move(name), [bytes = built.bytes] { load(bytes); }, expected(built), check};
 }
 
 std::vector<Case> model_cases() {
@@ -138,15 +141,16 @@ std::vector<Case> model_cases() {
     grid.vertices = {grid_vertex(32, 32, 32, 64, 32, 32)};
     const auto rec = [](const BuiltArchive& b, std::uint32_t rel) { return b.records[0].offset + rel; };
     std::vector<Case> cases;
-    cases.push_back(
-        {"empty file", [] { load({}); },
-         "3DOBJS.BIN: offset 0x0: 32-bit value (4 bytes) runs past the end of the archive (0x0)"});
+    cases.push_back({"empty file", [] { load({}); },
+                     "3DOBJS.BIN: offset 0x0: 32-bit value (4 bytes) runs past the end of the archive (0x0)",
+                     Check::table});
     cases.push_back(
         {"truncated table",
          [] {
              load({0xe8, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
          },
-         "3DOBJS.BIN: offset 0x0: offset table of 1000 entries needs 4004 bytes, the archive has 12"});
+         "3DOBJS.BIN: offset 0x0: offset table of 1000 entries needs 4004 bytes, the archive has 12",
+         Check::table});
     cases.push_back(
         {"more slots than the engine's table holds",
          [] {
@@ -155,7 +159,8 @@ std::vector<Case> model_cases() {
              table[1] = 0x08;
              load(table);
          },
-         "3DOBJS.BIN: offset 0x0: the table counts 2049 slots, more than the engine's 2048 (arc.capacity)"});
+         "3DOBJS.BIN: offset 0x0: the table counts 2049 slots, more than the engine's 2048 (arc.capacity)",
+         Check::table});
     cases.push_back(
         {"more texture slots than the engine's table holds",
          [] {
@@ -164,7 +169,8 @@ std::vector<Case> model_cases() {
              table[1] = 0x04;
              (void)TextureArchive::parse(table);
          },
-         "OBJTEXT.BIN: offset 0x0: the table counts 1025 slots, more than the engine's 1024 (arc.capacity)"});
+         "OBJTEXT.BIN: offset 0x0: the table counts 1025 slots, more than the engine's 1024 (arc.capacity)",
+         Check::table});
     cases.push_back(model_case(
         "record offset + 188 past the end", {plain},
         [](BuiltArchive& b) { set_u32(b.bytes, 4, static_cast<std::uint32_t>(b.bytes.size() - 100)); },
@@ -173,13 +179,15 @@ std::vector<Case> model_cases() {
                 "3DOBJS.BIN: offset 0x4: slot 0 offset 0x{:x} leaves no 188-byte record between the table "
                 "end 0x8 and the archive end 0x{:x}",
                 b.bytes.size() - 100, b.bytes.size());
-        }));
+        },
+        Check::record));
     cases.push_back(model_case(
         "two slots share an offset", {plain, plain},
         [](BuiltArchive& b) { set_u32(b.bytes, 8, b.records[0].offset); },
         [](const BuiltArchive&) {
             return std::string("3DOBJS.BIN: offset 0x8: slot 1 shares offset 0xc with slot 0");
-        }));
+        },
+        Check::table));
     cases.push_back(model_case(
         "unknown encoding", {plain}, [&](BuiltArchive& b) { set_u32(b.bytes, rec(b, 0), 2); },
         [](const BuiltArchive&) {
@@ -209,7 +217,8 @@ std::vector<Case> model_cases() {
                 "3DOBJS.BIN: record 0: offset 0x{:x}: normal list offset 0x10000 lies past the record end "
                 "(record size 0x{:x})",
                 rec(b, 0x38), b.bytes.size() - b.records[0].offset);
-        }));
+        },
+        Check::internal));
     // arc.records: a block follows the 188-byte header; the stand-in refuses one inside it
     // (cases/hostile-objects-offset-in-header found the validator accepting it).
     cases.push_back(model_case(
@@ -220,7 +229,8 @@ std::vector<Case> model_cases() {
                 "3DOBJS.BIN: record 0: offset 0x{:x}: face program offset 0xbb lies inside the record's "
                 "188-byte header",
                 rec(b, 0x3c));
-        }));
+        },
+        Check::internal));
     cases.push_back(model_case(
         "more than 256 normals", {plain},
         [&](BuiltArchive& b) { set_u16(b.bytes, rec(b, b.records[0].normals), 300); },
@@ -279,23 +289,24 @@ std::vector<Case> texture_cases() {
     };
     std::vector<Case> cases;
     cases.push_back({"texture type 3", [=] { TextureArchive::parse(texture(3, 64, 64)); },
-                     "OBJTEXT.BIN: record 0: offset 0x8: unknown texture type 3"});
+                     "OBJTEXT.BIN: record 0: offset 0x8: unknown texture type 3", Check::record});
     cases.push_back({"texture height 0", [=] { TextureArchive::parse(texture(2, 0, 64)); },
-                     "OBJTEXT.BIN: record 0: offset 0xc: texture height 0"});
+                     "OBJTEXT.BIN: record 0: offset 0xc: texture height 0", Check::record});
     // valid.texture: 4097 rows are refused even when their pixels all fit (the stand-in's bound).
     cases.push_back({"texture height above 4096", [=] { TextureArchive::parse(texture(0, 4097, 1100)); },
-                     "OBJTEXT.BIN: record 0: offset 0xc: texture height 4097 above 4096"});
+                     "OBJTEXT.BIN: record 0: offset 0xc: texture height 4097 above 4096", Check::record});
     cases.push_back(
         {"texture height overflows the record", [=] { TextureArchive::parse(texture(2, 100, 64)); },
          "OBJTEXT.BIN: record 0: offset 0xc: texture height 100 overflows the record (6400 pixel bytes "
-         "needed, 4096 left)"});
+         "needed, 4096 left)",
+         Check::record});
     cases.push_back({"texture slots share an offset",
                      [] {
                          Bytes b = build_texture_archive({TextureSpec{}, TextureSpec{}});
                          set_u32(b, 8, 12);
                          TextureArchive::parse(b);
                      },
-                     "OBJTEXT.BIN: offset 0x8: slot 1 shares offset 0xc with slot 0"});
+                     "OBJTEXT.BIN: offset 0x8: slot 1 shares offset 0xc with slot 0", Check::table});
     return cases;
 }
 
@@ -307,6 +318,7 @@ TEST_P(Malformed, GivesItsError) {
         FAIL() << "no error for " << GetParam().name;
     } catch (const FormatError& e) {
         EXPECT_EQ(std::string(e.what()), GetParam().expected);
+        EXPECT_EQ(check_name(e.where().check), check_name(GetParam().check)) << GetParam().name;
     }
 }
 
@@ -383,6 +395,7 @@ TEST(ArchiveFile, AnArchivePastFourGiBIsRefusedByItsSize) {
         EXPECT_NE(std::string(e.what()).find("is 6442450944 bytes: the format's offsets are 32-bit"),
                   std::string::npos)
             << e.what();
+        EXPECT_EQ(check_name(e.where().check), "open");
     }
     std::filesystem::remove_all(dir);
 }
@@ -417,6 +430,7 @@ TEST(ArchiveFile, AFifoIsNotAnArchive) {
     } catch (const FormatError& e) {
         EXPECT_EQ(e.where().archive, "3DOBJS.BIN");
         EXPECT_NE(std::string(e.what()).find("is not a regular file"), std::string::npos) << e.what();
+        EXPECT_EQ(check_name(e.where().check), "open");
     }
     std::filesystem::remove_all(dir);
 }

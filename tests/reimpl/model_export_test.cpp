@@ -130,10 +130,12 @@ TEST(ModelExport, TreesWalkedWithTheEnginesWindingsDrawWhatTheInterpreterDraws) 
         for (const ExportedFace& f : model.faces) {
             const Shape shape = primitive_info(f.type)->shape;
             const bool line = shape == Shape::Points || shape == Shape::Polyline;
-            if (!line) ASSERT_EQ(f.planes.size(), f.triangles.size());
-            if (line)
+            if (!line) {
+                ASSERT_EQ(f.planes.size(), f.triangles.size());
+            } else {
                 ASSERT_EQ(f.planes.size(),
                           shape == Shape::Points ? f.vertices.size() : f.vertices.size() - 1);
+            }
             for (std::size_t k = 0; k < f.planes.size(); ++k) {
                 const std::int32_t p = f.planes[k];
                 if (p < 0) continue;

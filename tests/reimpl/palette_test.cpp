@@ -54,6 +54,7 @@ TEST(Palette, BytesAfter672AreIgnoredAndShortFilesFail) {
     } catch (const FormatError& e) {
         EXPECT_STREQ(e.what(),
                      "3DPAL.RGB: offset 0x29f: the palette needs 672 bytes (224 colours), the file has 671");
+        EXPECT_EQ(check_name(e.where().check), "open");
     }
 }
 

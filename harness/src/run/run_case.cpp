@@ -211,6 +211,17 @@ std::string reimpl_rejection(const CaseContext& ctx) {
     return e ? e->what() : std::string();
 }
 
+// A refusal's reason as cases and profiles name them: the archive's ("objects", "textures",
+// "palette") and the kind of check that refused ("objects_table", "textures_record").
+std::string refusal_reason(const reimpl::FormatError& e) {
+    const std::string& archive = e.where().archive;
+    const std::string prefix = archive == reimpl::kModelArchiveName     ? "objects"
+                               : archive == reimpl::kTextureArchiveName ? "textures"
+                               : archive == reimpl::kPaletteFileName    ? "palette"
+                                                                        : archive;
+    return prefix + "_" + std::string(reimpl::check_name(e.where().check));
+}
+
 std::string describe_rejection(const std::string& archive, std::optional<std::uint32_t> record) {
     return archive + (record ? " record " + std::to_string(*record) : std::string(" (its table)"));
 }
@@ -288,18 +299,27 @@ void compare_rejection(CaseContext& ctx, const emu::CallResult& boot) {
                                          {"value", global->second.values.at(*want.reason)}};
         }
     }
+    // The reimplementation's reason is its own account of which check refused (FormatError's
+    // check), named as the cases name reasons: it was the case's, granted on the case's word, so a
+    // validator refusing the case's record by another check than the case's matched the original.
+    std::optional<std::string> reimpl_reason;
+    if (error) reimpl_reason = refusal_reason(*error);
+    if (reimpl_reason) report["reimpl_reason"] = *reimpl_reason;
     ctx.report["rejection"] = report;
     if (error && (error->where().archive != want.archive || error->where().record != want.record))
         throw std::runtime_error("the reimplementation refuses " +
                                  describe_rejection(error->where().archive, error->where().record) +
                                  ", the case expects " + describe_rejection(want.archive, want.record) +
                                  ": " + error->what());
-    // The reimplementation's reason is the case's for the place it refuses, which was just checked
-    // to be the case's; without a refusal it has none.
-    ctx.comparator.compare(
-        "data root", {rejection_event(routine, result.eax, original_reason)},
-        {rejection_event(routine, error ? 1 : 0,
-                         error && original_reason ? want.reason : std::optional<std::string>{})});
+    if (reimpl_reason && want.reason && *reimpl_reason != *want.reason)
+        throw std::runtime_error("the reimplementation refuses " +
+                                 describe_rejection(want.archive, want.record) + " at a check of kind \"" +
+                                 *reimpl_reason + "\", the case says \"" + *want.reason +
+                                 "\": " + error->what());
+    // Each side's reason is compared where the original's is known (named by the profile).
+    ctx.comparator.compare("data root", {rejection_event(routine, result.eax, original_reason)},
+                           {rejection_event(routine, error ? 1 : 0,
+                                            original_reason ? reimpl_reason : std::optional<std::string>{})});
     ctx.events += 2;
     ctx.original.note_ran(routine);
 }
@@ -352,8 +372,9 @@ fs::path archive_file(const fs::path& data, std::string_view guest_name, std::st
     if (!fs::is_directory(data, ec)) return data / written;
     const emu::Resolution r = emu::DataRoot(data).resolve(guest_name);
     if (r.status == emu::Resolution::Status::refused)
-        throw reimpl::FormatError(reimpl::Location{std::string(archive), std::nullopt, 0},
-                                  "the data root refuses " + std::string(guest_name) + ": " + r.reason);
+        throw reimpl::FormatError(
+            reimpl::Location{std::string(archive), std::nullopt, 0, reimpl::Check::open},
+            "the data root refuses " + std::string(guest_name) + ": " + r.reason);
     return r.status == emu::Resolution::Status::found ? r.host : data / written;
 }
 

@@ -40,7 +40,9 @@ public:
     std::int32_t s32(std::uint64_t at) const;
     std::span<const std::uint8_t> span(std::uint64_t at, std::uint64_t size) const;
 
-    [[noreturn]] void fail(std::uint64_t at, std::string_view detail) const;
+    // Reads past the window fail as a table check on the whole archive (the only reads there are
+    // the count and the offset table) and as a content check inside a record.
+    [[noreturn]] void fail(std::uint64_t at, std::string_view detail, Check check = Check::content) const;
 
 private:
     std::span<const std::uint8_t> bytes_;
