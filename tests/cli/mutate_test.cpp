@@ -305,9 +305,11 @@ TEST_F(MutateTest, ABaselineCaseThatHangsIsStoppedAtTheCaseTimeoutAndTheOthersSc
 }
 
 // A mutant run from a fresh boot (reached only before the case's first input) that never finishes
-// is stopped at --case-timeout and killed by "timeout". The first run finds such a mutant (one that
-// survived its fresh-boot run, so its first input began); the second makes its worker hang there.
-TEST_F(MutateTest, AFreshBootMutantThatHangsIsKilledByTimeout) {
+// is stopped at --case-timeout; one whose worker crashes dies there. Neither found a difference:
+// both are undecided (they were killed, by "timeout" and "crash", and raised the score), and stay in
+// the score's denominator. The first run finds such a mutant (one that survived its
+// fresh-boot run, so its first input began); the others make its worker hang or crash there.
+TEST_F(MutateTest, AMutantWhoseWorkerHangsOrCrashesIsUndecidedNotKilled) {
     const fs::path program = write_case("small-program", small_program().to_json());
     const std::string args =
         quote(program) + " --data " + quote(kSmallData) + " --jobs 2 --routines 'initialise_3d_objects_body'";
@@ -327,16 +329,39 @@ TEST_F(MutateTest, AFreshBootMutantThatHangsIsKilledByTimeout) {
     const Result hung = refcheck("mutate " + args + " --case-timeout 20 --out hung",
                                  quote("REFCHECK_TEST_WORKER_CRASH=" + id + ":hang"));
     ASSERT_EQ(hung.code, 0) << hung.out << hung.err;
-    std::optional<ojson> row;
-    const ojson report = read_json(path("hung/mutate.json"));
-    for (const ojson& m : report.at("mutants"))
-        if (m.at("id") == id) row = m;
-    ASSERT_TRUE(row) << id;
-    ASSERT_EQ(row->at("status"), "killed") << row->dump();
-    EXPECT_EQ(row->at("killed_by").at("how"), "timeout") << row->dump();
-    EXPECT_NE(row->at("killed_by").at("detail").get<std::string>().find("wall-clock limit of 20 s per case"),
+    auto row_of = [&](const std::string& out) {
+        std::optional<ojson> row;
+        const ojson report = read_json(path(out + "/mutate.json"));
+        for (const ojson& m : report.at("mutants"))
+            if (m.at("id") == id) row = m;
+        EXPECT_EQ(report.at("totals").at("undecided"), 1) << out;
+        EXPECT_EQ(report.at("totals").at("killed"), j.at("totals").at("killed")) << out;
+        // A survivor of the first run, undecided here: no kill, so the score is the first run's (a
+        // kill by crash or timeout raised it).
+        EXPECT_DOUBLE_EQ(report.at("totals").at("score").get<double>(),
+                         j.at("totals").at("score").get<double>())
+            << out;
+        return row.value_or(ojson());
+    };
+    const ojson hung_row = row_of("hung");
+    ASSERT_EQ(hung_row.value("status", ""), "undecided") << hung_row.dump();
+    EXPECT_FALSE(hung_row.contains("killed_by"));
+    EXPECT_EQ(hung_row.at("undecided_by").at("how"), "timeout") << hung_row.dump();
+    EXPECT_NE(
+        hung_row.at("undecided_by").at("detail").get<std::string>().find("wall-clock limit of 20 s per case"),
+        std::string::npos)
+        << hung_row.dump();
+
+    const Result crashed =
+        refcheck("mutate " + args + " --out crashed", quote("REFCHECK_TEST_WORKER_CRASH=" + id + ":segv"));
+    ASSERT_EQ(crashed.code, 0) << crashed.out << crashed.err;
+    const ojson crashed_row = row_of("crashed");
+    ASSERT_EQ(crashed_row.value("status", ""), "undecided") << crashed_row.dump();
+    EXPECT_EQ(crashed_row.at("undecided_by").at("how"), "crash") << crashed_row.dump();
+    EXPECT_NE(crashed_row.at("undecided_by").at("detail").get<std::string>().find("SIGSEGV"),
               std::string::npos)
-        << row->dump();
+        << crashed_row.dump();
+    EXPECT_NE(read_text(path("crashed/mutate.txt")).find("1 undecided"), std::string::npos);
 }
 
 // The mutants are of the first case's image; a case that ran another (by the SHA-256 its own report

@@ -328,6 +328,19 @@ ojson verdict_of(const Mutant& m, const std::string& case_name, const ojson& rep
              {{"case", case_name}, {"input", ""}, {"how", "error"}, {"event", nullptr}, {"detail", error}}}};
 }
 
+// A run's verdict into the mutant's row: a kill stands; a crash or overrun of refcheck's own process
+// (undecided) stands until a kill; a survivor changes nothing.
+void record_verdict(ojson& row, const ojson& v) {
+    const std::string status = v.value("status", std::string());
+    if (status == "killed" && row["status"] != "killed") {
+        row["status"] = "killed";
+        row["killed_by"] = v.at("killed_by");
+    } else if (status == "undecided" && row["status"] == "survived") {
+        row["status"] = "undecided";
+        row["undecided_by"] = v.at("undecided_by");
+    }
+}
+
 // At most `cap` of a mutant's reaching inputs (0: all), spread evenly over the case's order (the
 // first and the last always among them), so a survivor in hot code costs a bounded number of inputs.
 std::vector<int> spread(const InputRuns& inputs, std::size_t cap) {
@@ -506,7 +519,7 @@ private:
             how = "timeout";
             detail = "the mutant's run was stopped after " +
                      std::to_string(static_cast<int>(child_seconds_)) +
-                     " s (the calls' instruction budgets were not reached)";
+                     " s, past the wall-clock limit per case";
         } else if (WIFSIGNALED(status)) {
             detail = "the mutant's process was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
                      strsignal(WTERMSIG(status)) + ")";
@@ -514,12 +527,11 @@ private:
             detail = "the mutant's process exited with status " + std::to_string(WEXITSTATUS(status)) +
                      " without a verdict";
         }
-        return {
-            {"status", "killed"},
-            {"inputs_run", 0},
-            {"seconds", age},
-            {"killed_by",
-             {{"case", case_.c.name}, {"input", ""}, {"how", how}, {"event", nullptr}, {"detail", detail}}}};
+        // A process of refcheck's own that dies or overruns found no difference: undecided, not a kill.
+        return {{"status", "undecided"},
+                {"inputs_run", 0},
+                {"seconds", age},
+                {"undecided_by", {{"case", case_.c.name}, {"input", ""}, {"how", how}, {"detail", detail}}}};
     }
 
     void become_child(std::size_t t, int fd) {
@@ -901,10 +913,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         add(rows[i], "cases_run", 1);
         add(rows[i], "inputs_run", v.value("inputs_run", std::uint64_t{0}));
         secs[i] += v.value("seconds", 0.0);
-        if (v.value("status", std::string()) == "killed" && rows[i]["status"] == "survived") {
-            rows[i]["status"] = "killed";
-            rows[i]["killed_by"] = v.at("killed_by");
-        }
+        record_verdict(rows[i], v);
     };
     std::size_t finished = 0, served_runs = 0, booted_runs = 0;
     const auto t1 = Clock::now();
@@ -944,7 +953,8 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         BaselineCase& b = cases[ci];
         std::vector<ServeTask> tasks;
         for (const std::size_t i : covered) {
-            if (rows[i]["status"] != "survived" || b.whole.count(i)) continue;
+            // An undecided mutant (a crash or overrun in another case) runs on: a kill may decide it.
+            if (rows[i]["status"] == "killed" || b.whole.count(i)) continue;
             if (argued[i] && rows[i]["inputs_run"].get<std::uint64_t>() >= kMinInputs) continue;
             const auto it = b.reach.find(i);
             if (it == b.reach.end()) continue;
@@ -1008,7 +1018,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
     // 2. Mutants reached before a case's first input and still alive: from a fresh boot each.
     std::vector<std::size_t> booted;
     for (const std::size_t i : covered) {
-        if (rows[i]["status"] != "survived") continue;
+        if (rows[i]["status"] == "killed") continue;
         for (const auto& b : cases)
             if (b.usable && b.whole.count(i)) {
                 booted.push_back(i);
@@ -1059,14 +1069,14 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
     mut.died = [&](std::size_t k, const WorkerDeath& d) {
         CaseResult r;
         r.name = mutants[booted[k]].id();
-        r.report = {{"status", "killed"},
+        // The worker's death found no difference (it was counted a kill): undecided.
+        r.report = {{"status", "undecided"},
                     {"cases_run", 0},
                     {"inputs_run", 0},
-                    {"killed_by",
+                    {"undecided_by",
                      {{"case", ""},
                       {"input", d.input},
                       {"how", d.timed_out_after > 0 ? "timeout" : "crash"},
-                      {"event", nullptr},
                       {"detail", "the worker " + d.what() + (d.routine.empty() ? "" : " in " + d.routine)}}}};
         r.seconds = d.seconds;
         return r;
@@ -1088,10 +1098,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         add(rows[i], "booted_reaching", v.value("reaching_inputs", std::uint64_t{0}));
         if (v.value("inputs_capped", false)) rows[i]["inputs_capped"] = rows[i]["booted_capped"] = true;
         secs[i] += fresh[k].seconds;
-        if (v.value("status", std::string()) == "killed") {
-            rows[i]["status"] = "killed";
-            rows[i]["killed_by"] = v.at("killed_by");
-        }
+        record_verdict(rows[i], v);
     }
     const double mutant_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
 
@@ -1107,10 +1114,11 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
     ojson routines = ojson::object();
     auto bump = [](ojson& t, const std::string& status) {
         for (const char* k :
-             {"mutants", "killed", "survived", "survived_covered", "not_covered", "equivalent"})
+             {"mutants", "killed", "undecided", "survived", "survived_covered", "not_covered", "equivalent"})
             if (!t.contains(k)) t[k] = 0;
         t["mutants"] = t["mutants"].get<std::uint64_t>() + 1;
         if (status == "killed") t["killed"] = t["killed"].get<std::uint64_t>() + 1;
+        if (status == "undecided") t["undecided"] = t["undecided"].get<std::uint64_t>() + 1;
         if (status == "survived" || status == "not_covered")
             t["survived"] = t["survived"].get<std::uint64_t>() + 1;
         if (status == "survived") t["survived_covered"] = t["survived_covered"].get<std::uint64_t>() + 1;
@@ -1155,7 +1163,8 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
             row["reaching_inputs"] = rows[i]["reaching_inputs"];
             row["inputs_capped"] = rows[i]["inputs_capped"];
         }
-        if (rows[i].contains("killed_by")) row["killed_by"] = rows[i]["killed_by"];
+        if (status == "killed") row["killed_by"] = rows[i]["killed_by"];
+        if (status == "undecided") row["undecided_by"] = rows[i]["undecided_by"];
         if (status == "survived" || status == "not_covered")
             row["reason"] = survivor_reason(i, rows[i], cases, blocks_unreached(m.address));
         list.push_back(row);

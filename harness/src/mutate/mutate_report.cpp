@@ -38,12 +38,12 @@ std::string percent(const ojson& t) {
 std::string figures(const ojson& t) {
     char buf[256];
     std::snprintf(buf, sizeof buf,
-                  "%6llu mutants %6llu killed %6llu survived (%llu covered, %llu not covered) %5llu "
-                  "equivalent  score %6s",
+                  "%6llu mutants %6llu killed %llu undecided %6llu survived (%llu covered, %llu not covered) "
+                  "%5llu equivalent  score %6s",
                   (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"),
-                  (unsigned long long)n(t, "survived"), (unsigned long long)n(t, "survived_covered"),
-                  (unsigned long long)n(t, "not_covered"), (unsigned long long)n(t, "equivalent"),
-                  percent(t).c_str());
+                  (unsigned long long)n(t, "undecided"), (unsigned long long)n(t, "survived"),
+                  (unsigned long long)n(t, "survived_covered"), (unsigned long long)n(t, "not_covered"),
+                  (unsigned long long)n(t, "equivalent"), percent(t).c_str());
     return buf;
 }
 
@@ -114,13 +114,14 @@ std::string mutate_html(const ojson& r) {
          "</h2>\n";
     char buf[512];
     std::snprintf(buf, sizeof buf,
-                  "<p>%llu mutants: %llu killed, %llu survived (%llu covered, %llu not covered), %llu argued "
+                  "<p>%llu mutants: %llu killed, %llu undecided (refcheck's own process crashed or overran: "
+                  "no difference found), %llu survived (%llu covered, %llu not covered), %llu argued "
                   "equivalent. "
                   "<b>Score %s</b> = killed / (total &minus; equivalent).</p>\n",
                   (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"),
-                  (unsigned long long)n(t, "survived"), (unsigned long long)n(t, "survived_covered"),
-                  (unsigned long long)n(t, "not_covered"), (unsigned long long)n(t, "equivalent"),
-                  percent(t).c_str());
+                  (unsigned long long)n(t, "undecided"), (unsigned long long)n(t, "survived"),
+                  (unsigned long long)n(t, "survived_covered"), (unsigned long long)n(t, "not_covered"),
+                  (unsigned long long)n(t, "equivalent"), percent(t).c_str());
     h += buf;
     h += "<table><tr><th>routine</th><th>mutants</th><th>killed</th><th>survived (covered)</th><th>not "
          "covered</th>"
@@ -140,6 +141,20 @@ std::string mutate_html(const ojson& r) {
         h += "<tr><td><code>" + esc(m.at("id").get<std::string>()) + "</code></td><td>" +
              (m.at("covered").get<bool>() ? "yes" : "no") + "</td><td>" + std::to_string(n(m, "inputs_run")) +
              "</td></tr>\n";
+    }
+    bool undecided = false;
+    for (const auto& m : r.at("mutants")) {
+        if (m.at("status") != "undecided") continue;
+        if (!undecided)
+            h += "</table>\n<h3>Undecided</h3>\n<table><tr><th>mutant</th><th>case</th><th>input</"
+                 "th><th>how</th>"
+                 "<th>detail</th></tr>\n";
+        undecided = true;
+        const ojson& u = m.at("undecided_by");
+        h += "<tr><td><code>" + esc(m.at("id").get<std::string>()) + "</code></td><td>" +
+             esc(u.value("case", std::string())) + "</td><td>" + esc(u.value("input", std::string())) +
+             "</td><td>" + esc(u.value("how", std::string())) + "</td><td>" +
+             esc(u.value("detail", std::string())) + "</td></tr>\n";
     }
     h += "</table>\n<details><summary>Killed "
          "mutants</summary><table><tr><th>mutant</th><th>case</th><th>input</th><th>how</th><th>detail</th></"
