@@ -133,5 +133,27 @@ TEST_F(RunTest, CleanRunOfShippedCasesAndAProgramCaseIsEquivalent) {
     EXPECT_TRUE(read_json(path("out/loader.json")).at("hooks").at("replaced").empty());
 }
 
+// hooks.ran says which routines ran: each listed one executed (its coverage counts blocks), and a
+// routine the family set up for that never executed is "not_run". note_ran was said as a family
+// set its calls up, so a program case whose programs end before any choose listed op_choose as run
+// with 0 of its blocks executed.
+TEST_F(RunTest, HooksRanListsOnlyRoutinesTheCoverageSawRun) {
+    const Result r = refcheck("run " + quote(shipped_case("program-edge-end-return")) + " --out o");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const ojson report = read_json(path("o/program-edge-end-return.json"));
+    const ojson& hooks = report.at("hooks");
+    const ojson& routines = report.at("coverage").at("routines");
+    ASSERT_FALSE(hooks.at("ran").empty());
+    for (const auto& name : hooks.at("ran")) {
+        ASSERT_TRUE(routines.contains(name.get<std::string>())) << name;
+        EXPECT_GT(routines.at(name.get<std::string>()).at("executed").get<int>(), 0) << name;
+    }
+    for (const auto& name : hooks.at("not_run"))
+        if (routines.contains(name.get<std::string>()))
+            EXPECT_EQ(routines.at(name.get<std::string>()).at("executed"), 0) << name;
+    EXPECT_TRUE(names(hooks.at("not_run")).count("op_choose")) << hooks.dump();
+    EXPECT_TRUE(names(hooks.at("ran")).count("draw_3d_object_")) << hooks.dump();
+}
+
 } // namespace
 } // namespace refcheck::cli_test

@@ -356,7 +356,25 @@ ojson Original::hooks_json() const {
     for (const auto& name : tapped_)
         if (std::find(tapped_.begin(), tapped_.end(), name + " (entry and return)") == tapped_.end())
             tapped.push_back(name);
-    return {{"replaced", sorted(replaced_)}, {"tapped", sorted(tapped)}, {"ran", sorted(ran_)}};
+    ojson hooks = {{"replaced", sorted(replaced_)}, {"tapped", sorted(tapped)}};
+    // The routines the family called or watched (note_ran) are "ran" only where the coverage saw
+    // their entry block execute: note_ran is said as a family sets its calls up, and a program case
+    // listed op_choose as run with none of its blocks executed. Without coverage nothing says.
+    const emu::Coverage& coverage = machine_->coverage();
+    if (coverage.span().begin == coverage.span().end) {
+        hooks["ran_unverified"] = sorted(ran_);
+        return hooks;
+    }
+    std::vector<std::string> ran, not_run;
+    for (const std::string& name : sorted(ran_)) {
+        const auto it = profile_.routines.find(name);
+        const bool executed =
+            it != profile_.routines.end() && it->second.address && coverage.recorded(*it->second.address) > 0;
+        (executed ? ran : not_run).push_back(name);
+    }
+    hooks["ran"] = ran;
+    hooks["not_run"] = not_run;
+    return hooks;
 }
 
 const std::vector<emu::FileAccess>& Original::file_accesses() const {

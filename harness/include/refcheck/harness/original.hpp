@@ -129,6 +129,7 @@ public:
     void on_return(const std::string& callee, emu::TapFn fn);
     void forget_pending_returns() { pending_.clear(); } // before a new top-level call
     void note_ran(const std::string& routine) { ran_.push_back(routine); }
+    const std::vector<std::string>& noted_ran() const { return ran_; }
 
     // Instruction budgets of call() (refcheck mutate): per routine, else `fallback` (0: none). With
     // a budget the machine counts instructions with its block hook; instructions_needed() keeps
