@@ -65,6 +65,7 @@ void MobileMap::add(const Mobile& mobile) {
     }
     const std::uint32_t sector = sector_of(mobile.position).index();
     mobiles_.emplace(mobile.id, Entry{mobile, sector});
+    departed_.erase(mobile.id);
     link_front(mobile.id, sector);
 }
 
@@ -79,9 +80,11 @@ void MobileMap::move(std::uint32_t id, const Vec3& position) {
 }
 
 void MobileMap::remove(std::uint32_t id) {
+    if (!contains(id) && departed_.count(id)) return; // mobile.remove.again
     const Entry& e = entry(id);
     unlink(id, e.sector);
     mobiles_.erase(id);
+    departed_.insert(id);
 }
 
 std::vector<std::uint32_t> MobileMap::sector_list(std::uint32_t x, std::uint32_t z) const {

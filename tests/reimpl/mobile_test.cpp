@@ -79,6 +79,21 @@ TEST(MobileMap, RemovalUnlinksAndKeepsTheOthersInOrder) {
     EXPECT_EQ(map.sector_list(0, 9), (Ids{3, 4, 2, 1}));
 }
 
+// mobile.remove.again: a mobile removed before (and not added since) is removed again with no
+// change; one added back is removed as any other.
+TEST(MobileMap, RemovingAMobileAlreadyRemovedChangesNothing) {
+    MobileMap map;
+    for (std::uint32_t id : {1u, 2u, 3u}) map.add(mobile(id, in_sector(0, 9)));
+    map.remove(2);
+    map.remove(2);
+    EXPECT_EQ(map.sector_list(0, 9), (Ids{3, 1}));
+    EXPECT_EQ(map.size(), 2u);
+    map.add(mobile(2, in_sector(0, 9)));
+    map.remove(2);
+    EXPECT_EQ(map.sector_list(0, 9), (Ids{3, 1}));
+    EXPECT_THROW(map.remove(7), std::invalid_argument) << "never added";
+}
+
 TEST(MobileMap, BadIdsAreRefused) {
     MobileMap map;
     map.add(mobile(1, in_sector(0, 0)));

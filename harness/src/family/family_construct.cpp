@@ -83,13 +83,16 @@ void run_construct(CaseContext& ctx) {
         placement_addresses.push_back(pos);
         placement_addresses.push_back(rot);
     }
-    // Each call: its input's suffix, the position and rotation pointers passed (0: null) and the
-    // transform the reimplementation builds with (abi.construct: null is the origin, the identity).
-    // "null_arguments" adds the turned placement with its position null, then with its rotation null.
+    // Each call: its input's suffix, the position and rotation pointers passed (0: null), and the
+    // same placement for the reimplementation, whose pointer-taking construct says what a null
+    // means (abi.construct; the harness had passed it the origin and the identity, deciding that
+    // for it). "null_arguments" adds the turned placement with its position null, then with its
+    // rotation null.
     struct Call {
         std::string name;
         std::uint32_t pos, rot;
         reimpl::Transform transform;
+        bool null_position = false, null_rotation = false;
     };
     std::vector<Call> calls;
     for (std::size_t k = 0; k < placements.size(); ++k)
@@ -97,12 +100,9 @@ void run_construct(CaseContext& ctx) {
                          placement_addresses[2 * k + 1], placements[k]});
     if (ctx.c.null_arguments) {
         const reimpl::Transform& turned = placements.back();
-        reimpl::Transform no_position = turned, no_rotation = turned;
-        no_position.position = {};
-        no_rotation.rotation = reimpl::kIdentityQ31;
-        calls.push_back({"null position", 0, placement_addresses.back(), no_position});
+        calls.push_back({"null position", 0, placement_addresses.back(), turned, true, false});
         calls.push_back(
-            {"null rotation", placement_addresses[placement_addresses.size() - 2], 0, no_rotation});
+            {"null rotation", placement_addresses[placement_addresses.size() - 2], 0, turned, false, true});
     }
     // The census counts the first placement's trees of the records whose first placement is
     // compared (a narrowing leaves the others out), each side's from its own instance events: it
@@ -119,8 +119,12 @@ void run_construct(CaseContext& ctx) {
                 std::vector<std::int64_t> path;
                 walk_original(o, r.eax, record, static_cast<int>(k), path, original, 0);
             }
-            const reimpl::Instance root = in_phase(
-                Phase::reimpl, [&] { return reimpl::construct(models, record, calls[k].transform); });
+            const Call& call = calls[k];
+            const reimpl::Instance root = in_phase(Phase::reimpl, [&] {
+                return reimpl::construct(models, record,
+                                         call.null_position ? nullptr : &call.transform.position,
+                                         call.null_rotation ? nullptr : &call.transform.rotation);
+            });
             if (invalid.active()) {
                 // The cut lists of the records built (a construction has no walk: a cut is reached
                 // where a record holding one is built).

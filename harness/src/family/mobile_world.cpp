@@ -64,8 +64,12 @@ bool MobileWorld::remove(std::uint32_t id) {
     return ok;
 }
 
+// Both sides remove it again: the reimplementation's map decides what that does (it was "nothing",
+// granted here without asking it, while MobileMap::remove threw for an id not in the map).
 bool MobileWorld::remove_again(std::uint32_t id) {
-    return o_.call("remove_mobile_", {departed_.at(id)}).ok();
+    const bool ok = o_.call("remove_mobile_", {departed_.at(id)}).ok();
+    map_.remove(id);
+    return ok;
 }
 
 std::vector<std::uint32_t> MobileWorld::ids() const {

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "refcheck/reimpl/model_archive.hpp"
@@ -52,7 +53,8 @@ public:
     void add(const Mobile& mobile);
     // mobile.move_same / mobile.move_cross. std::invalid_argument for an unknown id.
     void move(std::uint32_t id, const Vec3& position);
-    // mobile.remove. std::invalid_argument for an unknown id.
+    // mobile.remove; an id removed before and not added since changes nothing (mobile.remove.again:
+    // its links are 0 and it is no sector's front). std::invalid_argument for an id never added.
     void remove(std::uint32_t id);
 
     bool contains(std::uint32_t id) const { return mobiles_.count(id) != 0; }
@@ -82,6 +84,7 @@ private:
     void unlink(std::uint32_t id, std::uint32_t sector);
 
     std::map<std::uint32_t, Entry> mobiles_;
+    std::set<std::uint32_t> departed_; // removed and not added since
     // Per sector index, the list front first.
     std::vector<std::vector<std::uint32_t>> lists_ = std::vector<std::vector<std::uint32_t>>(kSectorCount);
 };
