@@ -210,6 +210,17 @@ std::vector<SceneStep> SceneRenderer::render(const SceneInput& input, const Mobi
     return steps;
 }
 
+SceneRenderer::Call SceneRenderer::draw_scene(const Camera* camera, const SceneParams* params,
+                                              const Light* light, std::uint32_t state,
+                                              const MobileMap& mobiles, const InstanceOf& instance_of,
+                                              const TerrainSampler& sampler, Frame& frame) {
+    Call call;
+    call.result = scene_result(camera, params, light);
+    if (call.result != 0) return call;
+    call.steps = render(SceneInput{*camera, *light, state, *params}, mobiles, instance_of, sampler, frame);
+    return call;
+}
+
 // scene.sun, scene.shadow.plan
 std::vector<SceneRenderer::Planned>
 SceneRenderer::plan_shadows(const SceneInput& input, const MobileMap& mobiles, const InstanceOf& instance_of,

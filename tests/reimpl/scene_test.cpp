@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -261,6 +262,39 @@ std::string describe(const SceneStep& step) {
         return "shadow " + std::to_string(d->caster) + " on " + std::to_string(d->plane_height) +
                " receiver " + std::to_string(d->receiver);
     return "object " + std::to_string(std::get<ObjectDrawn>(step).id);
+}
+
+// draw_scene as called: a null argument or invalid parameters give 1, no step and a frame as it was
+// (the harness compares both sides' frames of a refused call); valid ones draw, as render() does.
+TEST(SceneFrame, ARefusedCallDrawsNothingAndAnAcceptedOneDrawsAsRender) {
+    World w;
+    w.add(10, kDeck, {kX, 0, kZ});
+    SceneRenderer renderer(w.models, w.textures, w.palette);
+    Samples s;
+    const InstanceOf instance_of = [&](std::uint32_t id) { return &w.instances.at(id); };
+    const SceneInput in = input_at(top_down(kX, 20000, kZ), 12, 2);
+    SceneParams invalid = in.params;
+    invalid.cell_shift = 25;
+    const std::vector<std::tuple<const Camera*, const SceneParams*, const Light*>> refused = {
+        {nullptr, &in.params, &in.light},
+        {&in.camera, nullptr, &in.light},
+        {&in.camera, &in.params, nullptr},
+        {&in.camera, &invalid, &in.light}};
+    for (const auto& [camera, params, light] : refused) {
+        Frame frame(7);
+        const auto call =
+            renderer.draw_scene(camera, params, light, in.state, w.map, instance_of, s.sampler(), frame);
+        EXPECT_EQ(call.result, 1u);
+        EXPECT_TRUE(call.steps.empty());
+        EXPECT_EQ(frame.pixels, Frame(7).pixels);
+    }
+    Frame drawn, rendered;
+    const auto call = renderer.draw_scene(&in.camera, &in.params, &in.light, in.state, w.map, instance_of,
+                                          s.sampler(), drawn);
+    EXPECT_EQ(call.result, 0u);
+    EXPECT_EQ(call.steps.size(), w.render(in, rendered).size());
+    EXPECT_EQ(drawn.pixels, rendered.pixels);
+    EXPECT_NE(drawn.pixels, Frame().pixels);
 }
 
 TEST(SceneFrame, CallsFollowTerrainQueueShadowPlanThenObjectsWithDeckShadowsAfterTheirDeck) {

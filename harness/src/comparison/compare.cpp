@@ -270,7 +270,8 @@ namespace refcheck::harness {
 FrameComparison Comparator::compare_frame(const std::string& input, std::span<const std::uint8_t> original,
                                           std::span<const std::uint8_t> reimpl,
                                           std::span<const std::uint8_t> taint,
-                                          std::span<const std::uint8_t> original_taint, std::uint32_t width) {
+                                          std::span<const std::uint8_t> original_taint, std::uint32_t width,
+                                          std::span<const std::uint8_t> background) {
     FrameComparison fc;
     fc.explained.assign(original.size(), 0);
     label_pending_faults(input);
@@ -278,7 +279,9 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
     count_input(input);
     if (options_.clear_colour && !options_.blank_frames_count && original.size() == reimpl.size()) {
         const std::uint8_t clear = *options_.clear_colour;
-        auto blank = [clear](std::span<const std::uint8_t> px) {
+        auto blank = [clear, background](std::span<const std::uint8_t> px) {
+            if (!background.empty())
+                return std::equal(px.begin(), px.end(), background.begin(), background.end());
             return std::all_of(px.begin(), px.end(), [clear](std::uint8_t p) { return p == clear; });
         };
         if (blank(original) && blank(reimpl)) {
@@ -319,7 +322,7 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
     if (fc.differing == 0 && original.size() == reimpl.size()) {
         ++counts_.matched;
         if (observer_) {
-            const EventRecord e = matched_frame_event(input, original);
+            const EventRecord e = matched_frame_event(input, original, background);
             observer_(e, e);
         }
         return fc;

@@ -82,8 +82,14 @@ const std::vector<EventKindFields>& event_kinds() {
     return kinds;
 }
 
-EventRecord matched_frame_event(const std::string& input, std::span<const std::uint8_t> pixels) {
-    const auto drawn = reimpl::drawn_pixels(pixels);
+EventRecord matched_frame_event(const std::string& input, std::span<const std::uint8_t> pixels,
+                                std::span<const std::uint8_t> background) {
+    std::size_t drawn = 0;
+    if (background.empty())
+        drawn = reimpl::drawn_pixels(pixels);
+    else
+        for (std::size_t p = 0; p < pixels.size(); ++p)
+            drawn += p >= background.size() || pixels[p] != background[p];
     return {"frame",
             {{"input", input},
              {"size", static_cast<std::int64_t>(pixels.size())},

@@ -192,12 +192,21 @@ class GuestFramebuffer {
 public:
     explicit GuestFramebuffer(Original& original);
     void clear() const;
+    // Writes `pixels` from the framebuffer's start (at most its size).
+    void fill(std::span<const std::uint8_t> pixels) const;
     std::vector<std::uint8_t> read() const;
+    std::uint32_t size() const { return size_; }
 
 private:
     Original& o_;
     std::uint32_t address_ = 0, size_ = 0;
 };
+
+// Starting pixels that show a routine clearing the framebuffer (scene.clear, fb.clear): the clear
+// colour with a mark (the next index) at every 8th pixel of every 8th row (rows of 320, fb.size).
+// A clear to any one colour erases the marks nothing paints over; with both sides started at the
+// clear colour alone, an original clearing to it looked like one that never clears.
+std::vector<std::uint8_t> marked_background(std::size_t size);
 
 // Writes the original / reimplementation / difference pictures of a 320x200 frame beside the report
 // and lists them under the report's "frames" (a frame of another size is pictured as its first

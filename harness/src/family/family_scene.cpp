@@ -416,8 +416,9 @@ public:
     }
 
     // A parameter set outside scene.params.valid: both sides refuse it (draw_scene_ returns 1), and
-    // the original makes no call at all before refusing (an event of its would be one the
-    // reimplementation, which draws nothing, lacks). The case's own parameters are put back after.
+    // neither makes a call or paints a pixel before refusing: the reimplementation's draw_scene runs
+    // on the same parameters, and both frames are compared as for a drawn frame. The case's own
+    // parameters are put back after.
     void refused(const std::array<std::uint32_t, 4>& p, std::size_t k) {
         const std::string name = "refused parameters " + std::to_string(k);
         if (!ctx_.selected(name)) return;
@@ -425,49 +426,32 @@ public:
         reimpl::SceneParams params = input_.params;
         params.cell_shift = p[0], params.cell_reach = p[1], params.sea_colour = p[2],
         params.band_shift = p[3];
-        const std::int64_t reimpl_result = in_phase(
-            Phase::reimpl, [&] { return reimpl::scene_result(&input_.camera, &params, &reimpl_light_); });
         const SceneSelection& s = c_.scene;
         write_params(p);
-        o_.machine().write(camera_at_, pack(o_.profile(), input_.camera));
-        recorder_.begin(world);
-        const auto r = o_.call("draw_scene_", {camera_at_, params_at_, light_at_, input_.state});
+        const Drawn d = draw(world, params, {true, true, true});
         write_params({s.cell_shift, s.cell_reach, s.sea_colour, s.band_shift});
-        if (!r.ok()) throw OriginalFailed("draw_scene_ faulted on refused parameters: " + r.fault->message);
-        const std::string routine = "draw_scene_(cell_shift " + std::to_string(p[0]) + ", cell_reach " +
-                                    std::to_string(p[1]) + ", sea_colour " + std::to_string(p[2]) +
-                                    ", band_shift " + std::to_string(p[3]) + ")";
-        std::vector<EventRecord> original = recorder_.take();
-        original.push_back(rejection_event(routine, r.eax));
-        ctx_.comparator.compare(name, original, {rejection_event(routine, reimpl_result)});
-        ctx_.events += original.size() + 1;
+        if (!d.original.ok())
+            throw OriginalFailed("draw_scene_ faulted on refused parameters: " + d.original.fault->message);
+        compare_refusal(name,
+                        "draw_scene_(cell_shift " + std::to_string(p[0]) + ", cell_reach " +
+                            std::to_string(p[1]) + ", sea_colour " + std::to_string(p[2]) + ", band_shift " +
+                            std::to_string(p[3]) + ")",
+                        d);
     }
 
-    // abi.null: draw_scene_ with its camera, parameters or light null (`argument`): both sides refuse
-    // it (result 1) and the original makes no call, as for refused parameters.
+    // abi.null: draw_scene_ with its camera, parameters or light null (`argument`) on both sides: both
+    // refuse it (result 1), with no call and no pixel, as for refused parameters.
     void null_argument(const char* argument) {
         const std::string name = std::string("null ") + argument;
         if (!ctx_.selected(name)) return;
         SceneWorld world(ctx_, models_);
-        const bool camera = std::string_view(argument) != "camera",
-                   params = std::string_view(argument) != "params",
-                   light = std::string_view(argument) != "light";
-        const std::int64_t reimpl_result = in_phase(Phase::reimpl, [&] {
-            return reimpl::scene_result(camera ? &input_.camera : nullptr, params ? &input_.params : nullptr,
-                                        light ? &reimpl_light_ : nullptr);
-        });
-        o_.machine().write(camera_at_, pack(o_.profile(), input_.camera));
-        recorder_.begin(world);
-        const auto r = o_.call("draw_scene_", {camera ? camera_at_ : 0, params ? params_at_ : 0,
-                                               light ? light_at_ : 0, input_.state});
-        if (!r.ok())
+        const Drawn d = draw(world, input_.params,
+                             {std::string_view(argument) != "camera", std::string_view(argument) != "params",
+                              std::string_view(argument) != "light"});
+        if (!d.original.ok())
             throw OriginalFailed("draw_scene_ faulted with a null " + std::string(argument) + ": " +
-                                 r.fault->message);
-        const std::string routine = std::string("draw_scene_(null ") + argument + ")";
-        std::vector<EventRecord> original = recorder_.take();
-        original.push_back(rejection_event(routine, r.eax));
-        ctx_.comparator.compare(name, original, {rejection_event(routine, reimpl_result)});
-        ctx_.events += original.size() + 1;
+                                 d.original.fault->message);
+        compare_refusal(name, std::string("draw_scene_(null ") + argument + ")", d);
     }
 
     void finish() {
@@ -509,43 +493,82 @@ private:
         return reimpl::build_palette(ctx_.palette, static_cast<std::uint32_t>(warzone_));
     }
 
-    // One frame on both sides: the calls compared, then the frames (scene.observed).
-    std::pair<FrameComparison, std::set<Surface>> frame(const std::string& name, const SceneWorld& world,
-                                                        Shows& shows) {
-        // The reimplementation first: where its frame carries an allowed cause, the original's draw
-        // is watched for its own evidence of that cause (FaceWitness).
+    // Which of draw_scene_'s pointer arguments are given (the others null, abi.null).
+    struct Given {
+        bool camera = true, params = true, light = true;
+    };
+    // One draw_scene_ on both sides, each from the same marked background (marked_background: a
+    // draw that clears the framebuffer differs there): the reimplementation first, so that where
+    // its frame carries an allowed cause the original's draw is watched for its own evidence of it
+    // (FaceWitness). `params` are the reimplementation's (the original's are written at params_at_).
+    struct Drawn {
+        reimpl::SceneRenderer::Call reimpl;
         reimpl::Frame frame;
-        reimpl::SceneInput in = input_;
-        in.light = reimpl_light_;
+        emu::CallResult original;
+        std::vector<EventRecord> original_events;
+        std::vector<std::uint8_t> original_taint;
+    };
+    Drawn draw(const SceneWorld& world, const reimpl::SceneParams& params, Given given) {
+        Drawn d;
+        d.frame.pixels = background_;
         const reimpl::TerrainSampler terrain = [this](std::int32_t x, std::int32_t z) {
             return c_.scene.terrain_map ? sector_terrain_(x, z) : island_terrain(c_.scene.islands, x, z);
         };
-        const auto steps = in_phase(Phase::reimpl, [&] {
-            return renderer_.render(
-                in, world.map(), [&](std::uint32_t id) { return world.instance(id); }, terrain, frame);
+        d.reimpl = in_phase(Phase::reimpl, [&] {
+            return renderer_.draw_scene(
+                given.camera ? &input_.camera : nullptr, given.params ? &params : nullptr,
+                given.light ? &reimpl_light_ : nullptr, input_.state, world.map(),
+                [&](std::uint32_t id) { return world.instance(id); }, terrain, d.frame);
         });
-        reimpl_frame_ = frame.pixels;
-        const std::vector<EventRecord> reimpl = reimpl_events(steps);
-
         o_.machine().write(camera_at_, pack(o_.profile(), input_.camera));
-        framebuffer_.clear();
+        framebuffer_.fill(marked_background(framebuffer_.size()));
         recorder_.begin(world);
         witness_.begin();
-        const std::uint32_t watched = taint_causes(frame.taint, pixel_flags_);
+        const std::uint32_t watched = taint_causes(d.frame.taint, pixel_flags_);
         if (watched) witness_.arm(watched);
-        const auto r = o_.call("draw_scene_", {camera_at_, params_at_, light_at_, input_.state});
-        const std::vector<std::uint8_t> original_taint = witness_.take_taint();
+        d.original = o_.call("draw_scene_", {given.camera ? camera_at_ : 0, given.params ? params_at_ : 0,
+                                             given.light ? light_at_ : 0, input_.state});
+        d.original_taint = witness_.take_taint();
         if (watched) witness_.arm(0);
-        if (r.ok()) require_success(ctx_, r, "draw_scene_ (the case's scene parameters)", Expect::Zero);
-        const std::vector<EventRecord> original = recorder_.take();
+        d.original_events = recorder_.take();
         original_frame_ = framebuffer_.read();
+        reimpl_frame_ = d.frame.pixels;
+        return d;
+    }
+
+    // Both frames; their drawn pixels counted against the background both started from (the same
+    // pixels only when the framebuffers are one size, fb.size: otherwise compare_frame reports the
+    // sizes).
+    FrameComparison compare_frames(const std::string& name, const Drawn& d) {
+        const bool one_size = original_frame_.size() == background_.size();
+        return ctx_.comparator.compare_frame(
+            name, original_frame_, d.frame.pixels, d.frame.taint, d.original_taint, kWidth,
+            one_size ? std::span<const std::uint8_t>(background_) : std::span<const std::uint8_t>());
+    }
+
+    // A refused call: each side's calls and result (a rejection event), then both frames.
+    void compare_refusal(const std::string& name, const std::string& routine, const Drawn& d) {
+        std::vector<EventRecord> original = d.original_events, reimpl = reimpl_events(d.reimpl.steps);
+        original.push_back(rejection_event(routine, d.original.eax));
+        reimpl.push_back(rejection_event(routine, d.reimpl.result));
         ctx_.comparator.compare(name, original, reimpl);
-        const auto fc = ctx_.comparator.compare_frame(name, original_frame_, frame.pixels, frame.taint,
-                                                      original_taint, kWidth);
+        compare_frames(name, d);
         ctx_.events += original.size() + reimpl.size() + 2;
+    }
+
+    // One frame on both sides: the calls compared, then the frames (scene.observed).
+    std::pair<FrameComparison, std::set<Surface>> frame(const std::string& name, const SceneWorld& world,
+                                                        Shows& shows) {
+        const Drawn d = draw(world, input_.params, {});
+        if (d.original.ok())
+            require_success(ctx_, d.original, "draw_scene_ (the case's scene parameters)", Expect::Zero);
+        const std::vector<EventRecord> reimpl = reimpl_events(d.reimpl.steps);
+        ctx_.comparator.compare(name, d.original_events, reimpl);
+        const auto fc = compare_frames(name, d);
+        ctx_.events += d.original_events.size() + reimpl.size() + 2;
         ++shows.frames;
         shows.differing += fc.differing ? 1 : 0;
-        return {fc, count_frame(steps, world.map(), input_.params.limits.cloud_altitude, shows)};
+        return {fc, count_frame(d.reimpl.steps, world.map(), input_.params.limits.cloud_altitude, shows)};
     }
 
     CaseContext& ctx_;
@@ -561,6 +584,7 @@ private:
     std::uint32_t pixel_flags_;
     std::vector<std::uint8_t> guest_palette_, original_frame_, reimpl_frame_;
     GuestFramebuffer framebuffer_{o_};
+    const std::vector<std::uint8_t> background_ = marked_background(reimpl::Frame().pixels.size());
     std::uint32_t camera_at_ = 0, params_at_ = 0, light_at_ = 0, frame_no_ = 0;
     // The sample is one frame per script (script() keeps to one), so its size is not bounded here.
     FramePictures pictures_{"per script the first frame that shows its surface",

@@ -67,7 +67,18 @@ void GuestFramebuffer::clear() const {
     o_.machine().write(address_, std::vector<std::uint8_t>(size_, reimpl::kClearColour));
 }
 
+void GuestFramebuffer::fill(std::span<const std::uint8_t> pixels) const {
+    o_.machine().write(address_, pixels.first(std::min<std::size_t>(pixels.size(), size_)));
+}
+
 std::vector<std::uint8_t> GuestFramebuffer::read() const { return o_.bytes(address_, size_); }
+
+std::vector<std::uint8_t> marked_background(std::size_t size) {
+    std::vector<std::uint8_t> pixels(size, reimpl::kClearColour);
+    for (std::size_t p = 0; p < size; ++p)
+        if ((p / kWidth) % 8 == 3 && (p % kWidth) % 8 == 3) pixels[p] = reimpl::kClearColour + 1;
+    return pixels;
+}
 
 void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n,
                          std::span<const std::uint8_t> original, std::span<const std::uint8_t> reimpl,

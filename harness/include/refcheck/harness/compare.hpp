@@ -128,10 +128,12 @@ public:
     // only when, at every differing pixel, both sides' taints (per-pixel flag sets: `taint` the
     // reimplementation's, `original_taint` the pixels the original wrote while drawing a face whose
     // cause it was witnessed to carry) hold the flag of one allowed registry entry that may explain
-    // "pixels".
+    // "pixels". `background`: what both framebuffers held before the draw, when not all the clear
+    // colour (a blank frame and a matched frame's drawn pixels are counted against it).
     FrameComparison compare_frame(const std::string& input, std::span<const std::uint8_t> original,
                                   std::span<const std::uint8_t> reimpl, std::span<const std::uint8_t> taint,
-                                  std::span<const std::uint8_t> original_taint, std::uint32_t width);
+                                  std::span<const std::uint8_t> original_taint, std::uint32_t width,
+                                  std::span<const std::uint8_t> background = {});
 
 private:
     void record(Divergence d, const std::vector<EventRecord>& a, const std::vector<EventRecord>& b);

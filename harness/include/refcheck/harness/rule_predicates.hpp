@@ -63,8 +63,10 @@ struct EventKindFields {
 };
 const std::vector<EventKindFields>& event_kinds();
 
-// The synthetic event of a matched frame (Comparator::compare_frame): {input, size, drawn_pixels}.
-EventRecord matched_frame_event(const std::string& input, std::span<const std::uint8_t> pixels);
+// The synthetic event of a matched frame (Comparator::compare_frame): {input, size, drawn_pixels},
+// drawn_pixels counting the pixels not of the clear colour, or not as `background` holds them.
+EventRecord matched_frame_event(const std::string& input, std::span<const std::uint8_t> pixels,
+                                std::span<const std::uint8_t> background = {});
 
 struct PredicateCondition {
     enum class Op { Eq, Ne, Lt, Le, Gt, Ge, In, Starts, Contains, NonEmpty, Empty, Flag, NoFlag };

@@ -135,6 +135,17 @@ public:
     std::vector<SceneStep> render(const SceneInput& input, const MobileMap& mobiles,
                                   const InstanceOf& instance_of, const TerrainSampler& sampler, Frame& frame);
 
+    // draw_scene_ as called (scene.abi, abi.null): its result and what it did. A null camera,
+    // parameters or light, or parameters outside scene.params.valid: result 1, no step, `frame`
+    // untouched (scene_result); else render()'s steps and result 0.
+    struct Call {
+        std::uint32_t result = 0;
+        std::vector<SceneStep> steps;
+    };
+    Call draw_scene(const Camera* camera, const SceneParams* params, const Light* light, std::uint32_t state,
+                    const MobileMap& mobiles, const InstanceOf& instance_of, const TerrainSampler& sampler,
+                    Frame& frame);
+
 private:
     struct Planned {
         std::uint32_t caster = 0;
