@@ -67,6 +67,16 @@ TEST_F(CrashTest, WorkerKilledBySignalIsThatCasesErrorAndTheOthersReport) {
     EXPECT_EQ(index.at("totals").at("error"), 1);
     // The console names the crash and how to reproduce it.
     EXPECT_NE(r.out.find("SIGSEGV"), std::string::npos) << r.out;
+    // The crashed case still names what it ran on, by hash, as the others do (it had no inputs,
+    // and run.json's basis was null).
+    const ojson crashed = read_json(path("out/small-program.json")),
+                other = read_json(path("out/small-palette.json"));
+    EXPECT_EQ(crashed.at("inputs"), other.at("inputs"));
+    EXPECT_EQ(crashed.at("inputs").at("image").at("sha256").get<std::string>().size(), 64u);
+    for (const ojson& row : index.at("cases"))
+        if (row.at("case") == "small-program")
+            EXPECT_EQ(row.at("basis").at("image_sha256"), crashed.at("inputs").at("image").at("sha256"))
+                << row.dump();
 }
 
 TEST_F(CrashTest, AbortInTheFirstCaseOfOneWorkerLeavesTheRestToANewWorker) {

@@ -5,6 +5,7 @@
 
 #include "refcheck/emu/crash_note.hpp"
 #include "refcheck/harness/bisect.hpp"
+#include "refcheck/harness/hash.hpp"
 #include "refcheck/emu/types.hpp"
 
 #include <poll.h>
@@ -319,6 +320,17 @@ CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDe
     crash["last_eip"] = d.eip ? ojson(emu::hex(*d.eip)) : ojson();
     crash["reproduce"] = reproduce(false);
     r["crash"] = crash;
+    // What the case ran on, by hash, as a report the worker wrote names it: the worker died before
+    // writing one, so the parent hashes the same files (the run's basis in run.json was null).
+    try {
+        const Environment env = resolve_environment(c, options);
+        r["inputs"] = {
+            {"image", {{"file", env.image.filename().string()}, {"sha256", sha256_file(env.image)}}},
+            {"profile", {{"file", env.profile.filename().string()}, {"sha256", sha256_file(env.profile)}}},
+            {"archives", archive_hashes(env.data)}};
+    } catch (const std::exception& e) {
+        r["error"] = r.at("error").get<std::string>() + "; its inputs could not be hashed: " + e.what();
+    }
     r["hooks"] = ojson::object();
     r["files"] = ojson::array();
     r["counts"] = to_json(Counts{});
