@@ -330,6 +330,20 @@ TEST_F(ShardTest, GoogleTestShardingVariablesSelectTheSameCasesAsShard) {
     EXPECT_TRUE(tree_without_junit_times(path("both")) == tree_without_junit_times(path("flag0")));
 }
 
+// GTEST_SHARD_STATUS_FILE naming a file that cannot be created is an error naming the variable and
+// the path, before anything runs. fclose of the null FILE* fopen gave killed refcheck (exit 139).
+TEST_F(ShardTest, AShardStatusFileThatCannotBeCreatedIsAnErrorNamingIt) {
+    const fs::path status = path("no-such-folder/status");
+    const Result r = refcheck("run " + quote(shipped_case("loader")) + common_ + " --out out",
+                              "GTEST_TOTAL_SHARDS=1 GTEST_SHARD_STATUS_FILE=" + quote(status));
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_NE(
+        r.err.find("refcheck: run: GTEST_SHARD_STATUS_FILE=" + status.string() + ": cannot create the file"),
+        std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(path("out/run.json")));
+}
+
 TEST_F(ShardTest, BadShardsAreErrors) {
     const Result r = refcheck("run " + files_ + common_ + " --shard 2/2 --out out");
     EXPECT_EQ(r.code, 2) << r.out << r.err;

@@ -11,9 +11,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -68,7 +70,15 @@ harness::Shard parse_shard(const std::string& text) {
         const char* index = std::getenv("GTEST_SHARD_INDEX");
         s.count = parse_count(total, "GTEST_TOTAL_SHARDS");
         s.index = index ? parse_count(index, "GTEST_SHARD_INDEX") : 0;
-        if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE")) std::fclose(std::fopen(status, "w"));
+        // The protocol's "I understand sharding" file: one that cannot be created is an error naming
+        // the variable and the path (fclose of the null FILE* fopen gave killed the process).
+        if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE")) {
+            std::FILE* f = std::fopen(status, "w");
+            if (!f)
+                throw std::runtime_error(std::string("GTEST_SHARD_STATUS_FILE=") + status +
+                                         ": cannot create the file (" + std::strerror(errno) + ")");
+            std::fclose(f);
+        }
         if (s.count == 0 || s.index >= s.count)
             throw std::runtime_error("GTEST_SHARD_INDEX=" + std::to_string(s.index) +
                                      " must be below GTEST_TOTAL_SHARDS=" + std::to_string(s.count));
