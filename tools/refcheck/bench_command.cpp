@@ -39,7 +39,6 @@ const Command& bench_command() {
             app.add_flag("--no-scaling", a->no_scaling, "Only the per-family pass in this process");
             app.add_flag("--no-serial", a->no_serial, "Only the scaling runs");
             return [a] {
-                check_out_folder("--work", a->work);
                 harness::RunOptions o = run_options(a->image, a->profile, a->data);
                 harness::BenchOptions b;
                 b.max_jobs = a->jobs;
@@ -47,6 +46,7 @@ const Command& bench_command() {
                 b.scaling = !a->no_scaling;
                 b.serial = !a->no_serial;
                 const auto files = case_files(a->cases, a->image.empty() && a->profile.empty());
+                claim_out_folder("--work", a->work, files, &o); // before any work
                 std::cout << harness::bench_text(harness::bench(files, o, b)) << std::flush;
                 return kEquivalent;
             };

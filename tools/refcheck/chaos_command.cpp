@@ -57,6 +57,7 @@ const Command& chaos_command() {
                 o.keep = a->keep;
                 o.progress = [](std::string_view line) { std::cout << line << std::endl; };
                 const std::vector<fs::path> files = case_files(a->cases);
+                claim_out_folder("--out", a->out, files, &o.run); // before any work
                 const auto s = harness::chaos(files, o);
                 std::cout << s.text;
                 std::cout << "JSON report: "

@@ -2,6 +2,7 @@
 // Exit codes everywhere: 0 equivalent, 1 divergent, 2 error.
 #pragma once
 
+#include "refcheck/harness/out_folder.hpp"
 #include "refcheck/harness/run.hpp"
 
 #include <CLI/CLI.hpp>
@@ -29,9 +30,15 @@ inline constexpr const char* kPrefix = "refcheck: ";
 
 // --jobs N: at least 1 (the default is the number of cores); 0 is refused with a message.
 CLI::Validator at_least_one();
-// --out DIR, checked before any work: DIR and every existing parent of it must be folders, so that a
-// file named by --out stops the command at once (throws std::runtime_error naming it).
-void check_out_folder(const std::string& option, const std::string& dir);
+// --out DIR (bench's --work), checked and claimed before any work by the one rule every command
+// that writes a folder follows (harness::claim_output_folder): DIR is a new folder, an empty one or
+// one refcheck wrote, and neither is nor holds the folder of a case file of `case_files`, the data
+// root a case runs on (resolved with `options`, when given) or one of `more`. Throws
+// std::runtime_error naming the option, DIR and why.
+void claim_out_folder(const std::string& option, const std::string& dir,
+                      const std::vector<std::filesystem::path>& case_files = {},
+                      const harness::RunOptions* options = nullptr,
+                      std::vector<harness::GuardedInput> more = {});
 // --patch TEXT parsed (harness::parse_patch); a bad one is an error naming --patch and the text.
 harness::Patch parse_patch_option(const std::string& text);
 // The case files CASES... name (files, or folders of *.json); none given: the project's cases/,

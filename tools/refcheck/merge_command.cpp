@@ -38,11 +38,13 @@ const Command& merge_command() {
                 ->capture_default_str()
                 ->check(at_least_one());
             return [a] {
-                check_out_folder("--out", a->out); // before any work
                 std::vector<std::filesystem::path> paths(a->dirs.begin(), a->dirs.end());
                 harness::RunOptions o = run_options(a->image, a->profile, a->data);
                 o.jobs = a->jobs;
                 const auto files = case_files(a->cases, a->image.empty() && a->profile.empty());
+                std::vector<harness::GuardedInput> shards;
+                for (const auto& dir : paths) shards.push_back({dir, "the shard output " + dir.string()});
+                claim_out_folder("--out", a->out, files, &o, shards); // before any work
                 std::vector<std::string> splits;
                 const int code = harness::merge(paths, a->out, &o, files, &splits);
                 for (const auto& line : splits) std::cerr << "refcheck: " << line << "\n";

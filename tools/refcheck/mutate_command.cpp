@@ -72,7 +72,6 @@ const Command& mutate_command() {
             app.add_option("--equivalents", a->equivalents,
                            "Registry of argued-equivalent mutants (default: cases/mutants/equivalent.json)");
             return [a, per_mutant] {
-                check_out_folder("--out", a->out); // before any work
                 harness::MutateOptions o;
                 set_stand_ins(o.run);
                 if (!a->image.empty()) o.run.image = a->image;
@@ -99,6 +98,7 @@ const Command& mutate_command() {
                     throw std::runtime_error("--equivalents: no such file " + a->equivalents);
                 o.progress = [](std::string_view line) { std::cout << line << std::endl; };
                 const std::vector<fs::path> files = case_files(a->cases);
+                claim_out_folder("--out", a->out, files, &o.run); // before any work
                 const auto s = harness::mutate(files, o);
                 std::cout << "\n" << s.text;
                 std::cout << "JSON report: " << fs::absolute(s.json).lexically_normal().string() << "\n";

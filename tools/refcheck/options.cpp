@@ -32,22 +32,23 @@ CLI::Validator at_least_one() {
         "N>=1");
 }
 
-void check_out_folder(const std::string& option, const std::string& dir) {
-    if (dir.empty()) throw std::runtime_error(option + ": an output folder is required, got an empty name");
-    std::error_code ec;
-    for (fs::path p = fs::path(dir); !p.empty(); p = p.parent_path()) {
-        const auto st = fs::status(p, ec);
-        if (st.type() == fs::file_type::not_found) {
-            if (p == p.parent_path()) break;
-            continue;
+void claim_out_folder(const std::string& option, const std::string& dir,
+                      const std::vector<fs::path>& case_files, const harness::RunOptions* options,
+                      std::vector<harness::GuardedInput> more) {
+    std::vector<harness::GuardedInput> inputs;
+    for (const fs::path& f : case_files) {
+        inputs.push_back({f.parent_path().empty() ? fs::path(".") : f.parent_path(),
+                          "the folder of case file " + f.string()});
+        if (!options) continue;
+        try {
+            const fs::path data = harness::resolve_environment(harness::load_case(f), *options).data;
+            inputs.push_back({data, "the data root " + data.string()});
+        } catch (const std::exception&) {
+            // a case file that does not load is named when the command loads it
         }
-        if (st.type() != fs::file_type::directory)
-            throw std::runtime_error(option + " " + dir + ": " +
-                                     (p == fs::path(dir) ? std::string("exists and is not a folder")
-                                                         : p.string() + " exists and is not a folder") +
-                                     " (the outputs are a folder of files; name a folder or a new path)");
-        break; // the nearest existing ancestor is a folder: the rest can be created
     }
+    for (auto& m : more) inputs.push_back(std::move(m));
+    harness::claim_output_folder(option, dir, inputs);
 }
 
 harness::Patch parse_patch_option(const std::string& text) {

@@ -231,7 +231,6 @@ const Command& run_command() {
             app.add_option("--shard", a->shard,
                            "Run shard K of N (K/N); GTEST_TOTAL_SHARDS/GTEST_SHARD_INDEX also work");
             return [a] {
-                check_out_folder("--out", a->out); // before any work
                 harness::RunOptions o = run_options(a->image, a->profile, a->data);
                 o.out = a->out;
                 o.jobs = a->jobs;
@@ -258,6 +257,7 @@ const Command& run_command() {
                     throw std::runtime_error(a->filter.empty()
                                                  ? "no case to run"
                                                  : "--filter '" + a->filter + "' selects no case");
+                claim_out_folder("--out", a->out, files, &o); // before any work
                 // Progress on stderr; the results (and the banner above) on stdout.
                 Progress progress(stderr, isatty(STDERR_FILENO) != 0, names, o.jobs,
                                   harness::read_junit_times(fs::path(a->out) / "junit.xml"));

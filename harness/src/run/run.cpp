@@ -6,6 +6,7 @@
 #include "refcheck/harness/hash.hpp"
 #include "refcheck/harness/ledger.hpp"
 #include "refcheck/harness/original.hpp"
+#include "refcheck/harness/out_folder.hpp"
 #include "refcheck/harness/profile.hpp"
 #include "run/case_observer.hpp"
 #include "run/case_part.hpp"
@@ -607,9 +608,11 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
 
     std::vector<ojson> reports;
     // The earlier run's index goes first: until the new one is written last, the folder holds no
-    // complete run. Every file is written whole (write_file_atomically).
+    // complete run. Every file is written whole (write_file_atomically). Of an earlier run's files
+    // only those refcheck writes are removed (out_folder.hpp): a folder by a case's name may be
+    // someone's, and everything in it went.
     fs::remove(options.out / "run.json");
-    fs::remove_all(options.out / "parts");
+    remove_part_files(options.out);
     ojson held = ojson::array(); // the parts of cases split across the shards, for refcheck merge
     SharedCoverage shared;       // what every report would repeat, written once in run.json
     std::map<std::string, double> seconds;
@@ -633,7 +636,7 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
                 " over its records (refcheck merge finishes it from all the shards' parts)");
             continue;
         }
-        fs::remove_all(options.out / r.name); // pictures of an earlier run
+        remove_case_files(options.out, r.name); // pictures of an earlier run
         write_json(options.out / (r.name + ".json"), shared.store(r.report));
         for (const auto& [rel, bytes] : r.files)
             write_file_atomically(
