@@ -146,6 +146,29 @@ TEST_F(ErrorTest, RealImageTemplateNamesEveryMissingAddress) {
         EXPECT_TRUE(named_alone.count(name)) << name << " not named:\n" << alone.err;
 }
 
+// A case is named by its file's stem and its report by the case: d1/x.json and d2/x.json in one run
+// wrote one report over the other, and a divergent case's evidence was lost. Refused, naming both;
+// so is a case named "run", whose report run.json would replace.
+TEST_F(ErrorTest, CaseFilesOfOneNameAreRefusedNamingBoth) {
+    fs::create_directories(path("d1"));
+    fs::create_directories(path("d2"));
+    std::ofstream(path("d1/x.json")) << read_text(shipped_case("loader"));
+    std::ofstream(path("d2/x.json")) << small_palette().dump(1);
+    const Result r = run_fails(quote(path("d1/x.json")) + " " + quote(path("d2/x.json")));
+    EXPECT_NE(r.err.find("case files " + path("d1/x.json").string() + " and " + path("d2/x.json").string() +
+                         " have the same name \"x\""),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(path("out/x.json")));
+    const Result run = run_fails(quote(write_case("run", read_json(shipped_case("loader")))));
+    EXPECT_NE(run.err.find("is named \"run\", as the run's index run.json is"), std::string::npos) << run.err;
+    // mutate reads its cases by name too.
+    const Result m = refcheck("mutate " + quote(path("d1/x.json")) + " " + quote(path("d2/x.json")) +
+                              " --data " + quote(kSmallData) + " --out m");
+    EXPECT_EQ(m.code, 2) << m.out << m.err;
+    EXPECT_NE(m.err.find("have the same name \"x\""), std::string::npos) << m.err;
+}
+
 // A routine refcheck replaces (the terrain sampler, scene.sampler) reads its arguments in its
 // convention's order: a profile placing them otherwise (here x in edx and z in eax) would hand the
 // replacement each other's values, so the case is an error naming the argument, not a run on

@@ -11,6 +11,8 @@
 #include <span>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <stdexcept>
 #include <type_traits>
 #include <set>
 
@@ -519,6 +521,22 @@ std::vector<std::string> default_compared_kinds(Family f, bool frames) {
                     "object_draw",    "shadow_draw",  "frame"};
     }
     return {};
+}
+
+void check_case_names(const std::vector<std::filesystem::path>& files) {
+    std::map<std::string, std::filesystem::path> seen;
+    for (const auto& f : files) {
+        const std::string name = f.stem().string();
+        if (name == "run")
+            throw std::runtime_error("case file " + f.string() +
+                                     " is named \"run\", as the run's index run.json is: its report would be "
+                                     "written over; rename the file");
+        if (const auto [it, fresh] = seen.emplace(name, f); !fresh)
+            throw std::runtime_error(
+                "case files " + it->second.string() + " and " + f.string() + " have the same name \"" + name +
+                "\": a run writes each case's report by its name, so one would be written "
+                "over the other; rename one, or run them apart");
+    }
 }
 
 std::vector<std::filesystem::path> list_cases(const std::filesystem::path& dir) {

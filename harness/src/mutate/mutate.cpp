@@ -711,6 +711,7 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         if (options.progress) options.progress(s);
     };
     if (case_files.empty()) throw std::runtime_error("no cases to run");
+    check_case_names(case_files); // mutate.json's rows are by case name
     std::vector<BaselineCase> cases;
     for (const auto& f : case_files) {
         BaselineCase b;

@@ -309,6 +309,7 @@ using PlannedNames = std::vector<std::pair<std::string, std::string>>;
 std::vector<Planned> plan_cases(const std::vector<fs::path>& case_files, const RunOptions& options,
                                 PlannedNames* whole_run = nullptr) {
     const Shard shard = options.shard;
+    check_case_names(case_files); // every shard sees every file: each refuses alike
     std::vector<Planned> out;
     for (std::size_t i = 0; i < case_files.size(); ++i) {
         Case c = load_case(case_files[i]); // every file: whether it is split depends on the case
@@ -880,6 +881,7 @@ void check_whole_inputs(std::vector<std::pair<std::string, ojson>>& named, const
 int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const RunOptions* finish,
           const std::vector<fs::path>& case_files, std::vector<std::string>* splits) {
     if (shard_dirs.empty()) throw std::runtime_error("merge needs at least one shard output");
+    check_case_names(case_files); // cases are found among them by name
     std::vector<std::pair<std::string, ojson>> named;
     std::vector<ojson> indexes;
     std::map<std::string, double> seconds; // the shards' JUnit times, kept in the merged junit.xml

@@ -225,6 +225,12 @@ struct Case {
 
 Case load_case(const std::filesystem::path& file); // throws CaseError
 
+// A case is named by its file's stem, and its reports by the case (OUT/NAME.json, OUT/NAME/): the
+// case files of one run must have distinct names, or one report would be written over the other's
+// (a divergent case's evidence lost), and none may be named "run", the run index's name. Throws a
+// std::runtime_error naming the files.
+void check_case_names(const std::vector<std::filesystem::path>& files);
+
 // The event kinds a family compares (a case's "compares" when it names none); `frames`: the case
 // runs face routines and so compares frames too.
 std::vector<std::string> default_compared_kinds(Family f, bool frames);
