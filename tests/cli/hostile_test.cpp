@@ -274,3 +274,49 @@ TEST_F(HostileTest, ALowerCaseRootIsReadAlikeByBothSides) {
 
 } // namespace
 } // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// The same inputs give the same report bytes wherever the checkout and its data lie: the
+// reimplementation's refusal of a missing archive named its absolute path ("the file is missing
+// (/work/.../3DDATA/3DOBJS.BIN)"), so a report differed between checkouts. The missing-archive
+// cases run here on copies of their roots in two folders of different depth.
+TEST_F(HostileTest, ReportsOfMissingArchivesAreTheSameWhereverTheDataLies) {
+    const auto cases = shipped_cases_starting("hostile-");
+    std::vector<fs::path> missing;
+    std::copy_if(cases.begin(), cases.end(), std::back_inserter(missing),
+                 [](const fs::path& f) { return f.stem().string().ends_with("-missing"); });
+    ASSERT_EQ(missing.size(), 3u);
+    const fs::path hostile = kSmallData.parent_path() / "hostile";
+    for (const std::string where : {"a", "somewhere/much/deeper/b"}) {
+        std::string files;
+        for (const fs::path& file : missing) {
+            ojson c = read_json(file);
+            const std::string root =
+                c.at("data").get<std::string>().substr(std::string("generated:hostile/").size());
+            fs::create_directories(path(where));
+            fs::copy(hostile / root, path(where + "/" + root), fs::copy_options::recursive);
+            c["data"] = root; // relative to the case file
+            std::ofstream(path(where + "/" + file.filename().string())) << c.dump(2) << "\n";
+            files += " " + quote(path(where + "/" + file.filename().string()));
+        }
+        const Result r = refcheck("run" + files + " --jobs 1 --out " + quote(path(where + "-out")));
+        ASSERT_EQ(r.code, 0) << r.out << r.err;
+    }
+    const auto a = tree_without_junit_times(path("a-out"));
+    const auto b = tree_without_junit_times(path("somewhere/much/deeper/b-out"));
+    ASSERT_EQ(a.size(), b.size());
+    for (const auto& [file, bytes] : a) {
+        ASSERT_TRUE(b.count(file)) << file;
+        EXPECT_TRUE(b.at(file) == bytes) << file << " differs between the two places";
+        EXPECT_EQ(bytes.find(dir_.string()), std::string::npos) << file << " names a path of this machine";
+    }
+    const ojson report = read_json(path("a-out/hostile-objects-missing.json"));
+    EXPECT_EQ(report.at("rejection").at("reimpl_error"),
+              "3DOBJS.BIN: offset 0x0: the file is missing (3DDATA/3DOBJS.BIN)")
+        << report.at("rejection").dump();
+}
+
+} // namespace
+} // namespace refcheck::cli_test

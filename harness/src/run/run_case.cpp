@@ -381,12 +381,12 @@ fs::path archive_file(const fs::path& data, std::string_view guest_name, std::st
 std::vector<std::uint8_t> read_data_archive(const fs::path& data, std::string_view guest_name,
                                             std::string_view archive, InputWatch* watch) {
     const fs::path file = archive_file(data, guest_name, archive);
-    if (watch) {
-        std::string label(guest_name);
-        std::replace(label.begin(), label.end(), '\\', '/');
-        watch->watch(file, std::move(label)); // before the read: a write during it shows too
-    }
-    std::vector<std::uint8_t> bytes = reimpl::read_archive(file, archive);
+    // The file by its name in the data root ("3DDATA/3DOBJS.BIN"), never by where the root lies: a
+    // report quotes the reimplementation's message, and must read the same in every checkout.
+    std::string label(guest_name);
+    std::replace(label.begin(), label.end(), '\\', '/');
+    if (watch) watch->watch(file, label); // before the read: a write during it shows too
+    std::vector<std::uint8_t> bytes = reimpl::read_archive(file, archive, label);
     if (watch) watch->given(file, sha256_hex(bytes)); // what the guest's read of it must match
     return bytes;
 }
