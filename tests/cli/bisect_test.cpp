@@ -172,6 +172,17 @@ TEST_F(BisectTest, SwappedLightGivesAFieldDiffAndAReproduceLine) {
     EXPECT_EQ(only.out, b.out);
 }
 
+// --patch takes one value per flag, as run's does: `bisect --patch X CASE` took the case for a
+// second patch and then said "case is required".
+TEST_F(BisectTest, APatchBeforeTheCaseTakesOneValue) {
+    const Jns jns = winding_jns();
+    const fs::path file = write_case("small-program", small_program().to_json());
+    const Result b =
+        refcheck("bisect --patch " + jns.where + ":78 " + quote(file) + " --data " + quote(kSmallData));
+    EXPECT_EQ(b.code, 1) << b.out << b.err;
+    EXPECT_NE(b.out.find("error: first divergence at event #"), std::string::npos) << b.out;
+}
+
 TEST_F(BisectTest, EquivalentCaseExitsZero) {
     ProgramCase pc = small_program();
     pc.records = {5};

@@ -74,8 +74,15 @@ const Command& bisect_command() {
             app.add_option("--image", a->image, "The original PE32 image (default: the stand-in)");
             app.add_option("--profile", a->profile, "The image's profile JSON (default: the stand-in's)");
             app.add_option("--data", a->data, "Data root holding 3DDATA/ (default: the synthetic archives)");
-            app.add_option("--patch", a->patches,
-                           "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (as for run)");
+            // One value per --patch, as for run: a list option would take the case that follows it
+            // (`bisect --patch X CASE` said "case is required").
+            app.add_option(
+                   "--patch", a->patches,
+                   "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (as for run). One "
+                   "patch per --patch; repeat it for more")
+                ->expected(1)
+                ->allow_extra_args(false)
+                ->take_all();
             app.add_flag("--inject-reimpl-light-swap", a->swap_light,
                          "Seed a fault in the reimplementation's input: its light has x and z swapped");
             app.add_option("--only", a->only,
