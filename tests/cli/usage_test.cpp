@@ -61,6 +61,25 @@ TEST_F(UsageTest, EveryBadArgumentIsNamedWithWhatIsWrong) {
     fails("run " + small() + " --out out --shard 3", {"--shard 3", "K/N"});
 }
 
+// A patch's place fits the 32-bit address space: op_secondary+4294967296 wrapped round and patched
+// op_secondary itself, and a place whose bytes run past 0xffffffff wrapped too. A decimal offset is
+// decimal: "010" was read as octal 8.
+TEST_F(UsageTest, APatchPlaceOutsideTheAddressSpaceIsRefused) {
+    fails("run " + small() + " --out out --patch 'op_secondary+4294967296:90'",
+          {"--patch 'op_secondary+4294967296:90'", "offset 4294967296 that does not fit 32 bits"});
+    fails("run " + small() + " --out out --patch 'op_secondary+0xffffffff:90'",
+          {"the patch at op_secondary+0xffffffff does not fit the 32-bit address space"});
+    fails("run " + small() + " --out out --patch '0xffffffff:9090'",
+          {"the patch at 0xffffffff does not fit the 32-bit address space", "end at 0x100000001"});
+    for (const std::string offset : {"010", "0xa"}) {
+        const Result r =
+            refcheck("run " + small() + " --out o" + offset + " --patch 'op_secondary+" + offset + ":90'");
+        ASSERT_EQ(r.code, 0) << r.out << r.err;
+    }
+    EXPECT_EQ(read_json(path("o010/run.json")).at("seeded_faults").at("patches").at(0).at("address"),
+              read_json(path("o0xa/run.json")).at("seeded_faults").at("patches").at(0).at("address"));
+}
+
 TEST_F(UsageTest, JobsZeroIsRefused) {
     fails("run " + small() + " --out out --jobs 0", {"--jobs", "'0' worker processes", "at least 1"});
     fails("run " + small() + " --out out -j -3", {"-j", "at least 1"});

@@ -176,24 +176,37 @@ Original::Original(const Environment& env, Profile profile) : profile_(std::move
         if (r.address) machine_->symbols().add(name, *r.address);
 }
 
-std::uint32_t Original::resolve(const std::string& where) const {
-    std::uint32_t address = 0;
+namespace {
+std::string hex64(std::uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+} // namespace
+
+std::uint32_t Original::resolve(const std::string& where, std::size_t bytes) const {
+    std::uint64_t address = 0;
     const auto plus = where.find('+');
     const std::string base = where.substr(0, plus);
-    if (base.rfind("0x", 0) == 0) {
-        address = static_cast<std::uint32_t>(std::stoul(base, nullptr, 16));
+    if (base.rfind("0x", 0) == 0 || base.rfind("0X", 0) == 0) {
+        address = patch_number(base);
     } else if (auto a = machine_->image().address_of(base)) {
         address = *a;
     } else {
         address = profile_.address_of(base);
     }
-    if (plus != std::string::npos)
-        address += static_cast<std::uint32_t>(std::stoul(where.substr(plus + 1), nullptr, 0));
-    return address;
+    if (plus != std::string::npos) address += patch_number(where.substr(plus + 1));
+    // In 64 bits, then checked: a place past the 32-bit space wrapped round to its bottom.
+    const std::uint64_t end = address + std::max<std::size_t>(bytes, 1);
+    if (end > 0x100000000ull)
+        throw std::runtime_error("the patch at " + where + " does not fit the 32-bit address space: its " +
+                                 std::to_string(bytes) + " byte(s) would end at 0x" + hex64(end) +
+                                 ", past 0xffffffff");
+    return static_cast<std::uint32_t>(address);
 }
 
 AppliedPatch Original::patch(const Patch& p) {
-    AppliedPatch applied{p, resolve(p.where), {}};
+    AppliedPatch applied{p, resolve(p.where, p.bytes.size()), {}};
     applied.replaced = machine_->read_bytes(applied.address, p.bytes.size());
     if (!p.expected.empty() && applied.replaced != p.expected)
         throw PatchMismatch("patch " + p.text() + ": expected " + hex_string(p.expected) + " at " +

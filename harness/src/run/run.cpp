@@ -67,6 +67,14 @@ std::vector<std::uint8_t> parse_hex(const std::string& hex, const std::string& t
         out.push_back(static_cast<std::uint8_t>(std::stoul(hex.substr(i, 2), nullptr, 16)));
     return out;
 }
+} // namespace
+
+std::uint64_t patch_number(const std::string& text) {
+    const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
+    return std::stoull(hex ? text.substr(2) : text, nullptr, hex ? 16 : 10); // never octal: "010" is ten
+}
+
+namespace {
 // WHERE: 0xADDRESS or a symbol, optionally +OFFSET (0x-hex or decimal); checked here so that a
 // bad one is named before anything runs (Original::resolve then only looks the symbol up).
 void check_patch_where(const std::string& where, const std::string& text) {
@@ -91,6 +99,10 @@ void check_patch_where(const std::string& where, const std::string& text) {
     }
     if (plus != std::string::npos && !is_number(where.substr(plus + 1)))
         fail("has an offset \"" + where.substr(plus + 1) + "\" that is not a number (0x1f or 31)");
+    // Ten decimal digits reach past 2^32 - 1: such an offset wrapped (op_secondary+4294967296 patched
+    // op_secondary itself).
+    if (plus != std::string::npos && patch_number(where.substr(plus + 1)) > 0xffffffffull)
+        fail("has an offset " + where.substr(plus + 1) + " that does not fit 32 bits (the address space's)");
 }
 } // namespace
 

@@ -63,8 +63,9 @@ public:
     // copy does.
     Original(const Environment& env, Profile profile);
     // The address of "symbol+0x1c" (an export or COFF symbol of the image, else a profile name) or
-    // "0x00401234"; throws when the name is unknown.
-    std::uint32_t resolve(const std::string& where) const;
+    // "0x00401234"; throws when the name is unknown, or when `bytes` bytes from there would not fit
+    // the 32-bit address space (computed in 64 bits: such a place wrapped round to low memory).
+    std::uint32_t resolve(const std::string& where, std::size_t bytes = 1) const;
     // Writes a seeded fault over the image and returns where it went and the bytes it replaced;
     // throws PatchMismatch, writing nothing, when the patch states other bytes than the image has.
     AppliedPatch patch(const Patch& p);

@@ -81,6 +81,8 @@ struct Injection {
 // "WHERE:HEXBYTES" or "WHERE:OLDHEX->NEWHEX" (OLD and NEW of the same length); throws
 // std::invalid_argument.
 Patch parse_patch(const std::string& text);
+// A number of a patch's place as parse_patch accepts it: 0x-hex, else decimal (never octal).
+std::uint64_t patch_number(const std::string& text);
 std::string hex_string(std::span<const std::uint8_t> bytes); // "0f85", as patches are written
 
 // A patch as applied to one image: where it resolved and the bytes it replaced.
