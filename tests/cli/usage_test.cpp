@@ -80,6 +80,33 @@ TEST_F(UsageTest, APatchPlaceOutsideTheAddressSpaceIsRefused) {
               read_json(path("o0xa/run.json")).at("seeded_faults").at("patches").at(0).at("address"));
 }
 
+// Numbers out of their range are refused naming the option: CLI11 read "-1" into an unsigned as
+// 2^64 - 1, and let "nan" through its ranges; --inputs-per-mutant below the 4 inputs a mutant runs
+// on at least made std::clamp(v, 4, 1) undefined. `show --event -1` acted as if no event was given.
+TEST_F(UsageTest, NumbersOutOfTheirRangeAreRefusedNamingTheOption) {
+    const std::string mutate = "mutate " + small() + " --out out ";
+    // A report show reads (exit 0 as equivalent): --event -1 showed it as if no event was given.
+    std::ofstream(path("report.json"))
+        << R"({"schema": "refcheck-case-report/1", "case": "x", "family": "loader", "status": "equivalent"})";
+    for (const auto& [args, needles] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+             {mutate + "--sample -1", {"--sample", "'-1' is not a whole number"}},
+             {mutate + "--seed -5", {"--seed", "'-5' is not a whole number"}},
+             {mutate + "--inputs-per-mutant -3", {"--inputs-per-mutant", "'-3' is not a whole number"}},
+             {mutate + "--inputs-per-mutant 1",
+              {"--inputs-per-mutant", "'1' is below 4 (or 0: every input)"}},
+             {mutate + "--min-score nan", {"--min-score", "'nan' is not a finite number"}},
+             {mutate + "--min-score -1", {"--min-score", "'-1' is outside 0..1"}},
+             {mutate + "--min-score 2", {"--min-score", "'2' is outside 0..1"}},
+             {mutate + "--case-timeout nan", {"--case-timeout", "'nan' is not a finite number"}},
+             {"run " + small() + " --out out --case-timeout nan",
+              {"--case-timeout", "'nan' is not a finite number"}},
+             {"show report.json --event -1", {"--event", "'-1' is not a whole number"}}}) {
+        const Result r = fails(args, needles);
+        EXPECT_EQ(r.out.find("baseline"), std::string::npos) << args << ": something ran\n" << r.out;
+    }
+    EXPECT_FALSE(fs::exists(path("out/mutate.json")));
+}
+
 TEST_F(UsageTest, JobsZeroIsRefused) {
     fails("run " + small() + " --out out --jobs 0", {"--jobs", "'0' worker processes", "at least 1"});
     fails("run " + small() + " --out out -j -3", {"-j", "at least 1"});

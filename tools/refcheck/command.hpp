@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -30,6 +31,12 @@ inline constexpr const char* kPrefix = "refcheck: ";
 
 // --jobs N: at least 1 (the default is the number of cores); 0 is refused with a message.
 CLI::Validator at_least_one();
+// A whole number of at least `least` (digits only: CLI11 reads "-1" into an unsigned option as its
+// largest value); with `zero_means` (what 0 stands for, e.g. "every input") 0 is accepted too.
+CLI::Validator whole_number(std::uint64_t least, const std::string& zero_means = "");
+// A finite number from `lo` to `hi`: CLI11's ranges let "nan" through (every comparison with it is
+// false), and a time limit or score of nan meant no check at all.
+CLI::Validator finite_number(double lo, double hi);
 // --out DIR (bench's --work), checked and claimed before any work by the one rule every command
 // that writes a folder follows (harness::claim_output_folder): DIR is a new folder, an empty one or
 // one refcheck wrote, and neither is nor holds the folder of a case file of `case_files`, the data

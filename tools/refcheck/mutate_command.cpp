@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -51,24 +52,32 @@ const Command& mutate_command() {
                            "boot; past it the worker is killed and the run goes on: the case is unusable, "
                            "the mutant killed by \"timeout\" (0: no limit)")
                 ->capture_default_str()
-                ->check(CLI::NonNegativeNumber);
+                ->check(finite_number(0, std::numeric_limits<double>::max()));
             app.add_option("--routines", a->routines,
                            "Only mutants of routines whose name matches this regex");
             app.add_option(
                 "--operators", a->operators,
                 "Comma-separated operators: negate_jcc, negate_setcc, negate_cmovcc, imm_plus_one, "
                 "imm_minus_one, add_to_sub, sub_to_add, and_to_or, or_to_and, store_nop (default: all)");
-            app.add_option("--sample", a->sample, "Run a deterministic sample of N mutants (with --seed)");
-            app.add_option("--seed", a->seed, "Seed of --sample")->capture_default_str();
+            app.add_option("--sample", a->sample,
+                           "Run a deterministic sample of N mutants (with --seed; 0: all)")
+                ->check(whole_number(0));
+            app.add_option("--seed", a->seed, "Seed of --sample")
+                ->capture_default_str()
+                ->check(whole_number(0));
             CLI::Option* per_mutant =
                 app.add_option(
                        "--inputs-per-mutant", a->inputs_per_mutant,
                        "Per case, run a mutant on at most N of the inputs that reach it, spread evenly "
-                       "(0: all; default: 32, and all in cases whose inputs together cost at most 5e7 "
-                       "instructions)")
-                    ->capture_default_str();
+                       "(0: all; else at least " +
+                           std::to_string(harness::kMinInputsPerMutant) +
+                           ", the fewest a mutant runs on where that many reach it; default: 32, and all in "
+                           "cases whose inputs together cost at most 5e7 instructions)")
+                    ->capture_default_str()
+                    ->check(whole_number(harness::kMinInputsPerMutant, "every input"));
             app.add_option("--min-score", a->min_score,
-                           "Exit 1 when killed / (total - equivalent) is below this (0..1)");
+                           "Exit 1 when killed / (total - equivalent) is below this (0..1)")
+                ->check(finite_number(0, 1));
             app.add_option("--equivalents", a->equivalents,
                            "Registry of argued-equivalent mutants (default: cases/mutants/equivalent.json)");
             return [a, per_mutant] {

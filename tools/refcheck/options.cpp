@@ -5,7 +5,10 @@
 #include "refcheck/harness/case.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
+#include <sstream>
 #include <stdexcept>
 
 namespace refcheck::cli {
@@ -30,6 +33,48 @@ CLI::Validator at_least_one() {
             return {};
         },
         "N>=1");
+}
+
+CLI::Validator whole_number(std::uint64_t least, const std::string& zero_means) {
+    const std::string name =
+        zero_means.empty() ? "N>=" + std::to_string(least) : "0 or N>=" + std::to_string(least);
+    return CLI::Validator(
+        [least, zero_means](std::string& value) -> std::string {
+            if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+                return "'" + value + "' is not a whole number (digits only, no sign)";
+            std::uint64_t n = 0;
+            try {
+                n = std::stoull(value);
+            } catch (const std::out_of_range&) {
+                return "'" + value + "' is too large";
+            }
+            if (n == 0 && !zero_means.empty()) return {};
+            if (n < least)
+                return "'" + value + "' is below " + std::to_string(least) +
+                       (zero_means.empty() ? std::string() : " (or 0: " + zero_means + ")");
+            return {};
+        },
+        name);
+}
+
+CLI::Validator finite_number(double lo, double hi) {
+    std::ostringstream range;
+    range << lo << ".." << hi;
+    return CLI::Validator(
+        [lo, hi, shown = range.str()](std::string& value) -> std::string {
+            std::size_t used = 0;
+            double v = 0;
+            try {
+                v = std::stod(value, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (value.empty() || used != value.size() || !std::isfinite(v))
+                return "'" + value + "' is not a finite number";
+            if (v < lo || v > hi) return "'" + value + "' is outside " + shown;
+            return {};
+        },
+        range.str());
 }
 
 void claim_out_folder(const std::string& option, const std::string& dir,

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -201,7 +202,7 @@ const Command& run_command() {
                            "Wall-clock seconds a worker has for one case; past it the worker is killed, "
                            "the case is an error naming the limit and the run goes on (0: no limit)")
                 ->capture_default_str()
-                ->check(CLI::NonNegativeNumber);
+                ->check(finite_number(0, std::numeric_limits<double>::max()));
             app.add_option(
                    "--patch", a->patches,
                    "Seed a fault in the original: WHERE:NEWHEX or WHERE:OLDHEX->NEWHEX (OLD: the bytes it "

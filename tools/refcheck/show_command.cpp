@@ -58,7 +58,8 @@ const Command& show_command() {
             auto event = std::make_shared<int>(-1);
             app.add_option("report", *file, "A case report (JSON) written by refcheck run")->required();
             app.add_option("--event", *event,
-                           "Show recorded divergence N (the first unexplained, then the first known)");
+                           "Show recorded divergence N (the first unexplained, then the first known)")
+                ->check(whole_number(0));
             return [file, event] {
                 const std::string wanted =
                     "refcheck show reads a case report, out/run/CASE.json, written by refcheck run";

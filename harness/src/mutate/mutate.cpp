@@ -88,7 +88,7 @@ constexpr std::uint64_t kInstructionsPerLaterRun = 100'000'000;
 // cost a few hundred instructions each. Capped at 32, the receiver test's survivors had run on 145
 // of their 795 reaching queries; run on all, 7 more of the mobile routines' mutants die for 3 s.
 constexpr std::uint64_t kWholeCaseInstructions = 50'000'000;
-constexpr std::uint64_t kMinInputs = 4;
+constexpr std::uint64_t kMinInputs = kMinInputsPerMutant;
 // A mutant reached while the cases boot (loading the archives, building the tables) runs from a
 // fresh boot on the first input of at most this many cases per data root (the cheapest), plus the
 // first case of each family there: cases on one root load the same bytes, so a loader mutant shows
@@ -711,6 +711,10 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         if (options.progress) options.progress(s);
     };
     if (case_files.empty()) throw std::runtime_error("no cases to run");
+    // std::clamp(v, kMinInputs, cap) below needs cap >= kMinInputs.
+    if (options.inputs_per_mutant != 0 && options.inputs_per_mutant < kMinInputsPerMutant)
+        throw std::invalid_argument("inputs per mutant: " + std::to_string(options.inputs_per_mutant) +
+                                    " is below " + std::to_string(kMinInputsPerMutant) + " (0: every input)");
     check_case_names(case_files); // mutate.json's rows are by case name
     std::vector<BaselineCase> cases;
     for (const auto& f : case_files) {

@@ -69,6 +69,10 @@ struct EquivalentRegistry {
 };
 EquivalentRegistry load_equivalent_registry(const std::filesystem::path& file); // throws std::runtime_error
 
+// The fewest reaching inputs a mutant runs on in a case (when it has that many): a cap below it
+// (--inputs-per-mutant 1) is refused rather than raised silently.
+inline constexpr std::size_t kMinInputsPerMutant = 4;
+
 struct MutateOptions {
     RunOptions run;                     // environment (defaults, --image/--profile/--data), out, jobs
     std::string routines;               // ECMAScript regex over routine names (empty: all)
@@ -76,7 +80,8 @@ struct MutateOptions {
     std::optional<std::size_t> sample;  // run a deterministic sample of N mutants
     std::uint64_t seed = 0;
     // Per case, a mutant runs on at most this many of the inputs that reach it, spread evenly over
-    // the case's order (0: all of them). A survivor is then a survivor of those inputs.
+    // the case's order (0: all of them). A survivor is then a survivor of those inputs. Never below
+    // kMinInputsPerMutant (a run gets at least that many; mutate throws std::invalid_argument).
     std::size_t inputs_per_mutant = 32;
     // A case whose inputs together cost the original at most kWholeCaseInstructions (receivers,
     // mobiles, construct: a fraction of a second) runs every reaching input, inputs_per_mutant
