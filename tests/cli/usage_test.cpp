@@ -135,6 +135,52 @@ TEST_F(UsageTest, ShowOfAFileThatIsNotACaseReportNamesItAndWhatIsWrong) {
     fails("show missing.json", {"missing.json"});
 }
 
+// A run index or case report of the right schema whose members are malformed is named with the
+// file and the member that is wrong: diff and show printed nlohmann's bare
+// "[json.exception.type_error.304] cannot use at() with string".
+TEST_F(UsageTest, MalformedDiffAndShowInputsAreNamedWithTheMemberThatIsWrong) {
+    const auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream(path(name)) << text;
+    };
+    write("good.json", R"({"schema": "refcheck-run/1", "cases": []})");
+    for (
+        const auto& [text, needle] : std::vector<std::pair<std::string, std::string>>{
+            {R"({"schema": "refcheck-run/1", "cases": ["loader"]})", "/cases/0 is string, not a case row"},
+            {R"({"schema": "refcheck-run/1", "cases": [{"case": "x", "status": 3}]})",
+             "/cases/0/status is 3, not a string"},
+            {R"({"schema": "refcheck-run/1", "cases": [{"case": "x", "status": "error", "counts": {"matched": -1}}]})",
+             "/cases/0/counts has \"matched\": -1 is not a count"},
+            {R"({"schema": "refcheck-run/1", "cases": [], "ledger": {"rules": [{"id": "a", "status": 1}]}})",
+             "/ledger/rules/0/status is 1, not a string"},
+            {R"({"schema": "refcheck-run/1", "cases": [], "coverage": [{"image": "x.exe", "routines": {"f": 1}}]})",
+             "/coverage/0/routines/f is not an object"}}) {
+        write("bad.json", text);
+        for (const std::string order : {"good.json bad.json", "bad.json good.json"}) {
+            const Result r = fails("diff " + order, {"refcheck: diff: bad.json: " + needle});
+            EXPECT_EQ(r.err.find("[json.exception"), std::string::npos) << r.err;
+        }
+    }
+    const std::string report =
+        R"({"schema": "refcheck-case-report/1", "case": "x", "family": "loader", "status": "divergent")";
+    for (const auto& [text, needle] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"schema": "refcheck-case-report/1", "case": 5})", "/case is 5, not a string"},
+             {report + R"(, "counts": [1]})", "/counts is [1], not an object"},
+             {report + R"(, "first_unexplained": "x"})", "/first_unexplained is \"x\", not a divergence"},
+             {report + R"(, "first_unexplained": {"context": {"original_before": [1]}}})",
+              "/first_unexplained/context/original_before/0 is 1, not an event"},
+             {report + R"(, "first_known": {"kind": 2}})", "/first_known/kind is 2, not a string"},
+             {report + R"(, "first_unexplained": {}, "bisect": "text"})",
+              "/bisect is \"text\", not an object"},
+             {report + R"(, "first_unexplained": {}, "bisect": {"input": 1}})",
+              "its drill-down (/bisect) is not one"}}) {
+        write("report.json", text);
+        const Result r = fails("show report.json", {"refcheck: show: report.json: "});
+        EXPECT_NE(r.err.find(needle), std::string::npos) << text << "\n" << r.err;
+        EXPECT_EQ(r.err.find("[json.exception"), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "") << "a malformed report is printed in part";
+    }
+}
+
 TEST_F(UsageTest, VersionIsPrintedAndRecordedInRunJson) {
     const Result v = refcheck("--version");
     ASSERT_EQ(v.code, 0) << v.out << v.err;

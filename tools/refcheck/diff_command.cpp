@@ -29,6 +29,15 @@ const Command& diff_command() {
                 } catch (const harness::DiffError& e) {
                     std::cerr << "refcheck: diff: " << e.what() << "\n";
                     return kError;
+                } catch (const nlohmann::json::exception& e) {
+                    // What load_run_index does not check; still named by both files, never bare.
+                    std::string what = e.what(); // without nlohmann's "[json.exception.type_error.302] "
+                    if (const auto end = what.find("] ");
+                        what.rfind("[json.exception.", 0) == 0 && end != std::string::npos)
+                        what = what.substr(end + 2);
+                    std::cerr << "refcheck: diff: " << *old_run << " and " << *new_run
+                              << ": a member of the run indexes has an unexpected shape (" << what << ")\n";
+                    return kError;
                 }
                 if (*json)
                     std::cout << d.dump(1) << "\n";

@@ -214,6 +214,73 @@ std::string changes_line(const ojson& changes) {
     return line;
 }
 
+// The members of a run index that diff reads, checked where the file is loaded, so that a malformed
+// one is named with its file and the member that is wrong (as a JSON pointer, "/cases/3/status"):
+// diff_runs reads them with at() and get(), and a string where a row belongs gave nlohmann's bare
+// "cannot use at() with string".
+void check_index_shape(const ojson& index, const fs::path& file) {
+    const auto bad = [&](const std::string& where, const std::string& what) {
+        throw DiffError(file.string() + ": " + where + " " + what + ", which no refcheck run index has");
+    };
+    const auto string_at = [&](const ojson& j, const char* key, const std::string& where, bool required) {
+        const ojson& v = member(j, key);
+        if ((required || !v.is_null()) && !v.is_string())
+            bad(where + "/" + key, v.is_null() ? "is missing" : "is " + v.dump() + ", not a string");
+    };
+    const auto object_at = [&](const ojson& v, const std::string& where) {
+        if (!v.is_null() && !v.is_object())
+            bad(where, "is " + std::string(v.type_name()) + ", not an object");
+    };
+    const auto array_at = [&](const ojson& v, const std::string& where) {
+        if (!v.is_null() && !v.is_array()) bad(where, "is " + std::string(v.type_name()) + ", not an array");
+    };
+    const auto counts_at = [&](const ojson& counts, const std::string& where) {
+        object_at(counts, where);
+        try {
+            for (const char* k : kCountFields) count_of(counts, k);
+        } catch (const DiffError& e) {
+            bad(where, std::string("has ") + e.what());
+        }
+    };
+    string_at(index, "status", "", false);
+    const ojson& cases = index.at("cases");
+    array_at(cases, "/cases");
+    if (cases.is_null()) bad("/cases", "is null");
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const ojson& row = cases[i];
+        const std::string where = "/cases/" + std::to_string(i);
+        if (!row.is_object())
+            bad(where, "is " + std::string(row.type_name()) + ", not a case row (an object)");
+        string_at(row, "case", where, true);
+        string_at(row, "status", where, true);
+        counts_at(member(row, "counts"), where + "/counts");
+    }
+    object_at(member(index, "totals"), "/totals");
+    counts_at(member(member(index, "totals"), "counts"), "/totals/counts");
+    object_at(member(index, "ledger"), "/ledger");
+    const ojson& rules = member(member(index, "ledger"), "rules");
+    array_at(rules, "/ledger/rules");
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+        const std::string where = "/ledger/rules/" + std::to_string(i);
+        if (!rules[i].is_object()) bad(where, "is " + std::string(rules[i].type_name()) + ", not a rule row");
+        string_at(rules[i], "id", where, true);
+        string_at(rules[i], "status", where, true);
+    }
+    const ojson& coverage = member(index, "coverage");
+    array_at(coverage, "/coverage");
+    for (std::size_t i = 0; i < coverage.size(); ++i) {
+        const std::string where = "/coverage/" + std::to_string(i);
+        if (!coverage[i].is_object())
+            bad(where, "is " + std::string(coverage[i].type_name()) + ", not an image's coverage");
+        string_at(coverage[i], "image", where, true);
+        const ojson& routines = member(coverage[i], "routines");
+        object_at(routines, where + "/routines");
+        for (const auto& [name, r] : routines.items())
+            if (!r.is_object() || !r.contains("blocks") || !r.contains("executed"))
+                bad(where + "/routines/" + name, "is not an object with \"blocks\" and \"executed\"");
+    }
+}
+
 } // namespace
 
 ojson load_run_index(const fs::path& given) {
@@ -228,6 +295,7 @@ ojson load_run_index(const fs::path& given) {
     if (!index.is_object() || index.value("schema", std::string()) != kRunIndexSchema ||
         !index.contains("cases"))
         throw DiffError(file.string() + " is not a refcheck run index (" + kRunIndexSchema + ")");
+    check_index_shape(index, file);
     return index;
 }
 
