@@ -344,6 +344,53 @@ TEST_F(ShardTest, AShardStatusFileThatCannotBeCreatedIsAnErrorNamingIt) {
     EXPECT_FALSE(fs::exists(path("out/run.json")));
 }
 
+// More shards than cases: a shard that gets none succeeds (exit 0), and its run.json and summary
+// say it selected nothing; merge counts its output as that shard's, and still refuses a shard
+// missing. Before, such a shard exited 2 ("no case to run") and failed a CI matrix sized for a
+// larger run. A run that selects no case at all, sharded or not, stays an error.
+TEST_F(ShardTest, AShardThatGetsNoCaseSucceedsAndMergesAsTheShardsOutput) {
+    const std::string one = quote(shipped_case("loader")) + common_;
+    ASSERT_EQ(refcheck("run " + one + " --out all").code, 0);
+    ASSERT_EQ(refcheck("run " + one + " --shard 0/3 --out e0").code, 0);
+    test::SchemaSet schemas;
+    for (const char* f : {"case-report.schema.json", "run-index.schema.json"})
+        schemas.add_file(fs::path(REFCHECK_CLI_SCHEMAS) / f);
+    for (const char* k : {"1", "2"}) {
+        const std::string out = std::string("e") + k;
+        const Result r = refcheck("run " + one + " --shard " + k + "/3 --out " + out);
+        EXPECT_EQ(r.code, 0) << r.out << r.err;
+        EXPECT_NE(r.out.find("shard " + std::string(k) + "/3 selected none of the run's 1 case(s)"),
+                  std::string::npos)
+            << r.out;
+        const ojson index = read_json(path(out + "/run.json"));
+        EXPECT_EQ(index.at("shard").at("empty"), true) << index.dump();
+        EXPECT_TRUE(index.at("cases").empty());
+        for (const auto& e : schemas.validate(index, "run-index.schema.json"))
+            ADD_FAILURE() << out << ": " << e;
+    }
+    EXPECT_FALSE(read_json(path("e0/run.json")).at("shard").contains("empty"));
+    const Result vars = refcheck("run " + one + " --out vars", "GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=2");
+    EXPECT_EQ(vars.code, 0) << vars.out << vars.err;
+    EXPECT_TRUE(tree_without_junit_times(path("vars")) == tree_without_junit_times(path("e2")));
+
+    const Result merge = refcheck("merge --out merged e2 e0 e1 --cases " + one);
+    EXPECT_EQ(merge.code, 0) << merge.out << merge.err;
+    EXPECT_TRUE(tree_without_junit_times(path("merged")) == tree_without_junit_times(path("all")));
+    const Result lacking = refcheck("merge --out m2 e1 e2 --cases " + one);
+    EXPECT_EQ(lacking.code, 2) << lacking.out << lacking.err;
+    EXPECT_NE(lacking.err.find("shard output missing: 0/3"), std::string::npos) << lacking.err;
+    const Result lacking_empty = refcheck("merge --out m3 e0 e1 --cases " + one);
+    EXPECT_EQ(lacking_empty.code, 2) << lacking_empty.out << lacking_empty.err;
+    EXPECT_NE(lacking_empty.err.find("shard output missing: 2/3"), std::string::npos) << lacking_empty.err;
+
+    for (const std::string shard : {" --shard 1/3", ""}) {
+        const Result none = refcheck("run " + one + shard + " --filter 'nothing-*' --out none");
+        EXPECT_EQ(none.code, 2) << shard << none.out << none.err;
+        EXPECT_NE(none.err.find("--filter 'nothing-*' selects no case"), std::string::npos) << none.err;
+        EXPECT_FALSE(fs::exists(path("none/run.json")));
+    }
+}
+
 TEST_F(ShardTest, BadShardsAreErrors) {
     const Result r = refcheck("run " + files_ + common_ + " --shard 2/2 --out out");
     EXPECT_EQ(r.code, 2) << r.out << r.err;

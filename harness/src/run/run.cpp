@@ -192,6 +192,9 @@ ojson write_run_outputs(const fs::path& out, const std::vector<ojson>& reports, 
     if (shard.count > 1) {
         index["shard"] = {{"index", shard.index}, {"count", shard.count}};
         if (!plan.is_null()) index["shard"]["plan"] = plan;
+        // More shards than cases: this one got no case and no part of one (its status is then
+        // equivalent over nothing, which the flag says in so many words).
+        if (reports.empty() && (!parts.is_array() || parts.empty())) index["shard"]["empty"] = true;
     }
     if (parts.is_array() && !parts.empty()) {
         index["parts"] = parts;
