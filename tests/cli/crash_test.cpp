@@ -74,9 +74,10 @@ TEST_F(CrashTest, WorkerKilledBySignalIsThatCasesErrorAndTheOthersReport) {
     EXPECT_EQ(crashed.at("inputs"), other.at("inputs"));
     EXPECT_EQ(crashed.at("inputs").at("image").at("sha256").get<std::string>().size(), 64u);
     for (const ojson& row : index.at("cases"))
-        if (row.at("case") == "small-program")
+        if (row.at("case") == "small-program") {
             EXPECT_EQ(row.at("basis").at("image_sha256"), crashed.at("inputs").at("image").at("sha256"))
                 << row.dump();
+        }
 }
 
 TEST_F(CrashTest, AbortInTheFirstCaseOfOneWorkerLeavesTheRestToANewWorker) {

@@ -148,9 +148,11 @@ TEST_F(RunTest, HooksRanListsOnlyRoutinesTheCoverageSawRun) {
         ASSERT_TRUE(routines.contains(name.get<std::string>())) << name;
         EXPECT_GT(routines.at(name.get<std::string>()).at("executed").get<int>(), 0) << name;
     }
-    for (const auto& name : hooks.at("not_run"))
-        if (routines.contains(name.get<std::string>()))
+    for (const auto& name : hooks.at("not_run")) {
+        if (routines.contains(name.get<std::string>())) {
             EXPECT_EQ(routines.at(name.get<std::string>()).at("executed"), 0) << name;
+        }
+    }
     EXPECT_TRUE(names(hooks.at("not_run")).count("op_choose")) << hooks.dump();
     EXPECT_TRUE(names(hooks.at("ran")).count("draw_3d_object_")) << hooks.dump();
 }

@@ -319,18 +319,24 @@ CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDe
     crash["in_call"] = d.in_call;
     crash["last_eip"] = d.eip ? ojson(emu::hex(*d.eip)) : ojson();
     crash["reproduce"] = reproduce(false);
-    r["crash"] = crash;
     // What the case ran on, by hash, as a report the worker wrote names it: the worker died before
     // writing one, so the parent hashes the same files (the run's basis in run.json was null).
+    // A file it cannot read is named by its file name (a report names no host path).
+    std::string reading;
     try {
         const Environment env = resolve_environment(c, options);
-        r["inputs"] = {
-            {"image", {{"file", env.image.filename().string()}, {"sha256", sha256_file(env.image)}}},
-            {"profile", {{"file", env.profile.filename().string()}, {"sha256", sha256_file(env.profile)}}},
-            {"archives", archive_hashes(env.data)}};
-    } catch (const std::exception& e) {
-        r["error"] = r.at("error").get<std::string>() + "; its inputs could not be hashed: " + e.what();
+        const auto file = [&](const std::filesystem::path& p) -> ojson {
+            reading = p.filename().string();
+            return {{"file", reading}, {"sha256", sha256_file(p)}};
+        };
+        ojson inputs = {{"image", file(env.image)}, {"profile", file(env.profile)}};
+        reading = "the data root's archives";
+        inputs["archives"] = archive_hashes(env.data);
+        r["inputs"] = inputs;
+    } catch (const std::exception&) {
+        crash["inputs_not_hashed"] = "cannot read " + (reading.empty() ? "the case's files" : reading);
     }
+    r["crash"] = crash;
     r["hooks"] = ojson::object();
     r["files"] = ojson::array();
     r["counts"] = to_json(Counts{});
