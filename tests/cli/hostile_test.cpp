@@ -28,6 +28,13 @@ protected:
         std::ofstream(out) << profile.dump(1) << "\n";
         return out;
     }
+    // The stand-in's profile with the numbers of reasons `a` and `b` swapped.
+    fs::path with_reasons_swapped(const std::string& a, const std::string& b) {
+        return with_error_global("swapped", [&](ojson& d) {
+            ojson& values = d.at("values");
+            std::swap(values.at(a), values.at(b));
+        });
+    }
 };
 
 TEST_F(HostileTest, EveryShippedHostileRootIsRefusedByBothSides) {
@@ -110,10 +117,7 @@ TEST_F(HostileTest, AnOriginalRefusingForAnotherReasonThanTheCaseStatesDiverges)
 TEST_F(HostileTest, TheReasonsNumberIsTheProfilesForTheCasesName) {
     const fs::path file = kCasesDir / "hostile-objects-table-count.json";
     ASSERT_EQ(read_json(file).at("rejects").at("reason"), "objects_table");
-    const fs::path swapped = with_error_global("swapped", [](ojson& d) {
-        ojson& values = d.at("values");
-        std::swap(values.at("objects_table"), values.at("objects_record"));
-    });
+    const fs::path swapped = with_reasons_swapped("objects_table", "objects_record");
     const Result s = refcheck("run " + quote(file) + " --profile " + quote(swapped) + " --out s");
     EXPECT_EQ(s.code, 1) << s.out << s.err;
     const ojson sj = read_json(path("s/hostile-objects-table-count.json"));
@@ -170,10 +174,7 @@ TEST_F(HostileTest, TheReimplementationsReasonIsItsOwnCheckNotTheCases) {
 
     c["rejects"]["reason"] = "objects_record";
     const fs::path file = write_case("hostile-said-record", c);
-    const fs::path swapped = with_error_global("swapped", [](ojson& d) {
-        ojson& values = d.at("values");
-        std::swap(values.at("objects_internal"), values.at("objects_record"));
-    });
+    const fs::path swapped = with_reasons_swapped("objects_internal", "objects_record");
     const Result r = refcheck("run " + quote(file) + " --profile " + quote(swapped) + " --out o");
     EXPECT_EQ(r.code, 2) << r.out << r.err;
     const ojson j = read_json(path("o/hostile-said-record.json"));

@@ -289,14 +289,14 @@ TEST_F(SceneTest, CellShiftLimitMovedByOneFailsTheHighLimitsCase) {
 
 namespace refusal {
 
-// A stub written over clear_framebuffer_body (a routine no case calls), and the patch of
-// draw_scene_'s call of draw_scene_body that sends it to the stub: `--patch` arguments.
-struct Stub {
+// A detour: machine code written over clear_framebuffer_body (a routine no case calls), and the
+// patch of draw_scene_'s call of draw_scene_body that sends it there: `--patch` arguments.
+struct Detour {
     emu::Address at = 0, body = 0, fb = 0, fb_size = 0;
     CodeSite call;
 };
-Stub stub_site() {
-    Stub s;
+Detour detour_site() {
+    Detour s;
     s.at = find_instruction("clear_framebuffer_body", [](const emu::Instruction&) { return true; }).start;
     s.call = find_instruction("draw_scene_",
                               [](const emu::Instruction& in) { return in.text.starts_with("call "); });
@@ -314,12 +314,12 @@ void put32(std::vector<std::uint8_t>& code, std::uint32_t v) {
     for (int k = 0; k < 4; ++k) code.push_back(static_cast<std::uint8_t>(v >> (8 * k)));
 }
 // mov edi, framebuffer; mov ecx, its size; mov al, colour; rep stosb
-void fill(std::vector<std::uint8_t>& code, const Stub& s, std::uint8_t colour) {
+void fill(std::vector<std::uint8_t>& code, const Detour& s, std::uint8_t colour) {
     code.push_back(0xbf), put32(code, s.fb);
     code.push_back(0xb9), put32(code, s.fb_size);
     code.insert(code.end(), {0xb0, colour, 0xf3, 0xaa});
 }
-std::string patches(const Stub& s, const std::vector<std::uint8_t>& code) {
+std::string patches(const Detour& s, const std::vector<std::uint8_t>& code) {
     std::vector<std::uint8_t> call = {0xe8};
     put32(call, s.at - (s.call.instruction.address + 5));
     return " --patch clear_framebuffer_body+0x0:" + hex_bytes(code) + " --patch " +
@@ -333,7 +333,7 @@ std::string patches(const Stub& s, const std::vector<std::uint8_t>& code) {
 // harness made up (scene_result and no step), never a frame, and stayed equivalent. Both sides now
 // draw the call from the same background and their frames are compared.
 TEST_F(SceneTest, ARefusedDrawThatPaintsTheFramebufferDiverges) {
-    const refusal::Stub s = refusal::stub_site();
+    const refusal::Detour s = refusal::detour_site();
     // push the four arguments again; call draw_scene_body; add esp, 16; cmp eax, 1; jne done;
     // push eax; fill with 0x10; pop eax; done: ret
     std::vector<std::uint8_t> code;
@@ -363,7 +363,7 @@ TEST_F(SceneTest, ARefusedDrawThatPaintsTheFramebufferDiverges) {
 // never clears): both sides started from the clear colour alone, so it could not be told from one
 // that never clears. They now start from marked_background, whose marks a clear erases.
 TEST_F(SceneTest, ADrawThatClearsTheFramebufferFirstDiverges) {
-    const refusal::Stub s = refusal::stub_site();
+    const refusal::Detour s = refusal::detour_site();
     std::vector<std::uint8_t> code; // fill with the clear colour; jmp draw_scene_body
     refusal::fill(code, s, 224);
     code.push_back(0xe9), refusal::put32(code, s.body - (s.at + static_cast<emu::Address>(code.size()) + 4));
