@@ -413,6 +413,33 @@ TEST_F(SoundVerdictTest, TheFaceVerticesStrideIsTheProfilesStructSize) {
     EXPECT_EQ(read_json(path("padded/program.json")).at("status"), "divergent");
 }
 
+// The palette tables are read from the image at the size its profile entry gives, not at the size the
+// reimplementation built: a reimplementation building a table short (or long) compared its own extent
+// of the image's, a prefix, and agreed. A profile saying the image's intensity_table holds half as
+// many levels is the same seeded fault seen from the other side: the table differs in size.
+TEST_F(SoundVerdictTest, APaletteTableIsAsLargeAsTheProfileSays) {
+    const fs::path file = write_case("palette", small_palette());
+    auto run_with_size = [&](const std::string& name, std::uint32_t size) {
+        ojson p = read_json(kProfile);
+        for (auto& d : p.at("data"))
+            if (d.at("name") == "intensity_table") d["size"] = size;
+        const fs::path edited = path(name + ".profile.json");
+        std::ofstream(edited) << p.dump(2) << "\n";
+        return refcheck("run " + quote(file) + " --image " + quote(kImage) + " --profile " + quote(edited) +
+                        " --data " + quote(kSmallData) + " --out " + name);
+    };
+    const Result same = run_with_size("same", 8192);
+    EXPECT_EQ(same.code, 0) << same.out << same.err;
+    const Result half = run_with_size("half", 4096);
+    EXPECT_EQ(half.code, 1) << half.out << half.err;
+    const ojson report = read_json(path("half/palette.json"));
+    EXPECT_EQ(report.at("status"), "divergent");
+    const ojson d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("kind"), "field_mismatch");
+    EXPECT_EQ(d.at("original").at("fields").at("size"), 4096);
+    EXPECT_EQ(d.at("reimpl").at("fields").at("size"), 8192);
+}
+
 } // namespace
 } // namespace refcheck::cli_test
 

@@ -74,9 +74,11 @@ void run_palette(CaseContext& ctx) {
         std::vector<std::uint8_t> rgb;
         for (const auto& c : t.rgb) rgb.insert(rgb.end(), c.begin(), c.end());
         const std::string suffix = " (warzone " + std::to_string(wz) + ")";
+        // The original's table at the size its profile entry gives (the image's own extent), never at
+        // the reimplementation's: a table built short or long differs in size, not in a prefix.
         auto table = [&](const std::string& global, std::span<const std::uint8_t> reimpl_bytes) {
-            compare_buffers(ctx, "table", global + suffix, o.bytes(o.address(global), reimpl_bytes.size()),
-                            reimpl_bytes);
+            compare_buffers(ctx, "table", global + suffix,
+                            o.bytes(o.address(global), o.profile().data.at(global).size), reimpl_bytes);
         };
         table("palette_rgb", rgb);
         table("intensity_table", t.intensity);
