@@ -19,13 +19,16 @@ namespace refcheck::harness {
 
 namespace {
 
-// What the step did, as the script says (the same on both sides: it is the input): the queue
-// entries after it carry it, so a rule of one kind of step (mobile.move_cross, mobile.remove.again)
-// is exercised by the queues compared after such a step, not by any call of the routine it shares.
-const char* step_op(const MobileStep& s) {
+// What the step did: the queue entries after it carry it, so a rule of one kind of step
+// (mobile.move_cross, mobile.remove.again) is exercised by the queues compared after such a step, not
+// by any call of the routine it shares. Adds and removals are as the script says (the input, the same
+// on both sides); whether a move crossed into another sector is each side's own observation
+// (MobileWorld::Moved), so a move the two sides place differently differs in its entries' op, and a
+// move is a move_across only where both saw it cross.
+const char* step_op(const MobileStep& s, bool across) {
     switch (s.op) {
         case MobileStep::Op::Add: return "add";
-        case MobileStep::Op::Move: return s.across ? "move_across" : "move_inside";
+        case MobileStep::Op::Move: return across ? "move_across" : "move_inside";
         case MobileStep::Op::Remove: return s.again ? "remove_again" : "remove";
     }
     return "";
@@ -86,11 +89,12 @@ void run_mobile(CaseContext& ctx) {
         // input and where a served mutant starts).
         const std::string input = "step " + std::to_string(step);
         ctx.begins(input);
+        MobileWorld::Moved moved;
         switch (s.op) {
             case MobileStep::Op::Add: arrivals += world.add(s.mobile, s.links) ? 1 : 0; break;
             case MobileStep::Op::Move:
-                (s.across ? moves_across : moves_inside) +=
-                    world.move(s.mobile.id, s.mobile.position) ? 1 : 0;
+                moved = world.move(s.mobile.id, s.mobile.position);
+                (moved.original_across ? moves_across : moves_inside) += moved.ok ? 1 : 0;
                 break;
             case MobileStep::Op::Remove:
                 departures += (s.again ? world.remove_again(s.mobile.id) : world.remove(s.mobile.id)) ? 1 : 0;
@@ -99,14 +103,15 @@ void run_mobile(CaseContext& ctx) {
         o.machine().write(camera_at, pack(o.profile(), s.camera));
         const auto r = o.call("build_mobile_queue_", {camera_at, scene_at, ids_at});
         std::vector<EventRecord> a, b;
-        const char* op = step_op(s);
+        const char* op = step_op(s, moved.original_across);
         for (std::uint32_t i = 0; r.ok() && i < r.eax && i < reimpl::kQueueCapacity; ++i)
             a.push_back(entry_event(step, i, o.machine().read_u32(ids_at + 4 * i), op));
         if (r.ok() && r.eax > reimpl::kQueueCapacity) a.push_back(past_capacity_event(step, op));
+        const char* reimpl_op = step_op(s, moved.reimpl_across);
         const auto queue =
             in_phase(Phase::reimpl, [&] { return world.map().queue(models, s.camera, scene); });
         for (std::size_t i = 0; i < queue.size(); ++i)
-            b.push_back(entry_event(step, static_cast<std::int64_t>(i), queue[i], op));
+            b.push_back(entry_event(step, static_cast<std::int64_t>(i), queue[i], reimpl_op));
         ctx.events += a.size() + b.size();
         ctx.comparator.compare(input, a, b);
         if (!ctx.narrowed_to(input)) continue; // played to build the selected step's state, not compared

@@ -40,7 +40,8 @@ struct MobileStep {
     enum class Op { Add, Move, Remove };
     Op op = Op::Add;
     reimpl::Mobile mobile; // Add: the arrival; Move: its id and new position; Remove: its id
-    bool across = false;   // Move: the new position is in another sector
+    bool across =
+        false; // Move: the script meant it to cross a sector boundary (its events are labelled by each side's own observation: MobileWorld::Moved)
     reimpl::Camera camera; // the camera the drawing queue is built for after the step
     bool again = false;    // Remove: the mobile was removed before (mobile.remove.again)
     std::optional<std::array<std::uint32_t, 2>> links; // Add: prev, next written before add_mobile_

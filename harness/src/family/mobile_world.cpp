@@ -20,6 +20,7 @@ MobileWorld::MobileWorld(Original& o, const reimpl::ModelArchive& models) : o_(o
     const Profile& p = o.profile();
     (void)p.offset_of("mobile", "id"); // the fields every mobile needs, named now if missing
     (void)p.offset_of("mobile", "model_id");
+    sector_at_ = p.offset_of("mobile", "sector");
     position_at_ = o.scratch(12);
 }
 
@@ -49,11 +50,17 @@ bool MobileWorld::add(const reimpl::Mobile& m, std::optional<std::array<std::uin
     return ok;
 }
 
-bool MobileWorld::move(std::uint32_t id, const reimpl::Vec3& position) {
+MobileWorld::Moved MobileWorld::move(std::uint32_t id, const reimpl::Vec3& position) {
+    Moved out;
+    const std::uint32_t at = guest_.at(id);
     o_.machine().write(position_at_, pack_words(position));
-    const bool ok = o_.call("move_mobile_", {guest_.at(id), position_at_}).ok();
+    const std::uint32_t before = o_.machine().read_u32(at + sector_at_);
+    out.ok = o_.call("move_mobile_", {at, position_at_}).ok();
+    out.original_across = out.ok && o_.machine().read_u32(at + sector_at_) != before;
+    out.reimpl_across =
+        reimpl::sector_of(map_.mobile(id).position).index() != reimpl::sector_of(position).index();
     map_.move(id, position);
-    return ok;
+    return out;
 }
 
 bool MobileWorld::remove(std::uint32_t id) {

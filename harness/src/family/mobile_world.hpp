@@ -32,7 +32,15 @@ public:
     // Each plays one step on both sides; true when the original's routine returned (no fault).
     // `links` (prev, next) are written into the struct before add_mobile_, which must ignore them.
     bool add(const reimpl::Mobile& m, std::optional<std::array<std::uint32_t, 2>> links = std::nullopt);
-    bool move(std::uint32_t id, const reimpl::Vec3& position);
+    // A move, with whether it changed the mobile's sector as each side saw it: the original's from the
+    // sector its struct holds before and after move_mobile_ (profile mobile.sector), the
+    // reimplementation's from its own sector_of. Neither side labels the other's move.
+    struct Moved {
+        bool ok = false; // the original's routine returned
+        bool original_across = false;
+        bool reimpl_across = false;
+    };
+    Moved move(std::uint32_t id, const reimpl::Vec3& position);
     bool remove(std::uint32_t id);
     // remove_mobile_ again on the struct of a mobile removed before (mobile.remove.again): the
     // reimplementation's map does not change.
@@ -48,6 +56,7 @@ private:
     std::map<std::uint32_t, std::uint32_t> guest_;    // id -> guest mobile struct
     std::map<std::uint32_t, std::uint32_t> departed_; // id -> the struct of a removed mobile
     std::uint32_t position_at_ = 0;
+    std::uint32_t sector_at_ = 0; // mobile.sector's offset in the profile's mobile struct
 };
 
 } // namespace refcheck::harness
