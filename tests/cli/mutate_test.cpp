@@ -197,35 +197,31 @@ TEST_F(MutateTest, MutantsNoInputReachesAreNotCoveredAndNotRun) {
     EXPECT_EQ(j.at("routines").at(sort_routine).at("not_covered"), sort_mutants);
 }
 
-// The registry of argued equivalents: an entry turns its survivors into "equivalent"; one with an
-// "offset" covers only the mutant at that offset of its routine; an entry whose mutant is killed,
-// or that matches none (a wrong offset included), is reported stale and changes no status.
+// The registry of argued equivalents: an entry turns its covered survivors into "equivalent"; one
+// with an "offset" covers only the mutant at that offset of its routine; an entry whose mutant is
+// killed, or that matches none of the image's mutants (a wrong offset included), is reported stale
+// and changes no status.
 TEST_F(MutateTest, ArguedEquivalentsCoverTheirSitesAndStaleEntriesAreReported) {
-    const fs::path file = write_case("small-program", small_program().to_json());
-    const std::string args = "--routines '(^|:)(sort_queue|op_secondary)$' --operators negate_jcc";
+    const fs::path file = write_case("small-palette", small_palette());
+    const std::string args = "--routines '^initialise_3d_palette_body$' --operators store_nop";
     const ojson plain = mutate(file, args);
-    const ojson *killed = nullptr, *uncovered = nullptr;
+    const ojson *killed = nullptr, *survivor = nullptr;
     for (const auto& m : plain.at("mutants")) {
         if (!killed && m.at("status") == "killed") killed = &m;
-        if (!uncovered && m.at("status") == "not_covered") uncovered = &m;
+        if (!survivor && m.at("status") == "survived") survivor = &m;
     }
-    ASSERT_TRUE(killed && uncovered) << plain.at("totals").dump();
-    const std::string routine = uncovered->at("routine"), text = uncovered->at("instruction");
-    std::size_t same_text = 0;
-    for (const auto& m : plain.at("mutants"))
-        same_text +=
-            m.at("routine") == routine && m.at("operator") == "negate_jcc" && m.at("instruction") == text;
+    ASSERT_TRUE(killed && survivor) << plain.at("totals").dump();
     const auto entry = [](const ojson& m, const std::string& argument) {
         return ojson{{"routine", m.at("routine")},
                      {"operator", m.at("operator")},
                      {"instruction", m.at("instruction")},
                      {"argument", argument}};
     };
-    ojson scoped = entry(*uncovered, "argued for this site only");
+    ojson scoped = entry(*survivor, "argued for this site only");
     char offset[16];
-    std::snprintf(offset, sizeof offset, "0x%x", uncovered->at("offset").get<unsigned>());
+    std::snprintf(offset, sizeof offset, "0x%x", survivor->at("offset").get<unsigned>());
     scoped["offset"] = offset;
-    ojson wrong_site = entry(*uncovered, "argued for a site that has no such instruction");
+    ojson wrong_site = entry(*survivor, "argued for a site that has no such instruction");
     wrong_site["offset"] = "0xfffff";
     const ojson registry = {
         {"image", kImage.filename().string()},
@@ -241,13 +237,20 @@ TEST_F(MutateTest, ArguedEquivalentsCoverTheirSitesAndStaleEntriesAreReported) {
         }
         if (m.at("status") != "equivalent") continue;
         ++equivalent;
-        EXPECT_EQ(m.at("id"), uncovered->at("id")) << "only the scoped site is argued";
+        EXPECT_EQ(m.at("id"), survivor->at("id")) << "only the scoped site is argued";
         EXPECT_EQ(m.at("argument"), "argued for this site only");
+        EXPECT_GT(m.at("inputs_run").get<int>(), 0) << "its argument was put to the test";
         EXPECT_FALSE(m.contains("reason"));
+        EXPECT_FALSE(m.contains("argument_untested"));
     }
-    EXPECT_EQ(equivalent, 1u) << "the text occurs at " << same_text << " sites";
+    EXPECT_EQ(equivalent, 1u);
     EXPECT_EQ(j.at("totals").at("equivalent"), 1);
-    EXPECT_EQ(j.at("totals").at("not_covered"), plain.at("totals").at("not_covered").get<int>() - 1);
+    EXPECT_EQ(j.at("totals").at("argued_untested"), 0);
+    // The plain run had the shipped registry's equivalents; this one has only the test's.
+    const auto survivors_and_equivalents = [](const ojson& t) {
+        return t.at("survived_covered").get<int>() + t.at("equivalent").get<int>();
+    };
+    EXPECT_EQ(survivors_and_equivalents(j.at("totals")), survivors_and_equivalents(plain.at("totals")));
     const ojson& stale = j.at("equivalents").at("stale");
     ASSERT_EQ(stale.size(), 2u) << stale.dump(1);
     EXPECT_EQ(stale.at(0).at("reason"), "gone");
@@ -255,6 +258,78 @@ TEST_F(MutateTest, ArguedEquivalentsCoverTheirSitesAndStaleEntriesAreReported) {
     EXPECT_EQ(stale.at(1).at("reason"), "killed");
     EXPECT_EQ(stale.at(1).at("instruction"), killed->at("instruction"));
     EXPECT_FALSE(stale.at(1).contains("offset"));
+}
+
+// An argued mutant no input reaches was never run: its argument was put to no test, and it excused
+// the mutant anyway (status "equivalent", out of the score's denominator), so a registry could lift
+// the score by arguing away what the cases never cover. Now it stays not covered, counts against the
+// score, and carries its argument marked untested.
+TEST_F(MutateTest, AnArguedMutantThatNeverRanExcusesNothing) {
+    const fs::path file = write_case("small-program", small_program().to_json());
+    const std::string args = "--routines '(^|:)sort_queue$' --operators negate_jcc";
+    const ojson plain = mutate(file, args);
+    const ojson* uncovered = nullptr;
+    for (const auto& m : plain.at("mutants"))
+        if (!uncovered && m.at("status") == "not_covered") uncovered = &m;
+    ASSERT_TRUE(uncovered) << plain.at("totals").dump();
+    char offset[16];
+    std::snprintf(offset, sizeof offset, "0x%x", uncovered->at("offset").get<unsigned>());
+    const ojson registry = {{"image", kImage.filename().string()},
+                            {"sha256", sha256_of(kImage)},
+                            {"mutants",
+                             {{{"routine", uncovered->at("routine")},
+                               {"operator", uncovered->at("operator")},
+                               {"instruction", uncovered->at("instruction")},
+                               {"offset", offset},
+                               {"argument", "argued, but no case reaches it"}}}}};
+    std::ofstream(path("equivalent.json")) << registry.dump(2) << "\n";
+    const ojson j = mutate(file, args + " --equivalents " + quote(path("equivalent.json")));
+    const ojson* argued = find_mutant(j, std::stoul(uncovered->at("address").get<std::string>(), nullptr, 16),
+                                      uncovered->at("operator"));
+    ASSERT_TRUE(argued);
+    EXPECT_EQ(argued->at("status"), "not_covered") << argued->dump(1);
+    EXPECT_EQ(argued->at("argument"), "argued, but no case reaches it");
+    EXPECT_TRUE(argued->at("argument_untested").get<bool>());
+    EXPECT_TRUE(argued->contains("reason")) << "a survivor says why it survived";
+    EXPECT_EQ(j.at("totals").at("equivalent"), 0);
+    EXPECT_EQ(j.at("totals").at("argued_untested"), 1);
+    EXPECT_EQ(j.at("totals").at("not_covered"), plain.at("totals").at("not_covered"));
+    EXPECT_EQ(j.at("totals").at("score"), plain.at("totals").at("score"));
+    EXPECT_TRUE(j.at("equivalents").at("stale").empty()) << "the entry is used, not stale";
+    EXPECT_NE(read_text(path("m/mutate.txt")).find("(1 argued, never run)"), std::string::npos);
+}
+
+// A run restricted by --routines, --operators or --sample leaves out some of the registry's mutants:
+// their entries are outside the run, not gone. They were reported stale ("gone"), so every
+// restricted run of the shipped registry listed hundreds of stale entries, and a real one was lost
+// among them.
+TEST_F(MutateTest, ARegistryEntryOutsideARestrictedRunIsNotStale) {
+    const fs::path file = write_case("small-palette", small_palette());
+    const ojson all = mutate(file, "--routines '^initialise_3d_palette_body$' --operators store_nop");
+    const ojson* survivor = nullptr;
+    for (const auto& m : all.at("mutants"))
+        if (!survivor && m.at("status") == "survived") survivor = &m;
+    ASSERT_TRUE(survivor) << all.at("totals").dump();
+    const ojson registry = {{"image", kImage.filename().string()},
+                            {"sha256", sha256_of(kImage)},
+                            {"mutants",
+                             {{{"routine", survivor->at("routine")},
+                               {"operator", survivor->at("operator")},
+                               {"instruction", survivor->at("instruction")},
+                               {"argument", "argued"}},
+                              {{"routine", survivor->at("routine")},
+                               {"operator", survivor->at("operator")},
+                               {"instruction", "mov dword ptr [0x1], 0x2"},
+                               {"argument", "no mutant of the image has this instruction"}}}}};
+    std::ofstream(path("equivalent.json")) << registry.dump(2) << "\n";
+    // Another operator only: the first entry's mutant is outside the run; the second is gone.
+    const ojson j =
+        mutate(file, "--routines '^initialise_3d_palette_body$' --operators imm_plus_one --equivalents " +
+                         quote(path("equivalent.json")));
+    const ojson& stale = j.at("equivalents").at("stale");
+    ASSERT_EQ(stale.size(), 1u) << stale.dump(1);
+    EXPECT_EQ(stale.at(0).at("reason"), "gone");
+    EXPECT_EQ(stale.at(0).at("instruction"), "mov dword ptr [0x1], 0x2");
 }
 
 // transform_grid's outer loop keeps its counter in a stack slot: loaded, incremented, stored back,

@@ -1118,8 +1118,8 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
     ojson list = ojson::array();
     ojson routines = ojson::object();
     auto bump = [](ojson& t, const std::string& status) {
-        for (const char* k :
-             {"mutants", "killed", "undecided", "survived", "survived_covered", "not_covered", "equivalent"})
+        for (const char* k : {"mutants", "killed", "undecided", "survived", "survived_covered", "not_covered",
+                              "equivalent", "argued_untested"})
             if (!t.contains(k)) t[k] = 0;
         t["mutants"] = t["mutants"].get<std::uint64_t>() + 1;
         if (status == "killed") t["killed"] = t["killed"].get<std::uint64_t>() + 1;
@@ -1155,6 +1155,12 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
                 entry_used[e] = true;
                 if (status == "killed") {
                     entry_killed[e] = true;
+                } else if (rows[i].at("inputs_run").get<std::uint64_t>() == 0) {
+                    // Never run (no input reaches it): its argument was not put to any test, so it
+                    // excuses nothing. It keeps its status (not covered), counts against the score,
+                    // and shows the argument as untested.
+                    row["argument"] = x.argument;
+                    row["argument_untested"] = true;
                 } else {
                     status = "equivalent";
                     row["argument"] = x.argument;
@@ -1176,6 +1182,9 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         bump(totals, status);
         if (!routines.contains(m.routine)) routines[m.routine] = {{"address", emu::hex(m.routine_address)}};
         bump(routines[m.routine], status);
+        if (row.contains("argument_untested"))
+            for (ojson* t : {&totals, &routines[m.routine]})
+                (*t)["argued_untested"] = (*t)["argued_untested"].get<std::uint64_t>() + 1;
     }
     if (mutants.empty()) bump(totals, "none"), totals["mutants"] = 0;
     score(totals);
@@ -1185,6 +1194,11 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         for (std::size_t e = 0; e < registry->entries.size(); ++e) {
             if (entry_used[e] && !entry_killed[e]) continue;
             const auto& x = registry->entries[e];
+            // Unused by this run's mutants but matching one of the image's: outside this run's
+            // --routines, --operators or --sample, not gone.
+            if (!entry_used[e] &&
+                std::any_of(all.begin(), all.end(), [&](const Mutant& m) { return x.covers(m); }))
+                continue;
             stale.push_back({{"routine", x.routine},
                              {"operator", x.op},
                              {"instruction", x.instruction},

@@ -39,11 +39,12 @@ std::string figures(const ojson& t) {
     char buf[256];
     std::snprintf(buf, sizeof buf,
                   "%6llu mutants %6llu killed %llu undecided %6llu survived (%llu covered, %llu not covered) "
-                  "%5llu equivalent  score %6s",
+                  "%5llu equivalent (%llu argued, never run)  score %6s",
                   (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"),
                   (unsigned long long)n(t, "undecided"), (unsigned long long)n(t, "survived"),
                   (unsigned long long)n(t, "survived_covered"), (unsigned long long)n(t, "not_covered"),
-                  (unsigned long long)n(t, "equivalent"), percent(t).c_str());
+                  (unsigned long long)n(t, "equivalent"), (unsigned long long)n(t, "argued_untested"),
+                  percent(t).c_str());
     return buf;
 }
 
@@ -116,12 +117,13 @@ std::string mutate_html(const ojson& r) {
     std::snprintf(buf, sizeof buf,
                   "<p>%llu mutants: %llu killed, %llu undecided (refcheck's own process crashed or overran: "
                   "no difference found), %llu survived (%llu covered, %llu not covered), %llu argued "
-                  "equivalent. "
+                  "equivalent (and %llu argued but never run: not covered, their arguments untested). "
                   "<b>Score %s</b> = killed / (total &minus; equivalent).</p>\n",
                   (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"),
                   (unsigned long long)n(t, "undecided"), (unsigned long long)n(t, "survived"),
                   (unsigned long long)n(t, "survived_covered"), (unsigned long long)n(t, "not_covered"),
-                  (unsigned long long)n(t, "equivalent"), percent(t).c_str());
+                  (unsigned long long)n(t, "equivalent"), (unsigned long long)n(t, "argued_untested"),
+                  percent(t).c_str());
     h += buf;
     h += "<table><tr><th>routine</th><th>mutants</th><th>killed</th><th>survived (covered)</th><th>not "
          "covered</th>"
