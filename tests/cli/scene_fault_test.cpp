@@ -4,6 +4,7 @@
 // first shadow draw it changes, which the test predicts from the reimplementation and the script.
 #include "cli_support.hpp"
 #include "code_site.hpp"
+#include "detour.hpp"
 
 #include "family/scene_script.hpp" // harness/src: the scripted inputs of the scene family
 
@@ -287,67 +288,26 @@ TEST_F(SceneTest, CellShiftLimitMovedByOneFailsTheHighLimitsCase) {
 
 // ---- a refused call and a clear, seen in the frames -------------------------------------------------
 
-namespace refusal {
-
-// A detour: machine code written over clear_framebuffer_body (a routine no case calls), and the
-// patch of draw_scene_'s call of draw_scene_body that sends it there: `--patch` arguments.
-struct Detour {
-    emu::Address at = 0, body = 0, fb = 0, fb_size = 0;
-    CodeSite call;
-};
-Detour detour_site() {
-    Detour s;
-    s.at = find_instruction("clear_framebuffer_body", [](const emu::Instruction&) { return true; }).start;
-    s.call = find_instruction("draw_scene_",
-                              [](const emu::Instruction& in) { return in.text.starts_with("call "); });
-    s.body = static_cast<emu::Address>(std::stoul(s.call.instruction.text.substr(5), nullptr, 16));
-    const ojson profile = read_json(kProfile);
-    for (const auto& d : profile.at("data"))
-        if (d.at("name") == "framebuffer") {
-            s.fb = static_cast<emu::Address>(std::stoul(d.at("address").get<std::string>(), nullptr, 16));
-            s.fb_size = d.at("size").get<emu::Address>();
-        }
-    if (!s.fb) throw std::runtime_error("the profile has no data \"framebuffer\"");
-    return s;
-}
-void put32(std::vector<std::uint8_t>& code, std::uint32_t v) {
-    for (int k = 0; k < 4; ++k) code.push_back(static_cast<std::uint8_t>(v >> (8 * k)));
-}
-// mov edi, framebuffer; mov ecx, its size; mov al, colour; rep stosb
-void fill(std::vector<std::uint8_t>& code, const Detour& s, std::uint8_t colour) {
-    code.push_back(0xbf), put32(code, s.fb);
-    code.push_back(0xb9), put32(code, s.fb_size);
-    code.insert(code.end(), {0xb0, colour, 0xf3, 0xaa});
-}
-std::string patches(const Detour& s, const std::vector<std::uint8_t>& code) {
-    std::vector<std::uint8_t> call = {0xe8};
-    put32(call, s.at - (s.call.instruction.address + 5));
-    return " --patch clear_framebuffer_body+0x0:" + hex_bytes(code) + " --patch " +
-           quote(s.call.where() + ":" + hex_bytes(s.call.bytes) + "->" + hex_bytes(call));
-}
-
-} // namespace refusal
-
 // A draw_scene_ that refuses (result 1) but paints the framebuffer first: the refused and null
 // argument inputs compared the original's calls and result with a reimplementation's side the
 // harness made up (scene_result and no step), never a frame, and stayed equivalent. Both sides now
 // draw the call from the same background and their frames are compared.
 TEST_F(SceneTest, ARefusedDrawThatPaintsTheFramebufferDiverges) {
-    const refusal::Detour s = refusal::detour_site();
+    const Detour s = detour_site("draw_scene_");
     // push the four arguments again; call draw_scene_body; add esp, 16; cmp eax, 1; jne done;
     // push eax; fill with 0x10; pop eax; done: ret
     std::vector<std::uint8_t> code;
     for (int k = 0; k < 4; ++k) code.insert(code.end(), {0xff, 0x74, 0x24, 0x10});
-    code.push_back(0xe8), refusal::put32(code, s.body - (s.at + static_cast<emu::Address>(code.size()) + 4));
+    code.push_back(0xe8), put32(code, s.body - (s.at + static_cast<emu::Address>(code.size()) + 4));
     code.insert(code.end(), {0x83, 0xc4, 0x10, 0x83, 0xf8, 0x01, 0x75, 0x10, 0x50});
-    refusal::fill(code, s, 0x10);
+    fill_framebuffer(code, s, 0x10);
     code.insert(code.end(), {0x58, 0xc3});
     ASSERT_EQ(code.size(), 46u);
     for (const std::string name : {"coverage-scene-refused", "coverage-null-arguments-scene"}) {
         const std::string run = "run " + quote(shipped_case(name)) + " --out " + name;
         const Result clean = refcheck(run);
         ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
-        const Result r = refcheck(run + "-patched" + refusal::patches(s, code));
+        const Result r = refcheck(run + "-patched" + detour_patches(s, code));
         EXPECT_EQ(r.code, 1) << r.out << r.err;
         const ojson report = read_json(path(name + "-patched/" + name + ".json"));
         EXPECT_EQ(report.at("status"), "divergent") << name;
@@ -363,13 +323,13 @@ TEST_F(SceneTest, ARefusedDrawThatPaintsTheFramebufferDiverges) {
 // never clears): both sides started from the clear colour alone, so it could not be told from one
 // that never clears. They now start from marked_background, whose marks a clear erases.
 TEST_F(SceneTest, ADrawThatClearsTheFramebufferFirstDiverges) {
-    const refusal::Detour s = refusal::detour_site();
+    const Detour s = detour_site("draw_scene_");
     std::vector<std::uint8_t> code; // fill with the clear colour; jmp draw_scene_body
-    refusal::fill(code, s, 224);
-    code.push_back(0xe9), refusal::put32(code, s.body - (s.at + static_cast<emu::Address>(code.size()) + 4));
+    fill_framebuffer(code, s, 224);
+    jump_to_body(code, s);
     const std::string run = "run " + quote(shipped_case("coverage-scene-cameras")) + " --out ";
     ASSERT_EQ(refcheck(run + "clean").code, 0);
-    const Result r = refcheck(run + "patched" + refusal::patches(s, code));
+    const Result r = refcheck(run + "patched" + detour_patches(s, code));
     EXPECT_EQ(r.code, 1) << r.out << r.err;
     const ojson report = read_json(path("patched/coverage-scene-cameras.json"));
     EXPECT_EQ(report.at("status"), "divergent");

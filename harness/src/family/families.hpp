@@ -11,6 +11,7 @@
 #include "refcheck/harness/run.hpp"
 #include "refcheck/events.hpp"
 #include "refcheck/reimpl/format_error.hpp"
+#include "refcheck/reimpl/rasteriser.hpp"
 #include "run/case_observer.hpp"
 #include "run/workers.hpp"
 
@@ -191,7 +192,10 @@ private:
 class GuestFramebuffer {
 public:
     explicit GuestFramebuffer(Original& original);
-    void clear() const;
+    // Fills it with background(): where every frame of the program, shadow and scene families starts.
+    void fill_background() const;
+    // marked_background at the framebuffer's size (the profile's).
+    const std::vector<std::uint8_t>& background() const { return background_; }
     // Writes `pixels` from the framebuffer's start (at most its size).
     void fill(std::span<const std::uint8_t> pixels) const;
     std::vector<std::uint8_t> read() const;
@@ -200,6 +204,7 @@ public:
 private:
     Original& o_;
     std::uint32_t address_ = 0, size_ = 0;
+    std::vector<std::uint8_t> background_;
 };
 
 // Starting pixels that show a routine clearing the framebuffer (scene.clear, fb.clear): the clear
@@ -207,6 +212,10 @@ private:
 // A clear to any one colour erases the marks nothing paints over; with both sides started at the
 // clear colour alone, an original clearing to it looked like one that never clears.
 std::vector<std::uint8_t> marked_background(std::size_t size);
+// A reimplementation frame started from marked_background (its pixels; taint clear).
+reimpl::Frame marked_frame();
+// Pixels that differ from `background` (a pixel past it counts): what a draw changed.
+std::size_t changed_pixels(std::span<const std::uint8_t> pixels, std::span<const std::uint8_t> background);
 
 // Writes the original / reimplementation / difference pictures of a 320x200 frame beside the report
 // and lists them under the report's "frames" (a frame of another size is pictured as its first

@@ -150,11 +150,13 @@ public:
         guest_palette_ = o_.bytes(o_.address("palette_rgb"), 768);
         pixel_flags_ = flags_explaining(ctx.c.allow, "pixels");
     }
-    void clear() { framebuffer_.clear(); }
+    // Both sides' frames start from the marked background (marked_background): a draw that clears
+    // the framebuffer erases its marks (fb.clear).
+    void clear() { framebuffer_.fill_background(); }
     // The reimplementation's frame of an input's events; whether the original's draw of it must be
     // watched for its own evidence (the frame carries a cause the case allows for pixels).
     std::uint32_t render(const std::vector<events::Event>& events) {
-        frame_ = reimpl::Frame{};
+        frame_ = marked_frame();
         for (const auto& ev : events)
             if (const auto* f = std::get_if<events::FaceDraw>(&ev)) rasteriser_->draw(*f, frame_);
         return taint_causes(frame_.taint, pixel_flags_);
@@ -162,14 +164,16 @@ public:
     void compare(const std::string& input, const std::vector<std::uint8_t>& original_taint) {
         const auto original = framebuffer_.read();
         const reimpl::Frame& frame = frame_;
-        const FrameComparison fc =
-            ctx_.comparator.compare_frame(input, original, frame.pixels, frame.taint, original_taint, kWidth);
+        const FrameComparison fc = ctx_.comparator.compare_frame(
+            input, original, frame.pixels, frame.taint, original_taint, kWidth, framebuffer_.background());
         ++frames_;
         differing_ += fc.differing ? 1 : 0;
-        const bool drawn = reimpl::drawn_pixels(original) != 0;
+        const bool drawn = changed_pixels(original, framebuffer_.background()) != 0;
         if (pictures_.choose(fc.differing != 0, drawn)) save(input, original, frame.pixels, fc);
     }
     ojson metrics() const { return {{"frames", frames_}, {"frames_differing", differing_}}; }
+    // The pixels the last render() changed in the reimplementation's frame.
+    std::size_t reimpl_changed() const { return changed_pixels(frame_.pixels, marked_frame().pixels); }
     // A split case (run/case_part.hpp): a part hands on its frame counts (its pictures are in its
     // report's "frames" and beside it); the finish takes the parts' frames in order, numbering them on
     // from the frames before, and keeps the pictures the unsplit run keeps: every differing frame,
@@ -323,6 +327,7 @@ void run_program(CaseContext& ctx) {
             } calls[] = {{"instance", {0, camera_at, light_at}, false, true, true},
                          {"camera", {built.eax, 0, light_at}, true, false, true},
                          {"light", {built.eax, camera_at, 0}, true, true, false}};
+            const GuestFramebuffer framebuffer(o);
             for (const auto& call : calls) {
                 const std::string input = "record " + std::to_string(record) + " null " + call.argument;
                 if (!ctx.selected(input)) continue;
@@ -332,6 +337,8 @@ void run_program(CaseContext& ctx) {
                                      call.light ? light_p : nullptr, 0, sink);
                 });
                 recorder.begin(record, call.guest[0]);
+                if (frames) frames->clear();
+                framebuffer.fill_background();
                 const auto r = o.call("draw_3d_object_", {call.guest[0], call.guest[1], call.guest[2], 0});
                 if (!r.ok())
                     throw OriginalFailed("draw_3d_object_ faulted with a null " + std::string(call.argument) +
@@ -346,6 +353,19 @@ void run_program(CaseContext& ctx) {
                 // attached objects) for this call, zero for a guard that held.
                 original.push_back(rejection_event(routine, draws(original)));
                 reimpl_events.push_back(rejection_event(routine, draws(reimpl_events)));
+                // And the pixels each changed from the marked background it started from: the
+                // original's framebuffer as the call left it (a draw painting it directly, not through
+                // a face routine, showed in no event); the reimplementation's frame of its events
+                // where the case rasterises (frames), else none: its draw paints only through them.
+                std::int64_t reimpl_pixels = 0;
+                if (frames) {
+                    (void)frames->render(sink.events());
+                    reimpl_pixels = static_cast<std::int64_t>(frames->reimpl_changed());
+                }
+                original.push_back(rejection_event(
+                    routine + " pixels",
+                    static_cast<std::int64_t>(changed_pixels(framebuffer.read(), framebuffer.background()))));
+                reimpl_events.push_back(rejection_event(routine + " pixels", reimpl_pixels));
                 ctx.events += original.size() + reimpl_events.size();
                 ctx.comparator.compare(input, original, reimpl_events);
             }

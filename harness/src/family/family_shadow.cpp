@@ -61,11 +61,9 @@ ojson FramePictures::json() const {
 
 GuestFramebuffer::GuestFramebuffer(Original& original)
     : o_(original), address_(original.address("framebuffer")),
-      size_(original.profile().data.at("framebuffer").size) {}
+      size_(original.profile().data.at("framebuffer").size), background_(marked_background(size_)) {}
 
-void GuestFramebuffer::clear() const {
-    o_.machine().write(address_, std::vector<std::uint8_t>(size_, reimpl::kClearColour));
-}
+void GuestFramebuffer::fill_background() const { o_.machine().write(address_, background_); }
 
 void GuestFramebuffer::fill(std::span<const std::uint8_t> pixels) const {
     o_.machine().write(address_, pixels.first(std::min<std::size_t>(pixels.size(), size_)));
@@ -78,6 +76,18 @@ std::vector<std::uint8_t> marked_background(std::size_t size) {
     for (std::size_t p = 0; p < size; ++p)
         if ((p / kWidth) % 8 == 3 && (p % kWidth) % 8 == 3) pixels[p] = reimpl::kClearColour + 1;
     return pixels;
+}
+
+reimpl::Frame marked_frame() {
+    reimpl::Frame frame;
+    frame.pixels = marked_background(frame.pixels.size());
+    return frame;
+}
+
+std::size_t changed_pixels(std::span<const std::uint8_t> pixels, std::span<const std::uint8_t> background) {
+    std::size_t n = 0;
+    for (std::size_t p = 0; p < pixels.size(); ++p) n += p >= background.size() || pixels[p] != background[p];
+    return n;
 }
 
 void save_frame_pictures(CaseContext& ctx, const std::string& input, std::size_t n,
@@ -165,14 +175,14 @@ void run_shadow(CaseContext& ctx) {
             for (const auto& call : calls) {
                 const std::string input = "record " + std::to_string(record) + " null " + call.argument;
                 if (!ctx.selected(input)) continue;
-                framebuffer.clear();
+                framebuffer.fill_background();
                 faces.clear();
                 const auto r =
                     o.call("draw_3d_object_shadow_", {call.guest[0], call.guest[1], call.guest[2], 0});
                 if (!r.ok())
                     throw OriginalFailed("draw_3d_object_shadow_ faulted with a null " +
                                          std::string(call.argument) + ": " + r.fault->message);
-                reimpl::Frame frame;
+                reimpl::Frame frame = marked_frame();
                 const auto drawn_faces = in_phase(Phase::reimpl, [&] {
                     return renderer.draw(call.instance ? &root : nullptr, call.camera ? &camera : nullptr,
                                          call.params ? &params : nullptr, 0, frame);
@@ -181,12 +191,16 @@ void run_shadow(CaseContext& ctx) {
                 std::vector<EventRecord> original = faces, reimpl_faces;
                 for (const auto& f : drawn_faces) reimpl_faces.push_back(shadow_face_event(f));
                 // The rejection's result is what each side drew: the pixels it changed in its frame
-                // (the original's framebuffer as the call left it), zero for a guard that held.
-                const auto drawn = [](std::span<const std::uint8_t> pixels) {
-                    return static_cast<std::int64_t>(reimpl::drawn_pixels(pixels));
+                // (the original's framebuffer as the call left it), each against the marked
+                // background it started from (a clear to the clear colour changes the marks), zero
+                // for a guard that held.
+                const auto drawn = [](std::span<const std::uint8_t> pixels,
+                                      std::span<const std::uint8_t> background) {
+                    return static_cast<std::int64_t>(changed_pixels(pixels, background));
                 };
-                original.push_back(rejection_event(routine, drawn(framebuffer.read())));
-                reimpl_faces.push_back(rejection_event(routine, drawn(frame.pixels)));
+                original.push_back(
+                    rejection_event(routine, drawn(framebuffer.read(), framebuffer.background())));
+                reimpl_faces.push_back(rejection_event(routine, drawn(frame.pixels, marked_frame().pixels)));
                 ctx.comparator.compare(input, original, reimpl_faces);
                 ctx.events += original.size() + reimpl_faces.size();
             }
@@ -210,11 +224,11 @@ void run_shadow(CaseContext& ctx) {
                                               std::to_string(vi) + " sun " + std::to_string(si) + " state " +
                                               std::to_string(state);
                     if (!ctx.selected(input)) continue;
-                    framebuffer.clear();
+                    framebuffer.fill_background();
                     faces.clear();
                     o.call("draw_3d_object_shadow_", {built.eax, camera_at, params_at, state});
                     const auto original = framebuffer.read();
-                    reimpl::Frame frame;
+                    reimpl::Frame frame = marked_frame();
                     const auto drawn_faces = in_phase(
                         Phase::reimpl, [&] { return renderer.draw(root, camera, params, state, frame); });
                     if (invalid.active())
@@ -226,12 +240,12 @@ void run_shadow(CaseContext& ctx) {
                     for (const auto& f : drawn_faces) reimpl_faces.push_back(shadow_face_event(f));
                     ctx.comparator.compare(input, faces, reimpl_faces);
                     ctx.events += faces.size() + reimpl_faces.size();
-                    const auto fc =
-                        ctx.comparator.compare_frame(input, original, frame.pixels, frame.taint, {}, kWidth);
+                    const auto fc = ctx.comparator.compare_frame(input, original, frame.pixels, frame.taint,
+                                                                 {}, kWidth, framebuffer.background());
                     ++frames;
                     ctx.events += 2;
                     differing += fc.differing ? 1 : 0;
-                    const bool any = reimpl::drawn_pixels(original) != 0;
+                    const bool any = changed_pixels(original, framebuffer.background()) != 0;
                     drawn += any ? 1 : 0;
                     if (pictures.choose(fc.differing != 0, any))
                         save_frame_pictures(ctx, input, frames, original, frame.pixels, fc, palette);
