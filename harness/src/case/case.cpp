@@ -459,7 +459,7 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
         "archive",          "table",          "texture",      "instance",    "face_draw",
         "winding_decision", "attached_draw",  "control_flow", "frame",       "queue_entry",
         "receiver_query",   "terrain_sample", "terrain_face", "shadow_face", "scene_queue",
-        "plane_query",      "object_draw",    "shadow_draw",  "rejection"};
+        "plane_query",      "object_draw",    "shadow_draw",  "rejection",   "sector_list"};
     for (const auto& k : c.compares)
         if (!kKinds.count(k))
             fail(file, "\"compares\" names \"" + k + "\", which is not an event kind refcheck compares");
@@ -514,7 +514,7 @@ std::vector<std::string> default_compared_kinds(Family f, bool frames) {
             return {"face_draw", "winding_decision"};
         case Family::Shadow:
             return {"frame"}; // shadow faces are compared too; a case of non-casters has none
-        case Family::Mobile: return {"queue_entry"};
+        case Family::Mobile: return {"queue_entry", "sector_list"};
         case Family::Receiver: return {"receiver_query"};
         case Family::Scene:
             return {"terrain_sample", "terrain_face", "scene_queue", "plane_query",

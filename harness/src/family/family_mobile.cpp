@@ -34,6 +34,17 @@ const char* step_op(const MobileStep& s, bool across) {
     return "";
 }
 
+// One sector's list after a step that touched it, front to back: list order is what the sector map's
+// rules say (mobile.insert_front, move_same, move_cross, remove) and what no queue shows (the queue
+// is sorted by distance, then id, whatever order the lists hold).
+EventRecord sector_list_event(std::int64_t step, std::int64_t sector, IntList ids, const char* op) {
+    EventRecord e;
+    e.kind = "sector_list";
+    e.fields = {{"step", step}, {"sector", sector}, {"ids", std::move(ids)}, {"op", std::string(op)}};
+    e.key_fields = 2;
+    return e;
+}
+
 EventRecord entry_event(std::int64_t step, std::int64_t index, std::int64_t id, const char* op) {
     EventRecord e;
     e.kind = "queue_entry";
@@ -83,6 +94,7 @@ void run_mobile(CaseContext& ctx) {
     // Metrics count what ran, each named for the side it counts (docs/architecture.md, "Metrics").
     std::uint64_t arrivals = 0, moves_inside = 0, moves_across = 0, departures = 0;
     std::uint64_t compared = 0, original_queues = 0, original_entries = 0, reimpl_entries = 0;
+    std::uint64_t sector_lists = 0; // compared: the lists the compared steps touched, on either side
     for (std::uint32_t step = 0; step < script.size(); ++step) {
         const MobileStep& s = script[step];
         // Announced before its work: the step's calls belong to it (refcheck mutate's coverage per
@@ -100,14 +112,19 @@ void run_mobile(CaseContext& ctx) {
                 departures += (s.again ? world.remove_again(s.mobile.id) : world.remove(s.mobile.id)) ? 1 : 0;
                 break;
         }
+        const char* op = step_op(s, moved.original_across);
+        const char* reimpl_op = step_op(s, moved.reimpl_across);
+        std::vector<EventRecord> a, b;
+        for (const std::uint32_t sector : world.take_touched()) {
+            a.push_back(sector_list_event(step, sector, world.original_list(sector), op));
+            b.push_back(sector_list_event(step, sector, world.reimpl_list(sector), reimpl_op));
+        }
+        const std::size_t lists = a.size();
         o.machine().write(camera_at, pack(o.profile(), s.camera));
         const auto r = o.call("build_mobile_queue_", {camera_at, scene_at, ids_at});
-        std::vector<EventRecord> a, b;
-        const char* op = step_op(s, moved.original_across);
         for (std::uint32_t i = 0; r.ok() && i < r.eax && i < reimpl::kQueueCapacity; ++i)
             a.push_back(entry_event(step, i, o.machine().read_u32(ids_at + 4 * i), op));
         if (r.ok() && r.eax > reimpl::kQueueCapacity) a.push_back(past_capacity_event(step, op));
-        const char* reimpl_op = step_op(s, moved.reimpl_across);
         const auto queue =
             in_phase(Phase::reimpl, [&] { return world.map().queue(models, s.camera, scene); });
         for (std::size_t i = 0; i < queue.size(); ++i)
@@ -117,8 +134,9 @@ void run_mobile(CaseContext& ctx) {
         if (!ctx.narrowed_to(input)) continue; // played to build the selected step's state, not compared
         ++compared;
         original_queues += r.ok() ? 1 : 0;
-        original_entries += a.size();
-        reimpl_entries += b.size();
+        original_entries += a.size() - lists;
+        reimpl_entries += b.size() - lists;
+        sector_lists += lists;
     }
     for (const char* r : {"add_mobile_", "move_mobile_", "remove_mobile_", "build_mobile_queue_"})
         o.note_ran(r);
@@ -126,6 +144,7 @@ void run_mobile(CaseContext& ctx) {
                              {"original_queues", original_queues},
                              {"original_queue_entries", original_entries},
                              {"reimpl_queue_entries", reimpl_entries},
+                             {"compared_sector_lists", sector_lists},
                              {"played_arrivals", arrivals},
                              {"played_moves_inside_sector", moves_inside},
                              {"played_moves_across_sectors", moves_across},

@@ -79,9 +79,12 @@ std::vector<std::uint8_t> marked_background(std::size_t size) {
 }
 
 reimpl::Frame marked_frame() {
-    reimpl::Frame frame;
-    frame.pixels = marked_background(frame.pixels.size());
-    return frame;
+    static const reimpl::Frame marked = [] { // built once: a copy per frame, not a pass of divisions
+        reimpl::Frame frame;
+        frame.pixels = marked_background(frame.pixels.size());
+        return frame;
+    }();
+    return marked;
 }
 
 std::size_t changed_pixels(std::span<const std::uint8_t> pixels, std::span<const std::uint8_t> background) {

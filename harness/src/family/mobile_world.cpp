@@ -21,6 +21,9 @@ MobileWorld::MobileWorld(Original& o, const reimpl::ModelArchive& models) : o_(o
     (void)p.offset_of("mobile", "id"); // the fields every mobile needs, named now if missing
     (void)p.offset_of("mobile", "model_id");
     sector_at_ = p.offset_of("mobile", "sector");
+    next_at_ = p.offset_of("mobile", "next");
+    sector_map_ = o.address("sector_map");
+    sector_map_size_ = p.data.at("sector_map").size;
     position_at_ = o.scratch(12);
 }
 
@@ -46,6 +49,8 @@ bool MobileWorld::add(const reimpl::Mobile& m, std::optional<std::array<std::uin
     guest_[m.id] = at;
     departed_.erase(m.id);
     const bool ok = o_.call("add_mobile_", {at}).ok();
+    touch_original(at);
+    touch_reimpl(m.position);
     map_.add(m);
     return ok;
 }
@@ -55,16 +60,22 @@ MobileWorld::Moved MobileWorld::move(std::uint32_t id, const reimpl::Vec3& posit
     const std::uint32_t at = guest_.at(id);
     o_.machine().write(position_at_, pack_words(position));
     const std::uint32_t before = o_.machine().read_u32(at + sector_at_);
+    touch_original(at);
     out.ok = o_.call("move_mobile_", {at, position_at_}).ok();
     out.original_across = out.ok && o_.machine().read_u32(at + sector_at_) != before;
+    touch_original(at);
     out.reimpl_across =
         reimpl::sector_of(map_.mobile(id).position).index() != reimpl::sector_of(position).index();
+    touch_reimpl(map_.mobile(id).position);
+    touch_reimpl(position);
     map_.move(id, position);
     return out;
 }
 
 bool MobileWorld::remove(std::uint32_t id) {
+    touch_original(guest_.at(id));
     const bool ok = o_.call("remove_mobile_", {guest_.at(id)}).ok();
+    touch_reimpl(map_.mobile(id).position);
     map_.remove(id);
     departed_[id] = guest_.at(id);
     guest_.erase(id);
@@ -74,7 +85,9 @@ bool MobileWorld::remove(std::uint32_t id) {
 // Both sides remove it again: the reimplementation's map decides what that does (it was "nothing",
 // granted here without asking it, while MobileMap::remove threw for an id not in the map).
 bool MobileWorld::remove_again(std::uint32_t id) {
+    touch_original(departed_.at(id));
     const bool ok = o_.call("remove_mobile_", {departed_.at(id)}).ok();
+    touch_original(departed_.at(id));
     map_.remove(id);
     return ok;
 }
@@ -83,6 +96,45 @@ std::vector<std::uint32_t> MobileWorld::ids() const {
     std::vector<std::uint32_t> out;
     for (const auto& [id, at] : guest_) out.push_back(id);
     return out;
+}
+
+void MobileWorld::touch_original(std::uint32_t at) {
+    const std::uint32_t sector = o_.machine().read_u32(at + sector_at_);
+    if (sector < reimpl::kSectorCount) touched_.insert(sector);
+}
+
+void MobileWorld::touch_reimpl(const reimpl::Vec3& position) {
+    touched_.insert(reimpl::sector_of(position).index());
+}
+
+std::vector<std::uint32_t> MobileWorld::take_touched() {
+    std::vector<std::uint32_t> out(touched_.begin(), touched_.end());
+    touched_.clear();
+    return out;
+}
+
+IntList MobileWorld::original_list(std::uint32_t sector) const {
+    IntList ids;
+    if (4ull * sector + 4 > sector_map_size_) return {-1}; // the profile's sector_map is smaller
+    std::map<std::uint32_t, std::uint32_t> placed;         // struct address -> id
+    for (const auto& [id, at] : guest_) placed[at] = id;
+    for (const auto& [id, at] : departed_) placed.emplace(at, id);
+    std::uint32_t at = o_.machine().read_u32(sector_map_ + 4 * sector);
+    while (at) {
+        const auto it = placed.find(at);
+        if (it == placed.end() || ids.size() > placed.size()) {
+            ids.push_back(-1);
+            break;
+        }
+        ids.push_back(it->second);
+        at = o_.machine().read_u32(at + next_at_);
+    }
+    return ids;
+}
+
+IntList MobileWorld::reimpl_list(std::uint32_t sector) const {
+    const auto ids = map_.sector_list(sector % reimpl::kSectorsPerSide, sector / reimpl::kSectorsPerSide);
+    return IntList(ids.begin(), ids.end());
 }
 
 } // namespace refcheck::harness

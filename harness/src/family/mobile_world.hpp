@@ -10,6 +10,7 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace refcheck::harness {
@@ -49,6 +50,17 @@ public:
     const reimpl::MobileMap& map() const { return map_; }
     std::vector<std::uint32_t> ids() const;
 
+    // The sector indices the steps since the last call touched, as either side saw them: the
+    // original's from the sector its mobile struct holds before and after each call (profile
+    // mobile.sector), the reimplementation's from its sector_of; ascending, each below 4096.
+    std::vector<std::uint32_t> take_touched();
+    // One sector's list, front to back, on each side (mobile.insert_front, move_same, move_cross,
+    // remove). The original's is walked from its sector_map (profile data) through each mobile's
+    // `next`; a link to anything but a mobile struct the harness placed ends the walk with -1, and so
+    // does a walk longer than the mobiles placed (a cycle).
+    IntList original_list(std::uint32_t sector) const;
+    IntList reimpl_list(std::uint32_t sector) const;
+
 private:
     Original& o_;
     const reimpl::ModelArchive& models_;
@@ -57,6 +69,11 @@ private:
     std::map<std::uint32_t, std::uint32_t> departed_; // id -> the struct of a removed mobile
     std::uint32_t position_at_ = 0;
     std::uint32_t sector_at_ = 0; // mobile.sector's offset in the profile's mobile struct
+    std::uint32_t next_at_ = 0;   // mobile.next's
+    std::uint32_t sector_map_ = 0, sector_map_size_ = 0;
+    std::set<std::uint32_t> touched_;
+    void touch_original(std::uint32_t at);
+    void touch_reimpl(const reimpl::Vec3& position);
 };
 
 } // namespace refcheck::harness

@@ -50,10 +50,12 @@ std::vector<std::string> needed_symbols(Family f) {
                  "draw_shadow_face_", "polygon_winding_", "palette_rgb", "framebuffer"});
             break;
         case Family::Mobile:
-            add({"reset_mobiles_", "add_mobile_", "move_mobile_", "remove_mobile_", "build_mobile_queue_"});
+            add({"reset_mobiles_", "add_mobile_", "move_mobile_", "remove_mobile_", "build_mobile_queue_",
+                 "sector_map"});
             break;
         case Family::Receiver:
-            add({"reset_mobiles_", "add_mobile_", "move_mobile_", "shadow_plane_height_", "last_receiver"});
+            add({"reset_mobiles_", "add_mobile_", "move_mobile_", "shadow_plane_height_", "last_receiver",
+                 "sector_map"});
             break;
         case Family::Scene:
             add({"initialise_3d_palette_",
@@ -67,6 +69,7 @@ std::vector<std::string> needed_symbols(Family f) {
                  "reset_mobiles_",
                  "add_mobile_",
                  "move_mobile_",
+                 "sector_map",
                  "last_receiver",
                  "palette_rgb",
                  "framebuffer",
