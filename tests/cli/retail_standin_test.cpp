@@ -145,6 +145,35 @@ TEST_F(RetailRun, ImportedProfileRunsEveryShippedCaseEquivalent) {
     EXPECT_NE(wrong.err.find("belongs to another image"), std::string::npos) << wrong.err;
 }
 
+// `refcheck call ROUTINE --profile P` places the arguments where P's "args" put them, as the cases
+// do (Original::call): it passed them in the convention's order, so a routine whose profile names
+// other registers ran under `call` on arguments the cases never give it, a misleading diagnosis.
+// Here a profile that says initialise_3d_palette_ takes its warzone in EDX: 7 goes there, the image
+// reads EAX (0) and builds warzone 0 (result 0); with the stand-in's own profile 7 is in EAX and
+// refused (result 1).
+TEST_F(RetailRun, CallPlacesArgumentsWhereTheProfileSays) {
+    const std::string common =
+        "call " + quote(kImage) + " initialise_3d_palette_ 7 --data " + quote(kSmallData) + " --profile ";
+    const Result stock = refcheck(common + quote(kProfile));
+    EXPECT_EQ(stock.code, 0) << stock.out << stock.err;
+    EXPECT_NE(stock.out.find(" with 0x00000007 in eax (placed as the profile's \"args\" say)\n"),
+              std::string::npos)
+        << stock.out;
+    EXPECT_NE(stock.out.find("returned: eax=0x00000001 (1)"), std::string::npos) << stock.out;
+
+    ojson p = read_json(kProfile);
+    for (auto& r : p.at("routines"))
+        if (r.at("name") == "initialise_3d_palette_") r.at("args").at(0)["reg"] = "edx";
+    const fs::path edited = path("warzone-in-edx.profile.json");
+    std::ofstream(edited) << p.dump(2) << "\n";
+    const Result moved = refcheck(common + quote(edited));
+    EXPECT_EQ(moved.code, 0) << moved.out << moved.err;
+    EXPECT_NE(moved.out.find(" with 0x00000007 in edx (placed as the profile's \"args\" say)\n"),
+              std::string::npos)
+        << moved.out;
+    EXPECT_NE(moved.out.find("returned: eax=0x00000000 (0)"), std::string::npos) << moved.out;
+}
+
 // The registers a call passes its arguments in are the profile's, not the convention's order: the
 // harness called every routine positionally (EAX, EDX, EBX, ECX for watcall), so a profile that
 // said draw_3d_object_ takes its light in ECX and its state in EBX changed nothing and the run stayed

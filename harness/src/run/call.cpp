@@ -242,9 +242,10 @@ std::uint32_t parse_call_argument(std::string_view text) {
 CallOutcome call_routine(const CallRequest& request) {
     CallOutcome out;
     std::optional<Profile> profile;
+    const ProfileRoutine* named = nullptr;
     try {
         if (request.profile) profile = load_profile(*request.profile);
-        const ProfileRoutine* named = profile_routine(profile ? &*profile : nullptr, request.routine);
+        named = profile_routine(profile ? &*profile : nullptr, request.routine);
         out.convention = parse_convention(!request.convention.empty() ? request.convention
                                           : named                     ? named->convention
                                                                       : "watcall");
@@ -305,13 +306,34 @@ CallOutcome call_routine(const CallRequest& request) {
         }
     }
     out.args = place_arguments(*m, request.args);
+    // The arguments where the profile's entry puts them, as a case's call does (Original::call):
+    // they went in the convention's order, so a routine whose profile places them in other registers
+    // ran here on different arguments than in the cases. A convention given on the command line
+    // overrides the profile's, and its order with it.
+    std::vector<std::uint32_t> placed = out.args;
+    if (named && request.convention.empty() && !named->args.empty()) {
+        try {
+            placed = placed_arguments(*profile, *named, std::span<const std::uint32_t>(out.args));
+        } catch (const ProfileError& e) {
+            throw CallError(e.what());
+        }
+        static constexpr const char* kNames[] = {"eax", "ebx", "ecx", "edx", "esi",
+                                                 "edi", "ebp", "esp", "eip", "eflags"}; // emu::Reg
+        const auto regs = emu::info(out.convention).register_args;
+        for (std::size_t i = 0; i < out.args.size(); ++i) {
+            const std::string& reg = named->args[i].reg;
+            out.placement.push_back(!reg.empty()      ? reg
+                                    : i < regs.size() ? kNames[static_cast<std::size_t>(regs[i])]
+                                                      : "stack");
+        }
+    }
     std::vector<RoutineBlocks> covered;
     if (m->image().is_code(out.address)) {
         covered = discover_routines(*m, {{request.routine, out.address}});
         enable_coverage(*m, covered);
     }
     record_imports(*m, out.imports);
-    out.result = m->call(out.address, out.convention, std::span<const std::uint32_t>(out.args), limits);
+    out.result = m->call(out.address, out.convention, std::span<const std::uint32_t>(placed), limits);
     out.registers = out.result.fault ? out.result.fault->registers : m->registers();
     // The import that trapped: its thunk's tap never ran (the trap stopped the run first).
     if (out.result.fault && out.result.fault->kind == emu::FaultKind::unimplemented_import) {
@@ -376,7 +398,11 @@ std::string call_report(const CallOutcome& o) {
     }
     if (!o.called) s << "not called: ";
     s << "call " << o.routine << " at " << emu::hex(o.address) << " (" << emu::to_string(o.convention) << ")";
-    for (std::size_t i = 0; i < o.args.size(); ++i) s << (i ? ", " : " with ") << emu::hex(o.args[i]);
+    for (std::size_t i = 0; i < o.args.size(); ++i) {
+        s << (i ? ", " : " with ") << emu::hex(o.args[i]);
+        if (i < o.placement.size()) s << " in " << o.placement[i];
+    }
+    if (!o.placement.empty()) s << " (placed as the profile's \"args\" say)";
     s << "\n";
     s << "image base: " << emu::hex(o.image_base) << "\n";
     if (o.result.ok())

@@ -78,6 +78,9 @@ struct CallOutcome {
     std::uint32_t address = 0;
     emu::Convention convention = emu::Convention::watcall;
     std::vector<std::uint32_t> args; // as passed (string arguments as their guest addresses)
+    // Where each argument went when the profile's entry for the routine places them ("args" with
+    // registers: "eax", "stack", ...); empty when they went in the convention's order.
+    std::vector<std::string> placement;
     emu::CallResult result;
     emu::Registers registers; // after the return, or at the faulting instruction
     std::vector<emu::FileAccess> files;
