@@ -440,6 +440,31 @@ TEST_F(SoundVerdictTest, APaletteTableIsAsLargeAsTheProfileSays) {
     EXPECT_EQ(d.at("reimpl").at("fields").at("size"), 8192);
 }
 
+// A scalar global the harness reads or writes as a 32-bit word (object_count, texture_count,
+// gouraud_enabled, last_receiver, initialise_error, ...) must be one in the profile: a profile saying
+// object_count is a 16-bit count was accepted and the harness read 32 bits anyway, the next global's
+// low half as the count's high half on an image that keeps it in a short. Now it is the profile's
+// error, naming the global.
+TEST_F(SoundVerdictTest, AGlobalReadAsAWordIsOneInTheProfile) {
+    const fs::path file = write_case("program", small_program().to_json());
+    ojson p = read_json(kProfile);
+    for (auto& d : p.at("data"))
+        if (d.at("name") == "object_count") {
+            d["type"] = "u16";
+            d["size"] = 2;
+        }
+    const fs::path edited = path("short-count.profile.json");
+    std::ofstream(edited) << p.dump(2) << "\n";
+    const Result r = refcheck("run " + quote(file) + " --image " + quote(kImage) + " --profile " +
+                              quote(edited) + " --data " + quote(kSmallData) + " --out out");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    const std::string error = read_json(path("out/program.json")).value("error", "");
+    EXPECT_NE(error.find("data \"object_count\" is 2 byte(s) (\"u16\"); the harness reads and writes it as a "
+                         "32-bit word"),
+              std::string::npos)
+        << error;
+}
+
 } // namespace
 } // namespace refcheck::cli_test
 

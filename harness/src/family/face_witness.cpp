@@ -43,12 +43,12 @@ FaceWitness::FaceWitness(Original& o, const std::vector<std::string>& face_routi
     off_fv_sx_ = p.offset_of("face_vertex", "sx");
     off_fv_sy_ = p.offset_of("face_vertex", "sy");
     fv_size_ = p.struct_size("face_vertex");
-    gouraud_at_ = p.address_of("gouraud_enabled");
+    gouraud_at_ = o.word_global("gouraud_enabled");
     framebuffer_ = p.address_of("framebuffer");
     framebuffer_size_ = p.data.at("framebuffer").size;
     texture_table_ = p.address_of("texture_table");
     texture_count_ = o.u32("texture_count");
-    texture_count_at_ = p.address_of("texture_count");
+    texture_count_at_ = o.word_global("texture_count");
     off_tex_type_ = p.offset_of("texture", "type");
     off_tex_height_ = p.offset_of("texture", "height");
     off_tex_pixels_ = p.offset_of("texture", "pixels");

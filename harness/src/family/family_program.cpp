@@ -240,7 +240,7 @@ void run_program(CaseContext& ctx) {
     options.invalid_data = invalid.mode();
     options.gouraud = c.gouraud;
     // light.gouraud: the original reads the global at every draw (run_program's entry).
-    if (!c.gouraud) o.machine().write_u32(o.address("gouraud_enabled"), 0);
+    if (!c.gouraud) o.write_u32("gouraud_enabled", 0);
     reimpl::Interpreter interpreter(models, textures, options);
     for (const auto& name : c.run)
         if (std::find(c.replace.begin(), c.replace.end(), name) != c.replace.end())

@@ -106,12 +106,6 @@ std::uint32_t callee_popped_bytes(const Profile& profile, const std::string& rou
     return 4 * slots;
 }
 
-namespace {
-// The arguments of a call as the emu's convention frame takes them (its registers in order, then the
-// stack): argument i goes where the profile's i-th "args" entry puts it, its register or the next
-// stack slot, as arg_slot() reads it at a hook; an entry without "reg" is the convention's i-th
-// place. A register the convention passes no argument in, or two arguments in one, is the
-// profile's error. A profile without "args" passes the arguments in the convention's order.
 std::vector<std::uint32_t> placed_arguments(const Profile& profile, const ProfileRoutine& r,
                                             std::span<const std::uint32_t> args) {
     const std::string& routine = r.name;
@@ -154,7 +148,6 @@ std::vector<std::uint32_t> placed_arguments(const Profile& profile, const Profil
         while (!out.empty() && !taken[out.size() - 1]) out.pop_back();
     return out;
 }
-} // namespace
 
 std::uint32_t ArgSlot::u32(const emu::Machine& m) const {
     if (reg_) return m.reg(*reg_);
@@ -284,8 +277,24 @@ emu::CallResult Original::run_entry_until(const std::string& routine, std::uint3
     return result;
 }
 
+std::uint32_t Original::word_global(const std::string& global) const {
+    // A scalar global the harness reads or writes as a 32-bit word must be one: a profile giving it
+    // another size (a 1998 image may keep a count or flag in a byte or a short) would have the harness
+    // read its neighbours into the value, or overwrite them.
+    if (const auto d = profile_.data.find(global);
+        d != profile_.data.end() && !d->second.type.ends_with("[]") && d->second.size != 4)
+        throw ProfileError(profile_.file.string() + ": data \"" + global + "\" is " +
+                           std::to_string(d->second.size) + " byte(s) (\"" + d->second.type +
+                           "\"); the harness reads and writes it as a 32-bit word");
+    return profile_.address_of(global);
+}
+
 std::uint32_t Original::u32(const std::string& global, std::uint32_t index) const {
-    return machine_->read_u32(profile_.address_of(global) + 4 * index);
+    return machine_->read_u32(word_global(global) + 4 * index);
+}
+
+void Original::write_u32(const std::string& global, std::uint32_t value) {
+    machine_->write_u32(word_global(global), value);
 }
 
 std::vector<std::uint8_t> Original::bytes(std::uint32_t address, std::size_t size) const {

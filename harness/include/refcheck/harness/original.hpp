@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,15 @@ ArgSlot arg_slot(const Profile& profile, const std::string& routine, const std::
 // The bytes of stack arguments `routine` pops on return (0 when the caller pops them), its stack
 // arguments counted where its profile "args" place them, as arg_slot() reads them.
 std::uint32_t callee_popped_bytes(const Profile& profile, const std::string& routine);
+
+// The arguments of a call as the emu's convention frame takes them (its registers in order, then the
+// stack): argument i goes where the profile's i-th "args" entry puts it, its register or the next
+// stack slot, as arg_slot() reads it at a hook; an entry without "reg" is the convention's i-th
+// place. A register the convention passes no argument in, two arguments in one, or more arguments
+// than the entry lists is the profile's error (ProfileError). A profile without "args" passes the
+// arguments in the convention's order. Cases (Original::call) and `refcheck call` both place them so.
+std::vector<std::uint32_t> placed_arguments(const Profile& profile, const ProfileRoutine& r,
+                                            std::span<const std::uint32_t> args);
 
 class Original {
 public:
@@ -112,7 +122,10 @@ public:
     ArgSlot arg(const std::string& routine, const std::string& name) const {
         return arg_slot(profile_, routine, name);
     }
+    // A global's 32-bit word (element `index` of a table of words); a scalar global whose profile
+    // entry is not 4 bytes is refused (ProfileError naming it).
     std::uint32_t u32(const std::string& global, std::uint32_t index = 0) const;
+    void write_u32(const std::string& global, std::uint32_t value);
     std::vector<std::uint8_t> bytes(std::uint32_t address, std::size_t size) const;
     // Guest memory for inputs the harness passes by pointer (camera, light), from the guest heap.
     std::uint32_t scratch(std::uint32_t size);
@@ -160,6 +173,10 @@ public:
     ojson hooks_json() const;
     ojson files_json() const;
     const std::vector<emu::FileAccess>& file_accesses() const; // the guest's, in order
+
+    // The address of a global the harness reads or writes as one 32-bit word, after checking its
+    // profile entry is 4 bytes (a table, "type" ending "[]", is of words); throws ProfileError.
+    std::uint32_t word_global(const std::string& global) const;
 
 private:
     // `fn` run as Phase::harness when a PhaseClock is installed (refcheck bench), else `fn` itself.
