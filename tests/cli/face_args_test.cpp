@@ -59,5 +59,32 @@ TEST_F(FaceArgs, TheFirstStandInsArgumentOrderInItsProfileIsNotEquivalent) {
     EXPECT_EQ(read_json(path("out/run.json")).at("status"), "divergent");
 }
 
+// The flags word a face routine takes (abi.face: bit 0 repeats the entry point) is the stand-in's
+// choice; the reference's routines say primary or secondary by name. A profile whose face routines
+// list only packet, vertices and level was refused (argument "flags" is not among the routine's
+// args); the entry point now says which, and the same cases run equivalent.
+TEST_F(FaceArgs, AFaceRoutineNeedNotTakeAFlagsWord) {
+    ojson profile = read_json(kProfile);
+    std::size_t dropped = 0;
+    for (auto& routine : profile.at("routines")) {
+        if (routine.at("role") != "face_routine") continue;
+        ojson kept = ojson::array();
+        for (const auto& a : routine.at("args"))
+            if (a.at("name") != "flags") kept.push_back(a);
+        dropped += routine.at("args").size() - kept.size();
+        routine["args"] = kept;
+    }
+    ASSERT_EQ(dropped, 4u);
+    const fs::path edited = path("no-flags.profile.json");
+    std::ofstream(edited) << profile.dump(1) << "\n";
+    const fs::path program = write_case("faces-replaced", small_program().to_json());
+    const fs::path frames = write_case("faces-run", small_frames().to_json());
+    const Result r = refcheck("run " + join({program, frames}) + " --image " + quote(kImage) + " --profile " +
+                              quote(edited) + " --data " + quote(kSmallData) + " --out out");
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    for (const char* c : {"out/faces-replaced.json", "out/faces-run.json"})
+        EXPECT_GT(read_json(path(c)).at("counts").at("matched").get<std::uint64_t>(), 0u) << c;
+}
+
 } // namespace
 } // namespace refcheck::cli_test

@@ -106,10 +106,15 @@ Recorder::Recorder(Original& o, const std::vector<std::string>& run)
     // Every argument is read where the routine's profile entry ("args", by name) puts it, never
     // from fixed registers: a face routine taking them in another order needs a profile edit only.
     for (const FaceRoutine& f : kFaceRoutines) {
+        // A flags argument is the stand-in's (abi.face, Chosen): an image whose face routines take
+        // none names only the other three, and the entry point says primary or secondary.
+        const auto& listed = p.routine(f.name).args;
+        const bool has_flags =
+            std::any_of(listed.begin(), listed.end(), [](const ProfileArg& a) { return a.name == "flags"; });
         const FaceArgs args{o.arg(f.name, "packet"),
                             o.arg(f.name, "vertices"),
                             o.arg(f.name, "level"),
-                            o.arg(f.name, "flags"),
+                            has_flags ? std::optional<ArgSlot>(o.arg(f.name, "flags")) : std::nullopt,
                             f.clipped,
                             f.secondary}; // abi.face
         if (std::find(run.begin(), run.end(), f.name) != run.end()) {
@@ -161,8 +166,8 @@ EventRecord* Recorder::append() {
 }
 
 void Recorder::face(emu::Machine& m, const FaceArgs& args) {
-    face(args.packet.u32(m), args.vertices.u32(m), args.level.i32(m), args.flags.u32(m), args.clipped,
-         args.secondary);
+    face(args.packet.u32(m), args.vertices.u32(m), args.level.i32(m),
+         args.flags ? args.flags->u32(m) : (args.secondary ? 1u : 0u), args.clipped, args.secondary);
 }
 
 void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_level, std::uint32_t flags,

@@ -11,6 +11,7 @@
 #include "refcheck/events.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <functional>
 #include <string>
 #include <vector>
@@ -63,7 +64,10 @@ public:
 private:
     // Where a face routine finds what it draws (profile "args" packet, vertices, level, flags).
     struct FaceArgs {
-        ArgSlot packet, vertices, level, flags;
+        ArgSlot packet, vertices, level;
+        // The flags word (abi.face: bit 0 repeats the entry point) where the profile's "args" name
+        // one; without it, the entry point alone says primary or secondary.
+        std::optional<ArgSlot> flags;
         bool clipped, secondary;
     };
     void face(emu::Machine& m, const FaceArgs& args);
