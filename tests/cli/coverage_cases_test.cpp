@@ -291,6 +291,40 @@ TEST_F(CoverageCasesTest, QueueLimitsAndUnmodelledMobilesKillWhatTheDefaultQueue
     EXPECT_GE(r.only, 2u) << "plain killed " << r.plain << ", limits killed " << r.added;
 }
 
+// More mobiles pass the filters than the queue holds (coverage-mobiles-capacity: 120 behind the
+// camera, which the depth filter drops, then 300 ahead): which 256 are kept is the scan's order and
+// where the filters run, and the queue's capacity bound moved by one dies, which the default mobiles
+// (never a full queue) let live. The case's full queues are what claim mobile.scan_order and
+// mobile.filter_first: the default mobiles' queues, sorted by distance then id, could not show either
+// and claimed both. A mutant's inputs are all of the case's (--inputs-per-mutant 0): the first full
+// queue is its 376th step, past the first inputs a capped run of a state-carrying case plays.
+TEST_F(CoverageCasesTest, ACrowdedScanKillsTheQueuesCapacityMutantsAndClaimsTheScanOrder) {
+    const OnlyBy r =
+        killed_only_by(kCasesDir / "mobiles.json", kCasesDir / "coverage-mobiles-capacity.json",
+                       " --routines 'build_mobile_queue_body$' --operators imm_plus_one,imm_minus_one "
+                       "--inputs-per-mutant 0 --jobs 2");
+    EXPECT_GE(r.only, 2u) << "plain killed " << r.plain << ", crowded killed " << r.added;
+    // Each rule's ledger status: the default mobiles, claiming them too, alone prove none (their
+    // claims are not exercised); with the crowded scan, each is Proven.
+    const auto status = [&](const std::string& cases, const std::string& out, const std::string& rule) {
+        const Result run = refcheck("run " + cases + " --out " + out);
+        EXPECT_EQ(run.code, 0) << run.out << run.err;
+        const ojson index = read_json(path(out + "/run.json"));
+        for (const auto& row : index.at("ledger").at("rules"))
+            if (row.at("id") == rule) return row.at("status").get<std::string>();
+        return std::string("no row");
+    };
+    ojson claiming = read_json(kCasesDir / "mobiles.json");
+    for (const char* rule : {"mobile.scan_order", "mobile.filter_first", "mobile.capacity"})
+        claiming.at("rules").push_back(rule);
+    const std::string plain = quote(write_case("mobiles", claiming));
+    const std::string both = plain + " " + quote(kCasesDir / "coverage-mobiles-capacity.json");
+    for (const char* rule : {"mobile.scan_order", "mobile.filter_first", "mobile.capacity"}) {
+        EXPECT_NE(status(plain, "plain-run", rule), "Proven") << rule;
+        EXPECT_EQ(status(both, "both-run", rule), "Proven") << rule;
+    }
+}
+
 // The mobile script's cameras are Q14, so no rotation entry reaches 2^30 and the depth's sum never
 // needs its high word: a camera with 1.0 = 2^31 - 1 (and a far limit a scan can pass) makes the sign
 // words of the rotation and the 64-bit depth decide which mobiles are kept.
