@@ -82,6 +82,32 @@ protected:
         j["allow"] = {"missing_normal", "grid_rounding"};
         return {write_case("switches", j), je.where() + ":" + hex_bytes(jne)};
     }
+    // Runs `file` on the stand-in with a profile whose data entry `global` has another "size"
+    // (NAME.profile.json, out NAME), and checks the first divergence is that buffer's size: the
+    // original's at the profile's size, the reimplementation's at its own.
+    void expect_size_from_profile(const fs::path& file, const std::string& global, std::uint32_t size,
+                                  std::uint32_t reimpl_size) {
+        auto run_with_size = [&](const std::string& name, std::uint32_t bytes) {
+            ojson p = read_json(kProfile);
+            for (auto& d : p.at("data"))
+                if (d.at("name") == global) d["size"] = bytes;
+            const fs::path edited = path(name + ".profile.json");
+            std::ofstream(edited) << p.dump(2) << "\n";
+            return refcheck("run " + quote(file) + " --image " + quote(kImage) + " --profile " +
+                            quote(edited) + " --data " + quote(kSmallData) + " --out " + name);
+        };
+        const Result same = run_with_size("same", reimpl_size);
+        EXPECT_EQ(same.code, 0) << same.out << same.err;
+        const Result other = run_with_size("other", size);
+        EXPECT_EQ(other.code, 1) << other.out << other.err;
+        const ojson report = read_json(path("other/" + file.stem().string() + ".json"));
+        EXPECT_EQ(report.at("status"), "divergent");
+        const ojson d = report.at("first_unexplained");
+        EXPECT_EQ(d.at("kind"), "field_mismatch");
+        EXPECT_EQ(d.at("original").at("fields").at("size"), size);
+        EXPECT_EQ(d.at("reimpl").at("fields").at("size"), reimpl_size);
+        EXPECT_EQ(d.at("fields").at(0).at("field"), "size");
+    }
 };
 
 // An original that faults on every call was "equivalent": the faults were listed and counted for
@@ -369,27 +395,7 @@ namespace {
 // frame differ in size; before, the edit changed nothing and the frames case stayed equivalent, so
 // `event frame size = 64000` could not fail.
 TEST_F(SoundVerdictTest, TheFramebufferIsAsLargeAsTheProfileSays) {
-    const fs::path file = write_case("frames", small_frames().to_json());
-    auto run_with_size = [&](const std::string& name, std::uint32_t size) {
-        ojson p = read_json(kProfile);
-        for (auto& d : p.at("data"))
-            if (d.at("name") == "framebuffer") d["size"] = size;
-        const fs::path edited = path(name + ".profile.json");
-        std::ofstream(edited) << p.dump(2) << "\n";
-        return refcheck("run " + quote(file) + " --image " + quote(kImage) + " --profile " + quote(edited) +
-                        " --data " + quote(kSmallData) + " --out " + name);
-    };
-    const Result same = run_with_size("same", 64000);
-    EXPECT_EQ(same.code, 0) << same.out << same.err;
-    const Result half = run_with_size("half", 32000);
-    EXPECT_EQ(half.code, 1) << half.out << half.err;
-    const ojson report = read_json(path("half/frames.json"));
-    EXPECT_EQ(report.at("status"), "divergent");
-    const ojson& d = report.at("first_unexplained");
-    EXPECT_EQ(d.at("kind"), "field_mismatch");
-    EXPECT_EQ(d.at("original").at("fields").at("size"), 32000);
-    EXPECT_EQ(d.at("reimpl").at("fields").at("size"), 64000);
-    EXPECT_EQ(d.at("fields").at(0).at("field"), "size");
+    expect_size_from_profile(write_case("frames", small_frames().to_json()), "framebuffer", 32000, 64000);
 }
 
 // The stride of the face vertices the harness reads is the profile's face_vertex "size": a profile
@@ -418,26 +424,7 @@ TEST_F(SoundVerdictTest, TheFaceVerticesStrideIsTheProfilesStructSize) {
 // of the image's, a prefix, and agreed. A profile saying the image's intensity_table holds half as
 // many levels is the same seeded fault seen from the other side: the table differs in size.
 TEST_F(SoundVerdictTest, APaletteTableIsAsLargeAsTheProfileSays) {
-    const fs::path file = write_case("palette", small_palette());
-    auto run_with_size = [&](const std::string& name, std::uint32_t size) {
-        ojson p = read_json(kProfile);
-        for (auto& d : p.at("data"))
-            if (d.at("name") == "intensity_table") d["size"] = size;
-        const fs::path edited = path(name + ".profile.json");
-        std::ofstream(edited) << p.dump(2) << "\n";
-        return refcheck("run " + quote(file) + " --image " + quote(kImage) + " --profile " + quote(edited) +
-                        " --data " + quote(kSmallData) + " --out " + name);
-    };
-    const Result same = run_with_size("same", 8192);
-    EXPECT_EQ(same.code, 0) << same.out << same.err;
-    const Result half = run_with_size("half", 4096);
-    EXPECT_EQ(half.code, 1) << half.out << half.err;
-    const ojson report = read_json(path("half/palette.json"));
-    EXPECT_EQ(report.at("status"), "divergent");
-    const ojson d = report.at("first_unexplained");
-    EXPECT_EQ(d.at("kind"), "field_mismatch");
-    EXPECT_EQ(d.at("original").at("fields").at("size"), 4096);
-    EXPECT_EQ(d.at("reimpl").at("fields").at("size"), 8192);
+    expect_size_from_profile(write_case("palette", small_palette()), "intensity_table", 4096, 8192);
 }
 
 // A scalar global the harness reads or writes as a 32-bit word (object_count, texture_count,
