@@ -337,7 +337,6 @@ void run_program(CaseContext& ctx) {
                                      call.light ? light_p : nullptr, 0, sink);
                 });
                 recorder.begin(record, call.guest[0]);
-                if (frames) frames->clear();
                 framebuffer.fill_background();
                 const auto r = o.call("draw_3d_object_", {call.guest[0], call.guest[1], call.guest[2], 0});
                 if (!r.ok())
