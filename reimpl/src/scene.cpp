@@ -117,12 +117,11 @@ void require_valid(const SceneParams& p) {
     }
 }
 
-// Pixels that are index 0 in `after` but were not in `before`.
-std::uint32_t newly_shadowed(const std::vector<std::uint8_t>& before,
+// Pixels that differ between `before` and `after`.
+std::uint32_t changed_pixels(const std::vector<std::uint8_t>& before,
                              const std::vector<std::uint8_t>& after) {
     std::uint32_t n = 0;
-    for (std::size_t i = 0; i < after.size(); ++i)
-        n += after[i] == kShadowColour && before[i] != kShadowColour;
+    for (std::size_t i = 0; i < after.size(); ++i) n += after[i] != before[i];
     return n;
 }
 
@@ -253,7 +252,7 @@ void SceneRenderer::draw_shadow(const SceneInput& input, const Instance& caster,
     const std::vector<std::uint8_t> before = frame.pixels;
     shadows_.draw(caster, input.camera, planned.params, input.state, frame);
     steps.push_back(ShadowDrawn{planned.caster, planned.params.plane_height, planned.receiver,
-                                planned.params.terrain_height, newly_shadowed(before, frame.pixels)});
+                                planned.params.terrain_height, changed_pixels(before, frame.pixels)});
 }
 
 } // namespace refcheck::reimpl

@@ -49,16 +49,23 @@ TEST_F(SceneTest, AShortRunOfTheShippedScriptsShowsShadowsOnEverySurfaceTheyClai
     const ojson& m = report.at("metrics");
     EXPECT_EQ(m.at("frames"), 12);
     EXPECT_EQ(report.at("counts").at("unexplained"), 0); // differing frames only by known divergences
-    for (const std::string script : {"deck", "sea", "island", "clouds"}) {
-        const ojson& s = m.at("scripts").at(script);
-        const std::string shows = s.at("shows").get<std::string>();
-        EXPECT_EQ(s.at("frames_with_" + shows + "_shadows"), 3)
-            << script << " shows " << shows << " in every frame";
-        EXPECT_GT(s.at("shadow_pixels_on_" + shows).get<std::uint64_t>(), 0u) << script;
+    // Each side counts its own (original_, reimpl_); an equivalent run's agree.
+    for (const std::string side : {"original_", "reimpl_"}) {
+        for (const std::string script : {"deck", "sea", "island", "clouds"}) {
+            const ojson& s = m.at("scripts").at(script);
+            const std::string shows = s.at("shows").get<std::string>();
+            EXPECT_EQ(s.at(side + "frames_with_" + shows + "_shadows"), 3)
+                << side << script << " shows " << shows << " in every frame";
+            EXPECT_GT(s.at(side + "shadow_pixels_on_" + shows).get<std::uint64_t>(), 0u) << side << script;
+        }
+        EXPECT_GT(m.at(side + "receiver_hits").get<int>(), 0) << side;
+        EXPECT_GT(m.at(side + "frames_with_apache_shadows").get<int>(), 0) << side; // 0x4ba / 0x4bb
+        EXPECT_GE(m.at(side + "terrain_samples").get<int>(), 12 * 14 * 14) << side; // (2R + 2)², R = 6
     }
-    EXPECT_GT(m.at("receiver_hits").get<int>(), 0);
-    EXPECT_GT(m.at("frames_with_apache_shadows").get<int>(), 0); // 0x4ba / 0x4bb drawn with 0x40a
-    EXPECT_GE(m.at("terrain_samples").get<int>(), 12 * 14 * 14); // (2R + 2)² corners a frame, R = 6
+    for (const auto& [name, value] : m.items())
+        if (name.starts_with("original_")) {
+            EXPECT_EQ(value, m.at("reimpl_" + name.substr(9))) << name;
+        }
     // A sample picture per script (and the first differing frames), original / reimplementation /
     // difference, beside the report and in the HTML page.
     for (const std::string script : {"deck", "sea", "island", "clouds"}) {
@@ -287,6 +294,29 @@ TEST_F(SceneTest, CellShiftLimitMovedByOneFailsTheHighLimitsCase) {
 }
 
 // ---- a refused call and a clear, seen in the frames -------------------------------------------------
+
+// The scene metrics were the reimplementation's figures: an original whose shadow draws paint
+// nothing still reported shadow pixels on every surface. Each side now counts its own, the
+// original's shadow pixels those its draw_3d_object_shadow_ calls changed in its framebuffer.
+TEST_F(SceneTest, AnOriginalWhoseShadowsPaintNothingShowsNoShadowPixels) {
+    const Detour s = detour_site("draw_3d_object_shadow_");
+    const std::vector<std::uint8_t> code = {0x31, 0xc0, 0xc3}; // xor eax, eax; ret: the body does nothing
+    const fs::path file = write_case("scenes-short", short_scenes(2, {"sea"}));
+    const Result r = refcheck("run " + quote(file) + " --data " + quote(kDefaultData) + " --out patched" +
+                              detour_patches(s, code));
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    const ojson report = read_json(path("patched/scenes-short.json"));
+    EXPECT_EQ(report.at("status"), "divergent");
+    const ojson m = report.at("metrics");
+    EXPECT_EQ(m.at("original_shadow_draws"), m.at("reimpl_shadow_draws")); // the calls were made
+    EXPECT_GT(m.at("reimpl_shadow_pixels_on_water").get<std::uint64_t>(), 0u);
+    EXPECT_GT(m.at("reimpl_frames_with_water_shadows").get<std::uint64_t>(), 0u);
+    for (const std::string surface : {"deck", "water", "terrain", "clouds"}) {
+        EXPECT_EQ(m.at("original_shadow_pixels_on_" + surface), 0) << surface;
+        EXPECT_EQ(m.at("original_frames_with_" + surface + "_shadows"), 0) << surface;
+    }
+    EXPECT_EQ(m.at("original_frames_with_apache_shadows"), 0);
+}
 
 // A draw_scene_ that refuses (result 1) but paints the framebuffer first: the refused and null
 // argument inputs compared the original's calls and result with a reimplementation's side the

@@ -86,6 +86,23 @@ EventRecord terrain_face_event(const events::FaceDraw& d) {
         {d.clipped, d.type, d.face_level, widened(d.material), widened(d.vertices), std::move(at)});
 }
 
+// A shadow as one side drew it, for the metrics (what the frames show), each side's own: the
+// reimplementation's from its ShadowDrawn steps, the original's from its draw_3d_object_shadow_ calls
+// (SceneRecorder). `pixels`: those the draw changed in its frame.
+struct ShadowSeen {
+    std::int64_t caster = 0;
+    std::int32_t plane_height = 0, terrain_height = 0;
+    std::uint32_t receiver = 0;
+    std::uint64_t pixels = 0;
+};
+std::vector<ShadowSeen> reimpl_shadows(const std::vector<reimpl::SceneStep>& steps) {
+    std::vector<ShadowSeen> out;
+    for (const auto& step : steps)
+        if (const auto* d = std::get_if<reimpl::ShadowDrawn>(&step))
+            out.push_back({d->caster, d->plane_height, d->terrain_height, d->receiver, d->pixels});
+    return out;
+}
+
 std::vector<EventRecord> reimpl_events(const std::vector<reimpl::SceneStep>& steps) {
     std::vector<EventRecord> out;
     for (const auto& step : steps) {
@@ -202,23 +219,36 @@ public:
             terrain_ = static_cast<std::int32_t>(m.read_u32(params.u32(m) + off_terrain_));
         });
         o.on_return("shadow_plane_height_", [this](emu::Machine& m) {
-            keep(plane_event(caster_, terrain_, static_cast<std::int32_t>(m.reg(emu::Reg::eax)),
-                             o_.u32("last_receiver")));
+            const std::uint32_t receiver = o_.u32("last_receiver");
+            keep(plane_event(caster_, terrain_, static_cast<std::int32_t>(m.reg(emu::Reg::eax)), receiver));
+            receiver_of_[caster_] = receiver;
         });
+        // Each shadow as the original drew it, for the metrics: its caster, the plane and terrain
+        // heights its params held, the receiver its caster's last plane query gave, and the pixels
+        // the call changed in the framebuffer (read as it begins and as it returns).
         o.tap("draw_3d_object_shadow_",
               [this, instance = o.arg("draw_3d_object_shadow_", "instance"),
                params = o.arg("draw_3d_object_shadow_", "params")](emu::Machine& m) {
-                  const auto plane = static_cast<std::int32_t>(m.read_u32(params.u32(m) + off_plane_));
-                  keep(shadow_event(world_->mobile_of(instance.u32(m)), plane));
+                  const std::uint32_t at = params.u32(m);
+                  const auto plane = static_cast<std::int32_t>(m.read_u32(at + off_plane_));
+                  const std::int64_t caster = world_->mobile_of(instance.u32(m));
+                  keep(shadow_event(caster, plane));
+                  const auto r = receiver_of_.find(caster);
+                  shadows_.push_back({caster, plane, static_cast<std::int32_t>(m.read_u32(at + off_terrain_)),
+                                      r == receiver_of_.end() ? 0 : r->second, 0});
+                  shadow_from_ = framebuffer_.read();
+                  ++depth_;
               });
+        o.on_return("draw_3d_object_shadow_", [this](emu::Machine&) {
+            if (!shadows_.empty()) shadows_.back().pixels = changed_pixels(framebuffer_.read(), shadow_from_);
+            depth_ -= depth_ ? 1 : 0;
+        });
         o.tap("draw_3d_object_", [this, instance = o.arg("draw_3d_object_", "instance")](emu::Machine& m) {
             keep(object_event(world_->mobile_of(instance.u32(m))));
+            ++depth_;
         });
         // A face routine called outside an object's or a shadow's draw is a terrain face.
-        for (const char* routine : {"draw_3d_object_", "draw_3d_object_shadow_"}) {
-            o.tap(routine, [this](emu::Machine&) { ++depth_; });
-            o.on_return(routine, [this](emu::Machine&) { depth_ -= depth_ ? 1 : 0; });
-        }
+        o.on_return("draw_3d_object_", [this](emu::Machine&) { depth_ -= depth_ ? 1 : 0; });
         for (const FaceRoutine& f : {kFaceRoutines[0], kFaceRoutines[1]}) { // the primary ones
             o.tap(f.name,
                   [this, clipped = f.clipped, packet = o.arg(f.name, "packet"),
@@ -233,9 +263,12 @@ public:
         world_ = &world;
         depth_ = 0;
         events_.clear();
+        shadows_.clear();
+        receiver_of_.clear();
         o_.forget_pending_returns();
     }
     std::vector<EventRecord> take() { return std::exchange(events_, {}); }
+    std::vector<ShadowSeen> take_shadows() { return std::exchange(shadows_, {}); }
 
 private:
     // Past the case's events_per_call the call is being stopped (Original::admit_event).
@@ -269,74 +302,95 @@ private:
     std::array<std::int32_t, 2> sample_at_{}; // the sample in progress (terrain_map)
     std::int32_t terrain_ = 0;
     std::vector<EventRecord> events_;
+    GuestFramebuffer framebuffer_{o_};
+    std::map<std::int64_t, std::uint32_t> receiver_of_; // caster -> its last plane query's receiver
+    std::vector<ShadowSeen> shadows_;
+    std::vector<std::uint8_t> shadow_from_;
 };
 
-// ---- what the frames show (metrics), per script and in all ----
+// ---- what the frames show (metrics), per script and in all, each side's own ----
 
-struct Shows {
-    std::uint64_t frames = 0, differing = 0, terrain_samples = 0, queue_entries = 0, plane_queries = 0,
-                  object_draws = 0, shadow_draws = 0, deck_hits = 0;
+// One side's figures: counted from its own events (the same count for both sides) and its own
+// shadows (ShadowSeen).
+struct SideShows {
+    std::uint64_t terrain_samples = 0, queue_entries = 0, plane_queries = 0, object_draws = 0,
+                  shadow_draws = 0, receiver_hits = 0, substituted_shadow_frames = 0;
     std::map<Surface, std::uint64_t> frames_with, pixels_on;
-    std::uint64_t substituted_shadow_frames = 0;
-    void add(const Shows& other);
-    ojson json() const {
-        ojson j = {{"frames", frames},
-                   {"frames_differing", differing},
-                   {"terrain_samples", terrain_samples},
-                   {"queue_entries", queue_entries},
-                   {"plane_queries", plane_queries},
-                   {"receiver_hits", deck_hits},
-                   {"object_draws", object_draws},
-                   {"shadow_draws", shadow_draws},
-                   {"frames_with_apache_shadows", substituted_shadow_frames}};
+    void add(const SideShows& o) {
+        terrain_samples += o.terrain_samples, queue_entries += o.queue_entries;
+        plane_queries += o.plane_queries, object_draws += o.object_draws, shadow_draws += o.shadow_draws;
+        receiver_hits += o.receiver_hits, substituted_shadow_frames += o.substituted_shadow_frames;
+        for (const auto& [surface, n] : o.frames_with) frames_with[surface] += n;
+        for (const auto& [surface, n] : o.pixels_on) pixels_on[surface] += n;
+    }
+    void json_into(ojson& j, const std::string& side) const {
+        j[side + "terrain_samples"] = terrain_samples;
+        j[side + "queue_entries"] = queue_entries;
+        j[side + "plane_queries"] = plane_queries;
+        j[side + "receiver_hits"] = receiver_hits;
+        j[side + "object_draws"] = object_draws;
+        j[side + "shadow_draws"] = shadow_draws;
+        j[side + "frames_with_apache_shadows"] = substituted_shadow_frames;
         for (Surface s : {Surface::Deck, Surface::Water, Surface::Terrain, Surface::Clouds}) {
             const std::string n(surface_name(s));
-            j["frames_with_" + n + "_shadows"] = frames_with.count(s) ? frames_with.at(s) : 0;
-            j["shadow_pixels_on_" + n] = pixels_on.count(s) ? pixels_on.at(s) : 0;
+            j[side + "frames_with_" + n + "_shadows"] = frames_with.count(s) ? frames_with.at(s) : 0;
+            j[side + "shadow_pixels_on_" + n] = pixels_on.count(s) ? pixels_on.at(s) : 0;
         }
+    }
+};
+
+struct Shows {
+    std::uint64_t frames = 0, differing = 0; // the comparison's own
+    SideShows original, reimpl;
+    void add(const Shows& o) {
+        frames += o.frames, differing += o.differing;
+        original.add(o.original);
+        reimpl.add(o.reimpl);
+    }
+    ojson json() const {
+        ojson j = {{"frames", frames}, {"frames_differing", differing}};
+        original.json_into(j, "original_");
+        reimpl.json_into(j, "reimpl_");
         return j;
     }
 };
 
-Surface surface_of(const reimpl::ShadowDrawn& d, std::int32_t cloud) {
+Surface surface_of(const ShadowSeen& d, std::int32_t cloud) {
     if (d.receiver) return Surface::Deck;
     if (d.plane_height == cloud && d.terrain_height != cloud) return Surface::Clouds;
     return d.terrain_height > 0 ? Surface::Terrain : Surface::Water;
 }
 
-// Counts one frame; returns the surfaces its shadows visibly fell on.
-std::set<Surface> count_frame(const std::vector<reimpl::SceneStep>& steps, const reimpl::MobileMap& map,
-                              std::int32_t cloud, Shows& s) {
+// Counts one side's frame from its events and shadows; returns the surfaces its shadows visibly fell
+// on. A substituted shadow (apache) is one whose caster the case placed as 0x4ba or 0x4bb.
+std::set<Surface> count_frame(const std::vector<EventRecord>& events, const std::vector<ShadowSeen>& shadows,
+                              const reimpl::MobileMap& map, std::int32_t cloud, SideShows& s) {
+    for (const EventRecord& e : events) {
+        const std::string_view kind = e.kind;
+        s.terrain_samples += kind == "terrain_sample";
+        s.queue_entries += kind == "scene_queue";
+        s.object_draws += kind == "object_draw";
+        s.shadow_draws += kind == "shadow_draw";
+        if (kind != "plane_query") continue;
+        ++s.plane_queries;
+        const Value* receiver = e.find("receiver");
+        s.receiver_hits += receiver && std::get<std::int64_t>(*receiver) != 0;
+    }
     std::set<Surface> seen;
     bool apache = false;
-    for (const auto& step : steps) {
-        if (std::holds_alternative<reimpl::TerrainSample>(step)) ++s.terrain_samples;
-        if (const auto* q = std::get_if<reimpl::QueueBuilt>(&step)) s.queue_entries += q->ids.size();
-        if (const auto* p = std::get_if<reimpl::PlaneQuery>(&step))
-            ++s.plane_queries, s.deck_hits += p->receiver != 0;
-        if (std::holds_alternative<reimpl::ObjectDrawn>(step)) ++s.object_draws;
-        const auto* d = std::get_if<reimpl::ShadowDrawn>(&step);
-        if (!d) continue;
-        ++s.shadow_draws;
-        if (!d->pixels) continue;
-        const Surface surface = surface_of(*d, cloud);
+    for (const ShadowSeen& d : shadows) {
+        if (!d.pixels) continue;
+        const Surface surface = surface_of(d, cloud);
         seen.insert(surface);
-        s.pixels_on[surface] += d->pixels;
-        const std::uint32_t model = map.mobile(d->caster).model;
+        s.pixels_on[surface] += d.pixels;
+        const std::uint32_t model = d.caster >= 0 && map.contains(static_cast<std::uint32_t>(d.caster))
+                                        ? map.mobile(static_cast<std::uint32_t>(d.caster)).model
+                                        : 0;
         apache = apache || model == reimpl::kShadowSubstituted[0] || model == reimpl::kShadowSubstituted[1];
     }
     for (Surface surface : seen) ++s.frames_with[surface];
     s.substituted_shadow_frames += apache ? 1 : 0;
     return seen;
-}
-
-void Shows::add(const Shows& o) {
-    frames += o.frames, differing += o.differing, terrain_samples += o.terrain_samples;
-    queue_entries += o.queue_entries, plane_queries += o.plane_queries, object_draws += o.object_draws;
-    shadow_draws += o.shadow_draws, deck_hits += o.deck_hits,
-        substituted_shadow_frames += o.substituted_shadow_frames;
-    for (const auto& [surface, n] : o.frames_with) frames_with[surface] += n;
-    for (const auto& [surface, n] : o.pixels_on) pixels_on[surface] += n;
 }
 
 // One case's frames on both sides: the palette, the renderer and the recorder set up once, then the
@@ -460,13 +514,11 @@ public:
               "draw_3d_object_shadow_", "construct_3d_object_", "add_mobile_", "move_mobile_"})
             o_.note_ran(routine);
         ctx_.report["frame_selection"] = pictures_.json();
+        // Each figure but frames and frames_differing (the comparison's own) is counted on each side
+        // from that side's own events and shadows, named original_ and reimpl_ (docs/architecture.md,
+        // "Metrics").
         ctx_.report["metrics"] = all_.json();
         ctx_.report["metrics"]["scripts"] = per_script_;
-        // Which side these figures count (frames, frames_differing: the comparison's own).
-        ctx_.report["metrics"]["counted_from"] =
-            "the reimplementation's scene steps of every frame run; the original's calls of the same frames "
-            "were "
-            "compared with them event by event, and its frames pixel by pixel";
     }
 
 private:
@@ -506,6 +558,7 @@ private:
         reimpl::Frame frame;
         emu::CallResult original;
         std::vector<EventRecord> original_events;
+        std::vector<ShadowSeen> original_shadows;
         std::vector<std::uint8_t> original_taint;
     };
     Drawn draw(const SceneWorld& world, const reimpl::SceneParams& params, Given given) {
@@ -531,6 +584,7 @@ private:
         d.original_taint = witness_.take_taint();
         if (watched) witness_.arm(0);
         d.original_events = recorder_.take();
+        d.original_shadows = recorder_.take_shadows();
         original_frame_ = framebuffer_.read();
         reimpl_frame_ = d.frame.pixels;
         return d;
@@ -568,7 +622,11 @@ private:
         ctx_.events += d.original_events.size() + reimpl.size() + 2;
         ++shows.frames;
         shows.differing += fc.differing ? 1 : 0;
-        return {fc, count_frame(d.reimpl.steps, world.map(), input_.params.limits.cloud_altitude, shows)};
+        const std::int32_t cloud = input_.params.limits.cloud_altitude;
+        std::set<Surface> seen =
+            count_frame(d.original_events, d.original_shadows, world.map(), cloud, shows.original);
+        seen.merge(count_frame(reimpl, reimpl_shadows(d.reimpl.steps), world.map(), cloud, shows.reimpl));
+        return {fc, seen};
     }
 
     CaseContext& ctx_;

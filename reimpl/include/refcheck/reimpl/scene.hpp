@@ -85,7 +85,7 @@ struct ShadowDrawn {
     std::int32_t plane_height = 0;
     std::uint32_t receiver = 0; // the deck it waited for, 0 when drawn at once
     std::int32_t terrain_height = 0;
-    std::uint32_t pixels = 0; // diagnostic, not observable on the original: pixels it turned to index 0
+    std::uint32_t pixels = 0; // the pixels this draw changed in the frame
     friend bool operator==(const ShadowDrawn&, const ShadowDrawn&) = default;
 };
 struct ObjectDrawn {
