@@ -299,6 +299,33 @@ TEST_F(MutateTest, AnArguedMutantThatNeverRanExcusesNothing) {
     EXPECT_NE(read_text(path("m/mutate.txt")).find("(1 argued, never run)"), std::string::npos);
 }
 
+// A case whose state carries from input to input plays every input up to the last it runs, and
+// compares them all: its cost is that prefix. Its mutants ran on the first 32 reaching inputs, so
+// coverage-mobiles-capacity (420 steps, 0.3 s in all), whose queues first fill at step 375, let
+// the queue's capacity mutants live. It now plays as much of the case as the instructions allow
+// (here all of it); --inputs-per-mutant, when given, still bounds the prefix.
+TEST_F(MutateTest, AStateCarryingCasePlaysAsMuchAsItsInstructionsAllow) {
+    const CodeSite capacity = find_instruction(
+        "build_mobile_queue_body", [](const emu::Instruction& in) { return in.text.ends_with(", 0xff"); });
+    const fs::path file = kCasesDir / "coverage-mobiles-capacity.json";
+    const std::string args = "--routines 'build_mobile_queue_body$' --operators imm_minus_one";
+    const ojson whole = mutate(file, args);
+    ASSERT_EQ(whole.at("cases").size(), 1u);
+    EXPECT_FALSE(whole.at("cases").at(0).at("skippable").get<bool>());
+    EXPECT_EQ(whole.at("cases").at(0).at("inputs_per_mutant"), 0) << "the whole case fits";
+    const ojson* m = find_mutant(whole, capacity.instruction.address, "imm_minus_one");
+    ASSERT_NE(m, nullptr) << "the enumeration lacks the queue's capacity check";
+    ASSERT_EQ(m->at("status"), "killed") << m->dump();
+    EXPECT_GT(m->at("inputs_run").get<std::uint64_t>(), 32u) << m->dump();
+
+    const ojson bounded = mutate(file, args + " --inputs-per-mutant 8");
+    EXPECT_EQ(bounded.at("cases").at(0).at("inputs_per_mutant"), 8);
+    const ojson* b = find_mutant(bounded, capacity.instruction.address, "imm_minus_one");
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(b->at("status"), "survived") << b->dump();
+    EXPECT_LE(b->at("inputs_run").get<std::uint64_t>(), 8u) << b->dump();
+}
+
 // A run restricted by --routines, --operators or --sample leaves out some of the registry's mutants:
 // their entries are outside the run, not gone. They were reported stale ("gone"), so every
 // restricted run of the shipped registry listed hundreds of stale entries, and a real one was lost

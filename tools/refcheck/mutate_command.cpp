@@ -72,7 +72,9 @@ const Command& mutate_command() {
                        "(0: all; else at least " +
                            std::to_string(harness::kMinInputsPerMutant) +
                            ", the fewest a mutant runs on where that many reach it; default: 32, and all in "
-                           "cases whose inputs together cost at most 5e7 instructions)")
+                           "cases whose inputs together cost at most 5e7 instructions; in a case whose state "
+                           "carries from input to input, the first N of its inputs, every reaching one run, "
+                           "and by default as many as 4e8 instructions allow)")
                     ->capture_default_str()
                     ->check(whole_number(harness::kMinInputsPerMutant, "every input"));
             app.add_option("--min-score", a->min_score,

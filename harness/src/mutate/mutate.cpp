@@ -266,9 +266,11 @@ struct BaselineCase {
     double seconds = 0;
     std::uint64_t instructions = 0; // the original's, from the first input on (baseline)
     bool skippable = true;          // a mutant's run can skip the inputs that do not reach it
-    std::size_t cap = 0;            // inputs per served mutant (0: all)
-    std::size_t later_cap = 0;      // ... once its family's earlier cases ran it on kMinInputs (0: all)
-    bool boots = false;             // runs the mutants reached before its first input (fresh boots)
+    // Per served mutant (0: all; picked_inputs): a skippable case's reaching inputs run; one whose
+    // state carries, the case's inputs its run plays (a prefix, every reaching input in it run).
+    std::size_t cap = 0;
+    std::size_t later_cap = 0; // ... once its family's earlier cases ran it on kMinInputs (0: all)
+    bool boots = false;        // runs the mutants reached before its first input (fresh boots)
     std::uint64_t per_input() const { return inputs.empty() ? instructions : instructions / inputs.size(); }
 };
 
@@ -349,6 +351,21 @@ std::vector<int> spread(const InputRuns& inputs, std::size_t cap) {
     if (cap == 1) return {inputs.at(0)};
     for (std::size_t k = 0; k < cap; ++k) out.push_back(inputs.at(k * (inputs.size() - 1) / (cap - 1)));
     out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+// The reaching inputs (indices) a mutant runs on in case `b`, under `cap` (BaselineCase::cap). A case
+// whose inputs can be skipped runs `cap` of them spread over its order. One whose state carries
+// from input to input plays every input up to the last it runs and compares them all, so its cost
+// is that prefix and not the count picked: every reaching input within the case's first `cap` runs.
+// It took the first `cap` reaching inputs: the capacity mutants of coverage-mobiles-capacity, whose
+// queues fill from step 375 of 420, survived on steps 0 to 31 though the whole case costs 0.3 s.
+std::vector<int> picked_inputs(const BaselineCase& b, const InputRuns& reach, std::size_t cap) {
+    if (b.skippable) return spread(reach, cap);
+    std::vector<int> out;
+    for (const auto& [first, last] : reach.runs())
+        for (int x = first; x <= last && (cap == 0 || static_cast<std::size_t>(x) < cap); ++x)
+            out.push_back(x);
     return out;
 }
 
@@ -656,8 +673,7 @@ ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<Ba
         Case c = b.c;
         if (!b.inputs.empty()) c.only_inputs.insert(b.inputs.front());
         if (const auto it = b.reach.find(index); it != b.reach.end() && !b.inputs.empty()) {
-            const std::vector<int> picked =
-                b.skippable ? spread(it->second, b.cap) : it->second.first(b.cap ? b.cap : it->second.size());
+            const std::vector<int> picked = picked_inputs(b, it->second, b.cap);
             // The first input runs anyway: "later inputs" are the others (the window from the first
             // input to the second counts the first's own call as reaching too).
             const std::size_t later =
@@ -874,10 +890,16 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         const bool cheap = options.whole_cheap_cases && b.instructions <= kWholeCaseInstructions;
         if (options.inputs_per_mutant != 0 && !cheap) {
             const std::uint64_t per_input = std::max<std::uint64_t>(1, b.per_input());
-            b.cap = static_cast<std::size_t>(std::clamp<std::uint64_t>(
-                kInstructionsPerRun / per_input, kMinInputs, options.inputs_per_mutant));
+            // A case whose state carries plays a prefix: as many of its inputs as those instructions
+            // allow, the whole case when they allow it all (--inputs-per-mutant, when given, bounds it).
+            const std::uint64_t most =
+                b.skippable || !options.whole_cheap_cases ? options.inputs_per_mutant : b.inputs.size();
+            b.cap = static_cast<std::size_t>(
+                std::clamp<std::uint64_t>(kInstructionsPerRun / per_input, kMinInputs, most));
             b.later_cap = static_cast<std::size_t>(
                 std::clamp<std::uint64_t>(kInstructionsPerLaterRun / per_input, kMinInputs, b.cap));
+            if (!b.skippable && b.cap >= b.inputs.size()) b.cap = 0;
+            if (!b.skippable && b.later_cap >= b.inputs.size()) b.later_cap = 0;
         }
     }
     baseline = {}; // what the cases keep is parsed; every served mutant's fork copies what stays
@@ -963,13 +985,19 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
             if (argued[i] && rows[i]["inputs_run"].get<std::uint64_t>() >= kMinInputs) continue;
             const auto it = b.reach.find(i);
             if (it == b.reach.end()) continue;
-            // Inputs a run can skip: a spread over the case; otherwise the first ones (the run
-            // goes through every input up to its last).
+            // Inputs a run can skip: a spread over the case; otherwise a prefix (picked_inputs). An
+            // argued mutant runs on kMinInputs reaching inputs (a prefix holding them).
             std::size_t cap = b.cap;
             if (family_inputs[{i, b.c.family}] >= kMinInputs) cap = b.later_cap;
-            if (argued[i]) cap = cap ? std::min<std::size_t>(cap, kMinInputs) : kMinInputs;
-            const std::vector<int> picked =
-                b.skippable ? spread(it->second, cap) : it->second.first(cap ? cap : it->second.size());
+            if (argued[i]) {
+                std::size_t least = kMinInputs;
+                if (!b.skippable)
+                    least = it->second.size() > kMinInputs
+                                ? static_cast<std::size_t>(it->second.at(kMinInputs - 1)) + 1
+                                : 0;
+                if (cap == 0 || (least != 0 && least < cap)) cap = least;
+            }
+            const std::vector<int> picked = picked_inputs(b, it->second, cap);
             add(rows[i], "reaching_inputs", it->second.size());
             add(rows[i], "served_reaching", it->second.size());
             if (picked.size() < it->second.size()) rows[i]["inputs_capped"] = rows[i]["served_capped"] = true;

@@ -82,6 +82,9 @@ struct MutateOptions {
     // Per case, a mutant runs on at most this many of the inputs that reach it, spread evenly over
     // the case's order (0: all of them). A survivor is then a survivor of those inputs. Never below
     // kMinInputsPerMutant (a run gets at least that many; mutate throws std::invalid_argument).
+    // A case whose state carries from input to input plays a prefix of its inputs, every reaching
+    // input in it run: as many as the run's instructions allow, at most this many when
+    // whole_cheap_cases is false.
     std::size_t inputs_per_mutant = 32;
     // A case whose inputs together cost the original at most kWholeCaseInstructions (receivers,
     // mobiles, construct: a fraction of a second) runs every reaching input, inputs_per_mutant
