@@ -159,7 +159,14 @@ std::uint32_t FaceWitness::classify(std::uint32_t packet, const IntList& u, cons
         const std::uint32_t slot = m.read_u16(packet + 2);
         const std::uint32_t descriptor =
             slot < m.read_u32(texture_count_at_) ? m.read_u32(texture_table_ + 4 * slot) : 0;
-        const std::uint32_t type = descriptor ? m.read_u32(descriptor + off_tex_type_) : 3;
+        // A descriptor pointer to memory the machine lacks (the face's routine faults reading it)
+        // has no image.
+        const auto word_mapped = [&m, descriptor](std::uint32_t off) {
+            return m.is_mapped(descriptor + off) && m.is_mapped(descriptor + off + 3);
+        };
+        const bool readable = descriptor && word_mapped(off_tex_type_) && word_mapped(off_tex_pixels_) &&
+                              word_mapped(off_tex_height_);
+        const std::uint32_t type = readable ? m.read_u32(descriptor + off_tex_type_) : 3;
         if (type <= 2) { // tex.stride: 0, 1, 2 -> 16, 32, 64 bytes per row; other types are invalid
             // u and v as the 32-bit words the face-vertex buffer holds: a negative one is past
             // every bound, as an unsigned address offset.
@@ -194,13 +201,14 @@ void FaceWitness::arm(std::uint32_t causes) {
             *table = p.data.count(name) ? o_.bytes(p.address_of(name), 256) : std::vector<std::uint8_t>{};
     }
     watch_writes(m);
-    // fault.tex.past_alloc: a read by the face's own routine past the end of the heap allocation
-    // holding its texture (emu's heap attribution). A read watch costs the slow memory path, so it
-    // is armed only for inputs whose reimplementation frame omitted such a sample.
+    // fault.tex.past_alloc: a read by the face's own routine at or past the end of its texture's
+    // image (face_entry), within its samples' reach, in the guest heap (where the image's textures
+    // are loaded; a texture elsewhere is never witnessed). A read watch costs the slow memory path,
+    // so it is armed only for inputs whose reimplementation frame omitted such a sample.
     if ((causes & kTexturePastImage) && !read_watch_) {
         read_watch_ =
             m.watch(m.heap().used(), emu::Access::read, [this](emu::Machine&, const emu::MemoryAccess& a) {
-                if (faces_.empty() || !faces_.back().texture_end) return;
+                if (faces_.empty() || !faces_.back().textured) return;
                 const std::uint64_t end = faces_.back().texture_end;
                 if (std::uint64_t{a.address} + a.size > end && a.address < faces_.back().sample_end)
                     faces_.back().past_texture = true;
@@ -258,28 +266,42 @@ void FaceWitness::face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_
     if (const PacketKind* k = kind(m.read_u8(packet)); (armed_ & kTexturePastImage) && k && k->textured) {
         const std::uint32_t slot = m.read_u16(packet + 2);
         const std::uint32_t descriptor = slot < texture_count_ ? m.read_u32(texture_table_ + 4 * slot) : 0;
-        if (const emu::Allocation* a = descriptor ? m.heap().containing(descriptor) : nullptr) {
-            f.texture_end = a->address + a->size;
+        // The end of its texture's image, from the image's own descriptor: pixels + stride x height
+        // (tex.stride of its type; an invalid type has no stride and no end). It was the end of the
+        // heap allocation holding the descriptor: the stand-in gives each texture its own, but a
+        // heap that carves blocks out of larger regions (Watcom's), or an image that keeps its
+        // textures in one block, puts the next texture's bytes there, and a read past the image
+        // landed inside it, unwitnessed.
+        // A descriptor pointer to memory the machine lacks (the face's routine faults reading it)
+        // has no image.
+        const auto word_mapped = [&m, descriptor](std::uint32_t off) {
+            return m.is_mapped(descriptor + off) && m.is_mapped(descriptor + off + 3);
+        };
+        const bool readable = descriptor && word_mapped(off_tex_type_) && word_mapped(off_tex_pixels_) &&
+                              word_mapped(off_tex_height_);
+        const std::uint32_t type = readable ? m.read_u32(descriptor + off_tex_type_) : 3;
+        if (type <= 2) {
+            const std::uint64_t stride = std::uint64_t{16} << type;
+            const std::uint64_t pixels = m.read_u32(descriptor + off_tex_pixels_);
+            f.textured = true;
+            f.texture_end = pixels + stride * m.read_u32(descriptor + off_tex_height_);
             // The reads that can be its samples (tex.sample: pixels + v * stride + u, u and v
             // interpolated between the vertices' values, so within their range): up to the
             // greatest v's row plus the greatest u, from the face-vertex array the original passed.
-            // Other reads past the allocation (the face-vertex array itself, when the heap holds it
-            // there) are not samples. An invalid type has no stride: 64 KiB past the allocation.
-            f.sample_end = std::uint64_t{f.texture_end} + kPastReach;
-            if (const std::uint32_t type = m.read_u32(descriptor + off_tex_type_); type <= 2) {
-                std::int64_t most_u = 0, most_v = 0;
-                for (std::uint8_t k = 0; k < m.read_u8(packet + 1); ++k) {
-                    const std::uint32_t at = fv + static_cast<std::uint32_t>(k) * fv_size_;
-                    most_u =
-                        std::max<std::int64_t>(most_u, static_cast<std::int32_t>(m.read_u32(at + off_fv_u_)));
-                    most_v =
-                        std::max<std::int64_t>(most_v, static_cast<std::int32_t>(m.read_u32(at + off_fv_v_)));
-                }
-                const std::int64_t reach = std::int64_t{m.read_u32(descriptor + off_tex_pixels_)} +
-                                           most_v * (std::int64_t{16} << type) + most_u + 1;
-                f.sample_end = std::min<std::uint64_t>(
-                    f.sample_end, static_cast<std::uint64_t>(std::max<std::int64_t>(reach, 0)));
+            // Other reads past the image (the face-vertex array itself, when it lies there) are not
+            // samples.
+            std::int64_t most_u = 0, most_v = 0;
+            for (std::uint8_t k = 0; k < m.read_u8(packet + 1); ++k) {
+                const std::uint32_t at = fv + static_cast<std::uint32_t>(k) * fv_size_;
+                most_u =
+                    std::max<std::int64_t>(most_u, static_cast<std::int32_t>(m.read_u32(at + off_fv_u_)));
+                most_v =
+                    std::max<std::int64_t>(most_v, static_cast<std::int32_t>(m.read_u32(at + off_fv_v_)));
             }
+            const std::int64_t reach =
+                static_cast<std::int64_t>(pixels) + most_v * static_cast<std::int64_t>(stride) + most_u + 1;
+            f.sample_end = std::min<std::uint64_t>(
+                f.texture_end + kPastReach, static_cast<std::uint64_t>(std::max<std::int64_t>(reach, 0)));
         }
     }
     // A face that may carry a cause: the framebuffer bytes it writes, watched for its call only (a
@@ -289,7 +311,7 @@ void FaceWitness::face_entry(emu::Machine& m, std::uint32_t packet, std::uint32_
     // repaint a pixel with a cause in the colour there (its box covers one) or another face is
     // running (its pixels' taint waits for that face's return). The slow memory path a watch costs
     // is paid only then.
-    f.carrier = f.flags || f.texture_end;
+    f.carrier = f.flags || f.textured;
     f.collects = f.carrier || !faces_.empty() || covers_taint(m, fv, m.read_u8(packet + 1));
     // A face with a face nested in it collects from then on: what the nested face leaves may carry a
     // cause the outer face then repaints in the same colour.

@@ -130,7 +130,8 @@ private:
     struct FaceInProgress {
         std::uint32_t id = 0;
         std::uint32_t flags = 0;       // causes witnessed for its levels
-        std::uint32_t texture_end = 0; // end of the heap allocation holding its texture (0: none)
+        bool textured = false;         // its texture has an image end (texture_end)
+        std::uint64_t texture_end = 0; // end of its texture's image: pixels + stride x height
         std::uint64_t sample_end = 0;  // end of the bytes its samples can read (see face_entry)
         bool past_texture = false;     // it read past that end, below sample_end
         bool carrier = false;          // it may carry a cause: what it writes takes its causes

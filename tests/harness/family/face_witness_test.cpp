@@ -173,6 +173,37 @@ protected:
     std::uint32_t slot_ = 0, texture_ = 0;
 };
 
+// fault.tex.past_alloc's witness is a read at or past the end of the texture's own image (its
+// descriptor's pixels + stride x height). It was the end of the heap allocation holding the
+// descriptor, which on the stand-in (one allocation per texture) is the same; a texture inside a
+// larger block (a sub-allocating heap, textures kept in one block) read the block's next bytes and
+// was never witnessed.
+TEST_F(FaceWitnessTest, AReadPastTheImageIsWitnessedInsideALargerAllocation) {
+    build_palette();
+    emu::Machine& m = original_.machine();
+    const Profile& profile = original_.profile();
+    const std::uint32_t header = profile.struct_size("texture");
+    const std::uint32_t height = m.read_u32(texture_ + profile.offset_of("texture", "height"));
+    const std::uint32_t type = m.read_u32(texture_ + profile.offset_of("texture", "type"));
+    const std::uint32_t image = (16u << type) * height;
+    // One block: the header, the image, then 4 KiB more (the next texture's bytes, say).
+    const std::uint32_t block = original_.scratch(header + image + 4096);
+    m.write(block, m.read_bytes(texture_, header));
+    m.write(block + header,
+            m.read_bytes(m.read_u32(texture_ + profile.offset_of("texture", "pixels")), image));
+    m.write(block + header + image, std::vector<std::uint8_t>(4096, 0x33));
+    m.write_u32(block + profile.offset_of("texture", "pixels"), block + header);
+    m.write_u32(original_.address("texture_table") + 4 * slot_, block);
+    texture_ = block;
+    ASSERT_LT(past_texel(), block + header + image + 4096) << "the sample lies inside the block";
+
+    FaceWitness witness(original_, {kFace});
+    witness.arm(kTexturePastImage);
+    draw_past_texture(10, 10, 60, 60);
+    const std::vector<std::uint8_t> taint = disarm(witness);
+    EXPECT_EQ(at(taint, 30, 30), kTexturePastImage) << "a sample past the image, inside the block";
+}
+
 // An unflagged face painted over part of a flagged one: the pixels it wrote lose the cause (their
 // last writer is the flat face), the flagged face's other pixels keep it.
 TEST_F(FaceWitnessTest, AnUnflaggedFacePaintedOverAFlaggedOneClearsThePixelsItWrote) {
