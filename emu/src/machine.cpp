@@ -483,6 +483,7 @@ DataRoot* Machine::data_root() { return impl_->data_root ? &*impl_->data_root : 
 win32::Kernel32State& Machine::kernel32() { return impl_->kernel32; }
 win32::MsvcrtState& Machine::msvcrt() { return impl_->msvcrt; }
 Range Machine::stack() const { return impl_->stack; }
+Address Machine::call_stack_top() const { return impl_->call_top ? impl_->call_top : impl_->stack.end; }
 
 std::optional<Address> Machine::import_thunk(std::string_view dll, std::string_view function) const {
     auto lower = [](std::string_view s) {

@@ -276,7 +276,8 @@ CallResult Machine::call(Address address, Convention c, std::span<const uint32_t
     m.executed = 0;
     reset_registers(m.uc);
     m.reset_thread_state();
-    write_call_frame(*this, c, args, m.stack.end, sentinel);
+    const Address top = call_stack_top();
+    write_call_frame(*this, c, args, top, sentinel);
 
     CrashNote* note = crash_note();
     if (note) {
@@ -326,8 +327,8 @@ CallResult Machine::call(Address address, Convention c, std::span<const uint32_t
         Address esp = reg(Reg::esp);
         uint32_t pops = caller_pops(c, static_cast<unsigned>(args.size()));
         set_reg(Reg::esp, esp + pops); // the caller's part of the clean-up
-        if (esp + pops != m.stack.end) {
-            int32_t off = static_cast<int32_t>(esp + pops - m.stack.end);
+        if (esp + pops != top) {
+            int32_t off = static_cast<int32_t>(esp + pops - top);
             m.record_stop(FaultKind::stack_imbalance,
                           "ESP is " + std::to_string(off) + " bytes off after the return: a " +
                               std::string(to_string(c)) + " routine with " + std::to_string(args.size()) +
@@ -350,14 +351,18 @@ CallResult Machine::run_entry_until(Address until, CallLimits limits) {
     refuse_if_sealed(m, entry); // before the tap below is installed
     const std::string target = m.symbols.name_at(until) ? *m.symbols.name_at(until) : hex(until);
     bool reached = false;
-    const HookId h = tap(until, [&reached, &target](Machine& machine) {
+    Address stopped_at = 0; // ESP at `until`: the start-up's frames are above it
+    const HookId h = tap(until, [&reached, &stopped_at, &target](Machine& machine) {
         reached = true;
+        stopped_at = machine.reg(Reg::esp);
         machine.stop(FaultKind::stopped, "boot reached " + target);
     });
+    m.call_top = 0; // a boot starts at the stack's end
     CallResult r = call(entry, Convention::cdecl, {}, limits);
     remove_hook(h);
     if (reached && r.fault && r.fault->kind == FaultKind::stopped) {
         r.fault.reset();
+        m.call_top = stopped_at & ~Address{15};
     } else if (!r.fault) {
         m.record_stop(FaultKind::stopped,
                       "the entry point " + hex(entry) + " returned without reaching " + target);

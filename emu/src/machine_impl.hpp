@@ -89,6 +89,9 @@ struct Machine::Impl {
     win32::Kernel32State kernel32;
     win32::MsvcrtState msvcrt;
     Range stack{Machine::stack_base, Machine::stack_top};
+    // Where a call's frame goes (Machine::call_stack_top): 0 for the stack's end; after a boot
+    // (run_entry_until), below the start-up's frames.
+    Address call_top = 0;
     Coverage coverage;
     Trace trace;
     Disassembler disassembler;

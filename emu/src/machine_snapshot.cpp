@@ -23,6 +23,7 @@ struct Snapshot::Data {
     std::map<uint32_t, File> kernel32_files, crt_files;
     std::map<uint32_t, win32::FindSearch> searches;
     std::vector<uint32_t> exit_callbacks;
+    Address call_top = 0;
 
     Data() = default;
     Data(const Data&) = delete;
@@ -75,6 +76,7 @@ Snapshot Machine::snapshot() const {
         d->crt_files[address] = {offset_of(file.fd), file.eof, file.error};
     d->searches = m.kernel32.searches;
     d->exit_callbacks = m.msvcrt.exit_callbacks;
+    d->call_top = m.call_top;
     return Snapshot(std::move(d));
 }
 
@@ -164,6 +166,7 @@ RestoreStats Machine::restore(const Snapshot& s) {
     m.kernel32.performance_counter = d.performance_counter;
     m.kernel32.tls_slots_used = d.tls_slots_used;
     m.msvcrt.exit_callbacks = d.exit_callbacks;
+    m.call_top = d.call_top;
     return stats;
 }
 

@@ -277,6 +277,37 @@ TEST(CrtImage, BootRunsTheStartUpUntilMainAndStopsThere) {
     EXPECT_EQ(m.data_root()->accesses()[0].bytes_read, 3u);
 }
 
+// The calls after a boot start below the start-up's frames: they started at the stack's end, over
+// the frames start-up left (main's return address and arguments, the runtime's own data: Open
+// Watcom keeps its thread data, the stack bound and errno, there).
+TEST(CrtImage, CallsAfterABootLeaveTheStartUpsFramesAsItLeftThem) {
+    test::ScratchDir dir("crt-boot-frames");
+    dir.put("DATA/INPUT.BIN", "ABC");
+    Machine m({dir.path()});
+    m.load(EMU_CRT_IMAGE);
+    const Address main = map_address(EMU_CRT_IMAGE_MAP, "main");
+    EXPECT_EQ(m.call_stack_top(), m.stack().end) << "before a boot";
+    Address at_main = 0;
+    const HookId h = m.tap(main, [&](Machine& mm) { at_main = mm.reg(Reg::esp); });
+    const CallResult boot = m.run_entry_until(main);
+    m.remove_hook(h);
+    ASSERT_TRUE(boot.ok()) << describe(boot);
+    EXPECT_EQ(m.call_stack_top(), at_main & ~Address{15});
+    const Range frames{m.call_stack_top(), m.stack().end};
+    ASSERT_GT(frames.size(), 0u);
+    const std::vector<std::uint8_t> left = m.read_bytes(frames.begin, frames.size());
+
+    const Address args = guest_buffer(m, 8);
+    m.write_u32(args, guest_string(m, "refcheck"));
+    const Snapshot before = m.snapshot();
+    const CallResult r = m.call(main, Convention::cdecl, {1, args});
+    ASSERT_TRUE(r.ok()) << describe(r); // no stack imbalance: ESP came back to the call's top
+    EXPECT_EQ(m.read_bytes(frames.begin, frames.size()), left) << "a call wrote over start-up's frames";
+    EXPECT_EQ(m.reg(Reg::esp), m.call_stack_top());
+    m.restore(before);
+    EXPECT_EQ(m.call_stack_top(), frames.begin) << "a snapshot keeps where calls start";
+}
+
 // A boot whose routine start-up never reaches is a fault saying where the run ended instead.
 TEST(CrtImage, BootThatNeverReachesItsRoutineIsAFault) {
     test::ScratchDir dir("crt-boot-never");

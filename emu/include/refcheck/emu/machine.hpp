@@ -154,8 +154,13 @@ public:
     // (relocations applied). Throws EmuError for a bad file.
     const Image& load(const std::filesystem::path& pe, std::optional<Address> base = std::nullopt);
     const Image& image() const;
-    // The stack as placed around the loaded image ([begin, end): ESP starts at end).
+    // The stack as placed around the loaded image ([begin, end)).
     Range stack() const;
+    // Where a call()'s frame is written below (its ESP, on return, is back there): the stack's end,
+    // or after a successful run_entry_until the boot's ESP where it stopped (16-byte aligned), so
+    // that the calls after a boot leave the start-up's frames as it left them (a runtime may keep
+    // its thread data there: Open Watcom's stack bound and errno).
+    Address call_stack_top() const;
     // The shim-page thunk an import of the image is bound to ("msvcrt.dll", "malloc"; DLL name
     // case-insensitive). replace() on it replaces the import: the shim or the trap no longer runs.
     std::optional<Address> import_thunk(std::string_view dll, std::string_view function) const;
