@@ -339,6 +339,7 @@ void run_program(CaseContext& ctx) {
                 recorder.begin(record, call.guest[0]);
                 framebuffer.fill_background();
                 const auto r = o.call("draw_3d_object_", {call.guest[0], call.guest[1], call.guest[2], 0});
+                recorder.end();
                 if (!r.ok())
                     throw OriginalFailed("draw_3d_object_ faulted with a null " + std::string(call.argument) +
                                          ": " + r.fault->message);
@@ -399,6 +400,7 @@ void run_program(CaseContext& ctx) {
                     if (watched) recorder.witness().arm(watched);
                     if (ctx.probe) ctx.probe->begin(o);
                     o.call("draw_3d_object_", {built.eax, camera_at, light_at, state});
+                    recorder.end();
                     if (ctx.probe) ctx.probe->end(o);
                     // Only frames read the taint (64,000 bytes an input, all zero when not armed).
                     std::vector<std::uint8_t> original_taint;

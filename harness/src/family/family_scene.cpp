@@ -22,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 namespace refcheck::harness {
@@ -187,6 +188,7 @@ public:
                               pack_words(sector_terrain_map(scene.islands).heights));
             o.tap("sample_terrain_height_", [this, ax = o.arg("sample_terrain_height_", "x"),
                                              az = o.arg("sample_terrain_height_", "z")](emu::Machine& m) {
+                require_open("sample_terrain_height_");
                 sample_at_ = {ax.i32(m), az.i32(m)};
             });
             o.on_return("sample_terrain_height_", [this](emu::Machine& m) {
@@ -198,14 +200,17 @@ public:
             o.replace("sample_terrain_height_", sampler_args,
                       [this, islands = scene.islands, ax = o.arg("sample_terrain_height_", "x"),
                        az = o.arg("sample_terrain_height_", "z")](emu::Machine& m, const emu::Args&) {
+                          require_open("sample_terrain_height_");
                           const std::int32_t x = ax.i32(m), z = az.i32(m);
                           const std::int32_t h = island_terrain(islands, x, z);
                           keep(sample_event(x, z, h));
                           return static_cast<std::uint32_t>(h);
                       });
         }
-        o.tap("build_mobile_queue_",
-              [this, ids = o.arg("build_mobile_queue_", "ids")](emu::Machine& m) { ids_at_ = ids.u32(m); });
+        o.tap("build_mobile_queue_", [this, ids = o.arg("build_mobile_queue_", "ids")](emu::Machine& m) {
+            require_open("build_mobile_queue_");
+            ids_at_ = ids.u32(m);
+        });
         o.on_return("build_mobile_queue_", [this](emu::Machine& m) {
             for (std::uint32_t i = 0; i < m.reg(emu::Reg::eax) && i < reimpl::kQueueCapacity; ++i)
                 keep(queue_event(i, m.read_u32(ids_at_ + 4 * i)));
@@ -215,6 +220,7 @@ public:
         });
         o.tap("shadow_plane_height_", [this, caster = o.arg("shadow_plane_height_", "caster"),
                                        params = o.arg("shadow_plane_height_", "params")](emu::Machine& m) {
+            require_open("shadow_plane_height_");
             caster_ = m.read_u32(caster.u32(m) + off_id_);
             terrain_ = static_cast<std::int32_t>(m.read_u32(params.u32(m) + off_terrain_));
         });
@@ -231,7 +237,7 @@ public:
                params = o.arg("draw_3d_object_shadow_", "params")](emu::Machine& m) {
                   const std::uint32_t at = params.u32(m);
                   const auto plane = static_cast<std::int32_t>(m.read_u32(at + off_plane_));
-                  const std::int64_t caster = world_->mobile_of(instance.u32(m));
+                  const std::int64_t caster = world("draw_3d_object_shadow_").mobile_of(instance.u32(m));
                   keep(shadow_event(caster, plane));
                   const auto r = receiver_of_.find(caster);
                   shadows_.push_back({caster, plane, static_cast<std::int32_t>(m.read_u32(at + off_terrain_)),
@@ -244,7 +250,7 @@ public:
             depth_ -= depth_ ? 1 : 0;
         });
         o.tap("draw_3d_object_", [this, instance = o.arg("draw_3d_object_", "instance")](emu::Machine& m) {
-            keep(object_event(world_->mobile_of(instance.u32(m))));
+            keep(object_event(world("draw_3d_object_").mobile_of(instance.u32(m))));
             ++depth_;
         });
         // A face routine called outside an object's or a shadow's draw is a terrain face.
@@ -253,12 +259,17 @@ public:
             o.tap(f.name,
                   [this, clipped = f.clipped, packet = o.arg(f.name, "packet"),
                    vertices = o.arg(f.name, "vertices"), level = o.arg(f.name, "level")](emu::Machine& m) {
+                      require_open("a primary face routine");
                       if (depth_ == 0) terrain_face(m, clipped, packet.u32(m), vertices.u32(m), level.i32(m));
                   });
         }
     }
     // The image's own packet table decodes the terrain packets (never the reimplementation's).
     void decode_with(const FaceWitness& witness) { witness_ = &witness; }
+    // One draw_scene_ call's recording: begin() before it, end() after it. A hooked routine the
+    // original calls outside one (from construct_3d_object_ or add_mobile_, say) has no frame to
+    // belong to: its hook stops the running call with a host_error fault saying so (it read the
+    // world of a frame gone, or recorded into events the next begin() dropped unseen).
     void begin(const SceneWorld& world) {
         world_ = &world;
         depth_ = 0;
@@ -267,10 +278,19 @@ public:
         receiver_of_.clear();
         o_.forget_pending_returns();
     }
+    void end() { world_ = nullptr; }
     std::vector<EventRecord> take() { return std::exchange(events_, {}); }
     std::vector<ShadowSeen> take_shadows() { return std::exchange(shadows_, {}); }
 
 private:
+    void require_open(const char* what) const { (void)world(what); }
+    const SceneWorld& world(const char* what) const {
+        if (!world_)
+            throw std::runtime_error(std::string(what) +
+                                     " was called outside a draw_scene_ call: the harness records the "
+                                     "original's frames only, and this call is not one");
+        return *world_;
+    }
     // Past the case's events_per_call the call is being stopped (Original::admit_event).
     void keep(EventRecord e) {
         if (o_.admit_event()) events_.push_back(std::move(e));
@@ -583,6 +603,7 @@ private:
                                              given.light ? light_at_ : 0, input_.state});
         d.original_taint = witness_.take_taint();
         if (watched) witness_.arm(0);
+        recorder_.end();
         d.original_events = recorder_.take();
         d.original_shadows = recorder_.take_shadows();
         original_frame_ = framebuffer_.read();

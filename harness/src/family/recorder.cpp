@@ -3,6 +3,7 @@
 #include "refcheck/harness/divergences.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <type_traits>
 
 namespace refcheck::harness {
@@ -157,7 +158,21 @@ void Recorder::begin(std::uint32_t record, std::uint32_t instance) {
     events_.clear();
 }
 
+void Recorder::end() {
+    frames_.clear();
+    slots_.clear();
+    switches_.clear();
+}
+
 IntList Recorder::path() const { return slots_; }
+
+const Recorder::Frame& Recorder::drawing(const char* what) const {
+    if (frames_.empty())
+        throw std::runtime_error(std::string(what) +
+                                 " was called outside a draw_3d_object_ call: the harness records the "
+                                 "original's draws only, and this call is not one");
+    return frames_.back();
+}
 
 EventRecord* Recorder::append() {
     if (!o_.admit_event()) return nullptr; // past the case's events_per_call: the call is being stopped
@@ -173,7 +188,7 @@ void Recorder::face(emu::Machine& m, const FaceArgs& args) {
 void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_level, std::uint32_t flags,
                     bool clipped, bool entry_secondary) {
     emu::Machine& m = o_.machine();
-    const Frame& top = frames_.back();
+    const Frame& top = drawing(entry_secondary ? "a secondary face routine" : "a primary face routine");
     const bool secondary = flags & 1;
     // `secondary` is the entry point the image called (abi.face.select), which its flags argument
     // must repeat (abi.face: bit 0 secondary, other bits 0). When they disagree the field holds the
@@ -240,7 +255,8 @@ void Recorder::face(std::uint32_t packet, std::uint32_t fv, std::int32_t face_le
 }
 
 void Recorder::winding(std::int32_t w) {
-    if (EventRecord* e = append()) winding_event(*e, frames_.back().record, path(), w);
+    const Frame& top = drawing("polygon_winding_");
+    if (EventRecord* e = append()) winding_event(*e, top.record, path(), w);
 }
 
 void Recorder::control(std::uint32_t next) {
@@ -248,18 +264,20 @@ void Recorder::control(std::uint32_t next) {
     const std::uint32_t op = switches_.back();
     switches_.pop_back();
     emu::Machine& m = o_.machine();
-    const std::uint32_t model = m.read_u32(frames_.back().instance + off_inst_model_);
+    const Frame& top = drawing("a state switch (op_ifmask, op_choose, op_select)");
+    const std::uint32_t model = m.read_u32(top.instance + off_inst_model_);
     const std::uint32_t program = m.read_u32(model + kHeaderProgram);
     if (EventRecord* e = append())
-        control_event(*e, frames_.back().record, path(), op - program, m.read_u8(op),
+        control_event(*e, top.record, path(), op - program, m.read_u8(op),
                       next ? std::int64_t{next} - program : -1);
 }
 
 void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
     emu::Machine& m = o_.machine();
+    const Frame top = drawing("draw_attached_object_");
     const std::uint32_t child = m.read_u32(parent + off_inst_child_ + 4 * slot);
     if (!child) {
-        frames_.push_back({frames_.back().record, frames_.back().instance, false});
+        frames_.push_back({top.record, top.instance, false});
         return;
     }
     IntList position, rotation;
@@ -271,7 +289,7 @@ void Recorder::attach_enter(std::uint32_t parent, std::uint32_t slot) {
     if (EventRecord* e = append()) {
         e->kind = "attached_draw";
         e->fields.reserve(6);
-        e->fields.emplace_back("record", std::int64_t{frames_.back().record});
+        e->fields.emplace_back("record", std::int64_t{top.record});
         e->fields.emplace_back("path", path());
         e->fields.emplace_back("slot", std::int64_t{slot});
         e->fields.emplace_back("model", std::int64_t{record});

@@ -54,7 +54,12 @@ public:
     Recorder(Original& original, const std::vector<std::string>& run);
     // The original's evidence (excuses on face events; the per-pixel taint of frames).
     FaceWitness& witness() { return witness_; }
+    // A draw_3d_object_ call's recording: begin() before it, end() after it. A hooked routine the
+    // original calls outside one (a face routine or a state switch from construct_3d_object_) has no
+    // draw to belong to: its hook stops the running call with a host_error fault saying so (it
+    // dereferenced an empty frame stack, or recorded into the last draw's events, dropped unseen).
     void begin(std::uint32_t record, std::uint32_t instance);
+    void end();
     // The events recorded since begin(); valid until the next begin() (their storage is reused).
     const std::vector<EventRecord>& events() const { return events_.events(); }
     // Called from the hook that records an event, just before event #index of the input is
@@ -83,6 +88,9 @@ private:
     void attach_enter(std::uint32_t parent, std::uint32_t slot);
     void attach_leave();
     IntList path() const;
+    // The innermost instance being drawn; throws std::runtime_error outside a draw (`what` is the
+    // hooked routine), which the hook turns into the running call's fault.
+    const Frame& drawing(const char* what) const;
     // A blank event at the end of the input's stream, or null past the case's events_per_call (the
     // call is then being stopped).
     EventRecord* append();
