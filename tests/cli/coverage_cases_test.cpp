@@ -4,6 +4,8 @@
 #include "cli_support.hpp"
 #include "code_site.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <vector>
@@ -322,6 +324,84 @@ TEST_F(CoverageCasesTest, ACrowdedScanKillsTheQueuesCapacityMutantsAndClaimsTheS
     for (const char* rule : {"mobile.scan_order", "mobile.filter_first", "mobile.capacity"}) {
         EXPECT_NE(status(plain, "plain-run", rule), "Proven") << rule;
         EXPECT_EQ(status(both, "both-run", rule), "Proven") << rule;
+    }
+}
+
+// shadow.program: the shadow interpreter's state switches (ops 4 and 5 in shadow mode) take the
+// animation state, and every shadow case but the small edge ones drew state 0, under which op 5's
+// shift and mask and op 4's bit test could be anything: an original ignoring them stayed equivalent
+// over every shadow case, shadows.json Proving the rule. coverage-shadow-states draws the same
+// models under states whose bits take each way; shadows.json no longer claims the rule.
+TEST_F(CoverageCasesTest, AnimationStatesShowTheShadowInterpretersStateSwitches) {
+    std::vector<std::pair<std::string, std::string>> patches; // what each breaks, the --patch
+    const auto patch = [&](const CodeSite& site, std::vector<std::uint8_t> bytes, const std::string& what) {
+        patches.emplace_back(what, site.where() + ":" + hex_bytes(bytes));
+    };
+    const CodeSite mask =
+        find_instruction("sop_select", [](const emu::Instruction& in) { return in.text == "and ecx, eax"; });
+    patch(mask, {0x89, 0xc1}, "op 5 ignores its mask"); // mov ecx, eax
+    const CodeSite shift =
+        find_instruction("sop_select", [](const emu::Instruction& in) { return in.text == "shr eax, cl"; });
+    patch(shift, {0x90, 0x90}, "op 5 ignores its shift");
+    const CodeSite test = find_instruction(
+        "sop_choose", [](const emu::Instruction& in) { return in.text == "and eax, dword ptr [edx + 1]"; });
+    const emu::Address after = test.instruction.address + test.instruction.size;
+    const CodeSite branch =
+        find_instruction("sop_choose", [&](const emu::Instruction& in) { return in.address == after; });
+    ASSERT_EQ(branch.bytes.at(0), 0x74) << branch.instruction.text;
+    std::vector<std::uint8_t> always = branch.bytes;
+    always[0] = 0xeb; // jmp: the bit's test always says clear
+    patch(branch, always, "op 4 always takes its clear branch");
+    const std::string cases =
+        quote(kCasesDir / "shadows.json") + " " + quote(kCasesDir / "coverage-shadow-states.json");
+    for (std::size_t k = 0; k < patches.size(); ++k) {
+        const auto& [what, where] = patches[k];
+        const std::string out = "o" + std::to_string(k);
+        const Result r = refcheck("run " + cases + " --data " + quote(kSmallData) + " --out " + out +
+                                  " --patch " + quote(where));
+        EXPECT_EQ(r.code, 1) << what << r.out << r.err;
+        EXPECT_EQ(read_json(path(out + "/shadows.json")).at("status"), "equivalent")
+            << what << ": state 0 hides it";
+        EXPECT_EQ(read_json(path(out + "/coverage-shadow-states.json")).at("status"), "divergent") << what;
+    }
+    const ojson claims = read_json(kCasesDir / "shadows.json").at("rules");
+    EXPECT_EQ(std::count(claims.begin(), claims.end(), "shadow.program"), 0);
+}
+
+// shadow.project: the plane a shadow falls on is shadow_params.plane_height (h), and a sun pointing
+// up draws nothing. The shadow family wrote terrain_height equal to plane_height, so a draw
+// projecting onto terrain_height stayed equivalent over every shadow case; and no case could have
+// a sun with y >= 0 (the case format refused one), so an original drawing under it did too. The
+// ground now lies below the plane, and coverage-shadow-close has a sun pointing up.
+TEST_F(CoverageCasesTest, ShadowsFallOnThePlaneHeightAndAnUpwardSunDrawsNothing) {
+    const ojson profile = read_json(kProfile);
+    std::map<std::string, std::uint32_t> at;
+    for (const auto& f : profile.at("structs").at("shadow_params").at("fields"))
+        at[f.at("name").get<std::string>()] = f.at("offset").get<std::uint32_t>();
+    char plane[16];
+    std::snprintf(plane, sizeof plane, "+ 0x%x]", at.at("plane_height"));
+    const CodeSite read_plane = find_instruction("shadow_vertex", [&](const emu::Instruction& in) {
+        return in.text.starts_with("mov ") && in.text.ends_with(plane);
+    });
+    std::vector<std::uint8_t> terrain = read_plane.bytes;
+    ASSERT_EQ(terrain.back(), at.at("plane_height")) << read_plane.instruction.text;
+    terrain.back() = static_cast<std::uint8_t>(at.at("terrain_height"));
+    const CodeSite guard = find_instruction(
+        "draw_3d_object_shadow_body", [](const emu::Instruction& in) { return in.text.starts_with("jns "); });
+    const struct {
+        std::string what, patch, divergent;
+    } faults[] = {{"projects onto terrain_height", read_plane.where() + ":" + hex_bytes(terrain), "shadows"},
+                  {"draws under a sun pointing up", guard.where() + ":9090", "coverage-shadow-close"}};
+    const std::string cases =
+        quote(kCasesDir / "shadows.json") + " " + quote(kCasesDir / "coverage-shadow-close.json");
+    ASSERT_EQ(refcheck("run " + cases + " --data " + quote(kSmallData) + " --out clean").code, 0);
+    for (std::size_t k = 0; k < std::size(faults); ++k) {
+        const std::string out = "o" + std::to_string(k);
+        const Result r = refcheck("run " + cases + " --data " + quote(kSmallData) + " --out " + out +
+                                  " --patch " + quote(faults[k].patch));
+        EXPECT_EQ(r.code, 1) << faults[k].what << r.out << r.err;
+        EXPECT_EQ(read_json(path(out + "/" + faults[k].divergent + ".json")).at("status"), "divergent")
+            << faults[k].what;
     }
 }
 

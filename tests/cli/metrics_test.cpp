@@ -3,6 +3,7 @@
 // an --only run that compares one input counts that one input, with the figures a replay of the
 // family's script on the reimplementation gives for it.
 #include "cli_support.hpp"
+#include "detour.hpp"
 
 #include "family/mobile_script.hpp" // harness/src: the scripted inputs of the mobile and receiver families
 
@@ -124,6 +125,23 @@ TEST_F(MetricsTest, ReceiverMetricsCountTheQueriesCompared) {
     const auto& first = script.queries[*first_hit];
     EXPECT_EQ(one.at("compared_above_clouds"), first.position[1] >= first.params.cloud_altitude ? 1 : 0);
     for (const ojson* m : {&all, &one}) EXPECT_EQ(m->at("played_receivers"), script.receivers.size());
+}
+
+// The shadow family's frames_with_shadow_pixels counted the original's framebuffer and stood for
+// the case: an original whose shadows paint nothing and a reimplementation that draws them gave
+// one figure, 0. Each side now counts its own frames.
+TEST_F(MetricsTest, ShadowFramesWithPixelsAreCountedOnEachSide) {
+    const fs::path file = kCasesDir / "shadows.json";
+    const ojson clean = metrics(file, "shadows", "clean");
+    EXPECT_GT(clean.at("original_frames_with_shadow_pixels").get<std::uint64_t>(), 0u);
+    EXPECT_EQ(clean.at("original_frames_with_shadow_pixels"), clean.at("reimpl_frames_with_shadow_pixels"));
+    const Detour s = detour_site("draw_3d_object_shadow_");
+    const Result r = refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --out blank" +
+                              detour_patches(s, {0x31, 0xc0, 0xc3})); // the body draws nothing
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    const ojson m = read_json(path("blank/shadows.json")).at("metrics");
+    EXPECT_EQ(m.at("original_frames_with_shadow_pixels"), 0);
+    EXPECT_EQ(m.at("reimpl_frames_with_shadow_pixels"), clean.at("reimpl_frames_with_shadow_pixels"));
 }
 
 } // namespace

@@ -304,9 +304,17 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
     if (c.tilted && c.family != Family::Receiver)
         fail(file, "\"selection.tilted\" applies to the receiver family only");
     c.suns = get<std::vector<std::vector<std::int32_t>>>(sel, "suns", {}, file);
-    for (const auto& d : c.suns)
-        if (d.size() != 3 || d[1] >= 0)
-            fail(file, "a sun is [x, y, z] (Q14) with y < 0 (it shines downward)");
+    // A sun with y >= 0 (pointing up) draws nothing (shadow.project): a case may show that, but a
+    // probing view, which places its shadow point along the sun, needs every sun to shine down.
+    const bool probes =
+        std::any_of(c.views.begin(), c.views.end(), [](const View& v) { return v.probe.has_value(); });
+    for (const auto& d : c.suns) {
+        if (d.size() != 3) fail(file, "a sun is [x, y, z] (Q14)");
+        if (d[1] >= 0 && probes)
+            fail(file,
+                 "a sun with y >= 0 (it draws nothing, shadow.project) cannot be seen by a probing view, "
+                 "which places its shadow point along the sun");
+    }
     c.steps = get<std::uint32_t>(sel, "steps", 0, file);
     // Counts that set how much the harness generates before any emulated call (no instruction
     // budget applies there): a case asking for 2^32 - 1 steps ran for hours. The caps are far above

@@ -15,11 +15,18 @@
 #include "refcheck/reimpl/shadow.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace refcheck::harness {
 
 namespace {
 constexpr std::uint32_t kWidth = 320, kHeight = 200;
+// How far below the shadow's plane the family puts the ground under the model (terrain_height).
+constexpr std::int64_t kGroundBelowPlane = 1024;
+std::int32_t ground_below(std::int32_t plane) {
+    return static_cast<std::int32_t>(std::max<std::int64_t>(std::int64_t{plane} - kGroundBelowPlane,
+                                                            std::numeric_limits<std::int32_t>::min()));
+}
 
 // abi.shadow_face: one draw_shadow_face_ call, the mesh and each face vertex's screen x, y, z, as
 // the original's routine is handed it and as the reimplementation draws it.
@@ -148,7 +155,8 @@ void run_shadow(CaseContext& ctx) {
               faces.push_back(shadow_face_event(mesh.u32(m), layout.read(m, vertices.u32(m), n)));
           });
 
-    std::uint64_t frames = 0, differing = 0, drawn = 0, records = 0;
+    std::uint64_t frames = 0, differing = 0, drawn = 0, reimpl_drawn = 0, records = 0;
+    const std::vector<std::uint8_t> reimpl_background = marked_frame().pixels; // each reimpl frame's start
     FramePictures pictures("the first frame with a shadow drawn", 1);
     reimpl::ShadowRenderer renderer(models, invalid.mode());
     for (const std::uint32_t record : select_records(c, models)) {
@@ -166,7 +174,8 @@ void run_shadow(CaseContext& ctx) {
             o.machine().write(camera_at, pack(o.profile(), camera));
             reimpl::ShadowParams params;
             params.sun = {c.suns.at(0)[0], c.suns.at(0)[1], c.suns.at(0)[2]};
-            params.terrain_height = params.plane_height = h.bounds[2];
+            params.plane_height = h.bounds[2];
+            params.terrain_height = ground_below(h.bounds[2]);
             o.machine().write(params_at, pack(o.profile(), params));
             const struct {
                 const char* argument;
@@ -213,8 +222,12 @@ void run_shadow(CaseContext& ctx) {
             for (std::size_t si = 0; si < c.suns.size(); ++si) {
                 reimpl::ShadowParams params;
                 params.sun = {c.suns[si][0], c.suns[si][1], c.suns[si][2]};
-                params.terrain_height = h.bounds[2]; // the ground under the model: its lowest point
+                // The plane the shadow falls on: the model's lowest point. The ground under it lies
+                // lower (a deck's plane above the sea, shadow.plane.rule), so that a draw projecting
+                // onto terrain_height instead of plane_height (shadow.project's h) differs: with both
+                // at the lowest point, it stayed equivalent over every shadow case.
                 params.plane_height = h.bounds[2];
+                params.terrain_height = ground_below(h.bounds[2]);
                 o.machine().write(params_at, pack(o.profile(), params));
                 // A probing view places a shadow point, which moves with the sun: one camera per sun.
                 const reimpl::Camera camera =
@@ -250,6 +263,7 @@ void run_shadow(CaseContext& ctx) {
                     differing += fc.differing ? 1 : 0;
                     const bool any = changed_pixels(original, framebuffer.background()) != 0;
                     drawn += any ? 1 : 0;
+                    reimpl_drawn += changed_pixels(frame.pixels, reimpl_background) != 0 ? 1 : 0;
                     if (pictures.choose(fc.differing != 0, any))
                         save_frame_pictures(ctx, input, frames, original, frame.pixels, fc, palette);
                 }
@@ -260,7 +274,8 @@ void run_shadow(CaseContext& ctx) {
     ctx.report["frame_selection"] = pictures.json();
     ctx.report["metrics"] = {{"records", records},
                              {"shadow_frames", frames},
-                             {"frames_with_shadow_pixels", drawn},
+                             {"original_frames_with_shadow_pixels", drawn},
+                             {"reimpl_frames_with_shadow_pixels", reimpl_drawn},
                              {"frames_differing", differing}};
     if (invalid.active()) ctx.report["invalid_program"] = invalid.finish(ctx.narrowed());
 }
