@@ -56,6 +56,18 @@ TEST_F(ErrorTest, CaseAllowingADivergenceOutsideTheRegistry) {
     EXPECT_NE(r.err.find("rounding_whatever"), std::string::npos) << r.err;
 }
 
+// "generated:NAME" names a root the build generates under its data folder: a NAME climbing out
+// of it ran the case on any folder, "/" too ("generated:../../..").
+TEST_F(ErrorTest, AGeneratedDataRootOutsideTheBuildsDataFolder) {
+    for (const std::string data :
+         {"generated:../../..", "generated:/tmp", "generated:hostile/../../x", "generated:"}) {
+        ojson j = read_json(shipped_case("loader"));
+        j["data"] = data;
+        const Result r = run_fails(quote(write_case("climbing", j)));
+        EXPECT_NE(r.err.find("names no generated data root"), std::string::npos) << data << "\n" << r.err;
+    }
+}
+
 TEST_F(ErrorTest, MissingImage) {
     const Result r = run_fails(quote(shipped_case("loader")) + " --image /nonexistent/original.exe");
     EXPECT_NE(r.err.find("/nonexistent/original.exe"), std::string::npos) << r.err;

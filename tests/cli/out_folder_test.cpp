@@ -94,5 +94,22 @@ TEST_F(OutFolderTest, RerunsIntoTheSameFolderRemoveOnlyRefchecksFiles) {
     EXPECT_TRUE(fs::exists(path("o/") / harness::kOutputMarker));
 }
 
+// A case's folder in the output made a link to another folder: the rerun wrote the case's
+// coverage through it, outside the output folder. The link is now removed and a folder made in
+// its place; what it named is left as it was.
+TEST_F(OutFolderTest, ALinkedCaseFolderIsReplacedNotWrittenThrough) {
+    const fs::path file = write_case("linked", read_json(shipped_case("loader")));
+    const std::string run = "run " + quote(file) + data() + " --out o";
+    ASSERT_EQ(refcheck(run).code, 0);
+    fs::create_directories(path("elsewhere"));
+    fs::remove_all(path("o/linked"));
+    fs::create_directory_symlink(path("elsewhere"), path("o/linked"));
+    const Result r = refcheck(run);
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_TRUE(fs::is_empty(path("elsewhere"))) << "written through the link";
+    EXPECT_FALSE(fs::is_symlink(path("o/linked")));
+    EXPECT_TRUE(fs::exists(path("o/linked/coverage.drcov")));
+}
+
 } // namespace
 } // namespace refcheck::cli_test

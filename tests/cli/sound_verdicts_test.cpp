@@ -9,6 +9,7 @@
 #include "refcheck/reimpl/file_bytes.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
 
+#include <cstdio>
 #include <fstream>
 #include <functional>
 
@@ -578,6 +579,431 @@ TEST_F(SoundVerdictTest, ASecondLoadMustReleaseTheFirst) {
     EXPECT_EQ(leak.code, 1) << leak.out << leak.err;
     const ojson d = read_json(path("leak/loader.json")).at("first_unexplained");
     EXPECT_EQ(d.at("input"), "table first load still allocated (re-initialised)") << d.dump();
+}
+
+// pal.warzone: a warzone past 0..3 is refused. Its rejection compared the result only, so an
+// original refusing it for another reason (one that cannot open 3DPAL.RGB refuses every warzone)
+// matched; where the profile names the reason (initialise_error's "palette_warzone"), it is
+// compared with the reimplementation's own: no such warzone.
+TEST_F(SoundVerdictTest, AWarzoneRefusedForAnotherReasonDiverges) {
+    const ojson profile = read_json(kProfile);
+    ojson values;
+    for (const auto& d : profile.at("data"))
+        if (d.at("name") == "initialise_error") values = d.at("values");
+    const auto warzone = values.at("palette_warzone").get<std::uint32_t>();
+    const auto open = values.at("palette_open").get<std::uint32_t>();
+    char reason[16];
+    std::snprintf(reason, sizeof reason, ", 0x%x", warzone);
+    const CodeSite site = find_instruction("initialise_3d_palette_body", [&](const emu::Instruction& in) {
+        return in.text.starts_with("mov ") && in.text.ends_with(reason);
+    });
+    std::vector<std::uint8_t> patched = site.bytes;
+    ASSERT_EQ(patched.size(), 5u) << site.instruction.text; // mov r32, imm32
+    ASSERT_EQ(patched.at(1), warzone) << site.instruction.text;
+    patched.at(1) = static_cast<std::uint8_t>(open); // the immediate's low byte
+    const std::string run =
+        "run " + quote(shipped_case("coverage-palette-warzones")) + " --data " + quote(kSmallData);
+    ASSERT_EQ(refcheck(run + " --out clean").code, 0);
+    const Result r = refcheck(run + " --out o --patch " + site.where() + ":" + hex_bytes(patched));
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    const ojson report = read_json(path("o/coverage-palette-warzones.json"));
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("original").at("kind"), "rejection") << d;
+    EXPECT_EQ(d.at("original").at("fields").at("reason"), "palette_open") << d;
+    EXPECT_EQ(d.at("reimpl").at("fields").at("reason"), "palette_warzone") << d;
+}
+
+} // namespace
+} // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// Control-flow outcomes are observed on the original (point 6 of issue 11): the mask test of the
+// state switch op_ifmask (the je after the and of the state with the mask) negated sends the walk
+// the other way, and the first divergence is that switch's control_flow event (where the walk went
+// next), before any face of the branch.
+TEST_F(SoundVerdictTest, AStateSwitchSendingTheWalkElsewhereDivergesAtItsControlFlowEvent) {
+    const auto [file, patch] = switches_and_negated_mask_test();
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    ASSERT_GT(read_json(path("clean/switches.json")).at("counts").at("by_kind").value("control_flow", 0), 0)
+        << "the small archives need an op 3 in records 0..40";
+    const Result run = refcheck("run " + common + " --out patched --patch " + patch);
+    EXPECT_EQ(run.code, 1) << run.out << run.err;
+    const ojson d = read_json(path("patched/switches.json")).at("first_unexplained");
+    const ojson& event = d.at("original").is_object() ? d.at("original") : d.at("reimpl");
+    EXPECT_EQ(event.at("kind"), "control_flow") << d.dump(1).substr(0, 1500);
+    EXPECT_EQ(event.at("fields").at("opcode"), 3);
+}
+
+} // namespace
+} // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// A valid data root that lacks what a family needs (no model receives shadows) is a precondition
+// error, told apart from a broken data root (issue 14): exit 2, "precondition:" first.
+TEST_F(SoundVerdictTest, ACaseNeedingARecordTheDataLacksSaysSo) {
+    const fs::path root = small_root_with(
+        path("no-receiver"), [](std::vector<std::uint8_t>& bytes, const reimpl::ModelRecord& r) {
+            bytes[r.absolute(0x98)] &= static_cast<std::uint8_t>(~2u); // hdr.props bit 1: receives shadows
+        });
+    const Result run =
+        refcheck("run " + quote(shipped_case("receivers")) + " --data " + quote(root) + " --out o");
+    EXPECT_EQ(run.code, 2) << run.out << run.err;
+    const ojson report = read_json(path("o/receivers.json"));
+    EXPECT_EQ(report.at("status"), "error");
+    EXPECT_EQ(report.at("error").get<std::string>().rfind("precondition: ", 0), 0u) << report.at("error");
+    EXPECT_NE(report.at("precondition").get<std::string>().find("receives shadows"), std::string::npos);
+}
+
+} // namespace
+} // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// A rule resting on a face flag is proven only when both sides classify the face so: the
+// reimplementation by its own flag, the original by its memory (FaceWitness::classify). The seeded
+// fault is a profile whose texture descriptor's "type" field points at its height: the original's
+// side then finds no texture stride, the reimplementation still flags u = 64 on a 64-byte row, the
+// frames still match (the profile's texture layout serves only this classification), and
+// fault.tex.right_edge.flag, which one side's flag proved before, is claimed, not exercised.
+TEST_F(SoundVerdictTest, AFlagRuleNeedsTheOriginalsOwnClassificationToo) {
+    ojson j = read_json(shipped_case("frames-texture-faults"));
+    j["selection"]["records"] = {{"list", {51}}}; // a model sampling u = 64 (its texture's stride)
+    j["selection"]["views"] = {{{"yaw", 0}, {"pitch", 10}, {"distance", 2}},
+                               {{"yaw", 45}, {"pitch", 20}, {"distance", 2}}};
+    j["compares"] = {"face_draw", "frame"};
+    j["rules"] = {"fault.tex.right_edge.flag"};
+    const fs::path file = write_case("right-edge", j);
+    ojson profile = read_json(kProfile);
+    for (auto& f : profile.at("structs").at("texture").at("fields"))
+        if (f.at("name") == "type") f["offset"] = 4;
+    const fs::path bad = path("texture-type-at-height.profile.json");
+    std::ofstream(bad) << profile.dump(1) << "\n";
+    auto rule = [this](const std::string& out) {
+        const ojson index = read_json(path(out + "/run.json"));
+        for (const auto& r : index.at("ledger").at("rules"))
+            if (r.at("id") == "fault.tex.right_edge.flag") return r;
+        return ojson();
+    };
+    const Result clean = refcheck("run " + quote(file) + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    EXPECT_EQ(rule("clean").at("status"), "Proven");
+    EXPECT_GT(rule("clean").at("exercised").get<std::uint64_t>(), 0u);
+    const Result seeded = refcheck("run " + quote(file) + " --profile " + quote(bad) + " --out seeded");
+    EXPECT_EQ(seeded.code, 0) << seeded.out << seeded.err; // nothing differs: only the evidence changed
+    EXPECT_EQ(rule("seeded").at("status"), "Chosen-unproven");
+    EXPECT_EQ(rule("seeded").at("exercised").get<std::uint64_t>(), 0u);
+    EXPECT_NE(seeded.out.find("claimed, not exercised: right-edge:fault.tex.right_edge.flag"),
+              std::string::npos)
+        << seeded.out;
+    // The sides' disagreement is in the report itself: matched faces the reimplementation flagged
+    // for the right edge and the original did not. The clean run has none.
+    const ojson disagree = read_json(path("seeded/right-edge.json")).at("counts").at("flags_disagree");
+    EXPECT_GT(disagree.at("reimpl_only").at("texture_right_edge").get<std::uint64_t>(), 0u)
+        << disagree.dump();
+    EXPECT_FALSE(read_json(path("clean/right-edge.json")).at("counts").contains("flags_disagree"));
+    EXPECT_EQ(read_json(path("seeded/run.json")).at("totals").at("counts").at("flags_disagree"), disagree);
+    EXPECT_NE(seeded.out.find("  flags disagree on texture_right_edge: "), std::string::npos) << seeded.out;
+    EXPECT_EQ(clean.out.find("flags disagree"), std::string::npos) << clean.out;
+}
+
+} // namespace
+} // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// refcheck diff calls a case fixed only on the same basis (make_run_index's "basis"). The seeded run
+// (op_ifmask's mask test negated) is divergent, the clean run of the same case equivalent: the diff
+// lists the case as on another basis (seeded faults), not as fixed, and exits 0; each run index row
+// records the case file's SHA-256, the image, profile and archives, and the seeding.
+TEST_F(SoundVerdictTest, ARunThatOnlyDroppedItsSeededFaultFixedNothing) {
+    const auto [file, patch] = switches_and_negated_mask_test();
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    ASSERT_EQ(refcheck("run " + common + " --out seeded --patch " + patch).code, 1);
+    ASSERT_EQ(refcheck("run " + common + " --out clean").code, 0);
+    const ojson basis = read_json(path("clean/run.json")).at("cases").at(0).at("basis");
+    EXPECT_EQ(basis.at("case_sha256"), harness::sha256_file(file));
+    EXPECT_EQ(basis.at("image_sha256"), harness::sha256_file(kImage));
+    EXPECT_TRUE(basis.at("narrowing").is_null());
+    EXPECT_TRUE(basis.at("seeded").is_null());
+    EXPECT_TRUE(basis.at("archives").at("3DDATA/3DOBJS.BIN").is_string());
+    EXPECT_TRUE(read_json(path("seeded/run.json")).at("cases").at(0).at("basis").at("seeded").is_object());
+
+    const Result d = refcheck("diff seeded clean");
+    EXPECT_EQ(d.code, 0) << d.out << d.err;
+    EXPECT_EQ(d.out.find("fixed ("), std::string::npos) << d.out;
+    EXPECT_NE(
+        d.out.find("on another basis (never counted as fixed) (1):\n  switches  divergent -> equivalent  "
+                   "(seeded faults)"),
+        std::string::npos)
+        << d.out;
+    const Result same = refcheck("diff clean clean");
+    EXPECT_EQ(same.out.find("on another basis"), std::string::npos) << same.out;
+}
+
+} // namespace
+} // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// fb.size on the original's side is the profile's framebuffer (data "framebuffer", its size): the
+// frames compare the bytes the image's framebuffer holds, not a constant 64,000 the harness assumed
+// for both sides. A profile that gives the framebuffer another size (here half of it) makes every
+// frame differ in size; before, the edit changed nothing and the frames case stayed equivalent, so
+// `event frame size = 64000` could not fail.
+TEST_F(SoundVerdictTest, TheFramebufferIsAsLargeAsTheProfileSays) {
+    expect_size_from_profile(write_case("frames", small_frames().to_json()), "framebuffer", 32000, 64000);
+}
+
+// The stride of the face vertices the harness reads is the profile's face_vertex "size": a profile
+// saying the image pads them to 32 bytes (the stand-in's are 24) reads every vertex after the first
+// from the wrong place, and the faces differ. The harness took the stride from the last field's end,
+// so the edit changed nothing and the case stayed equivalent.
+TEST_F(SoundVerdictTest, TheFaceVerticesStrideIsTheProfilesStructSize) {
+    const fs::path file = write_case("program", small_program().to_json());
+    auto run_with_size = [&](const std::string& name, std::uint32_t size) {
+        ojson p = read_json(kProfile);
+        p.at("structs").at("face_vertex")["size"] = size;
+        const fs::path edited = path(name + ".profile.json");
+        std::ofstream(edited) << p.dump(2) << "\n";
+        return refcheck("run " + quote(file) + " --image " + quote(kImage) + " --profile " + quote(edited) +
+                        " --data " + quote(kSmallData) + " --out " + name);
+    };
+    const Result same = run_with_size("same", 24);
+    EXPECT_EQ(same.code, 0) << same.out << same.err;
+    const Result padded = run_with_size("padded", 32);
+    EXPECT_EQ(padded.code, 1) << padded.out << padded.err;
+    EXPECT_EQ(read_json(path("padded/program.json")).at("status"), "divergent");
+}
+
+// The palette tables are read from the image at the size its profile entry gives, not at the size the
+// reimplementation built: a reimplementation building a table short (or long) compared its own extent
+// of the image's, a prefix, and agreed. A profile saying the image's intensity_table holds half as
+// many levels is the same seeded fault seen from the other side: the table differs in size.
+TEST_F(SoundVerdictTest, APaletteTableIsAsLargeAsTheProfileSays) {
+    expect_size_from_profile(write_case("palette", small_palette()), "intensity_table", 4096, 8192);
+}
+
+// A scalar global the harness reads or writes as a 32-bit word (object_count, texture_count,
+// gouraud_enabled, last_receiver, initialise_error, ...) must be one in the profile: a profile saying
+// object_count is a 16-bit count was accepted and the harness read 32 bits anyway, the next global's
+// low half as the count's high half on an image that keeps it in a short. Now it is the profile's
+// error, naming the global.
+TEST_F(SoundVerdictTest, AGlobalReadAsAWordIsOneInTheProfile) {
+    const fs::path file = write_case("program", small_program().to_json());
+    ojson p = read_json(kProfile);
+    for (auto& d : p.at("data"))
+        if (d.at("name") == "object_count") {
+            d["type"] = "u16";
+            d["size"] = 2;
+        }
+    const fs::path edited = path("short-count.profile.json");
+    std::ofstream(edited) << p.dump(2) << "\n";
+    const Result r = refcheck("run " + quote(file) + " --image " + quote(kImage) + " --profile " +
+                              quote(edited) + " --data " + quote(kSmallData) + " --out out");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    const std::string error = read_json(path("out/program.json")).value("error", "");
+    EXPECT_NE(error.find("data \"object_count\" is 2 byte(s) (\"u16\"); the harness reads and writes it as a "
+                         "32-bit word"),
+              std::string::npos)
+        << error;
+}
+
+} // namespace
+} // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// The loader's census (its metrics: records, textures, bytes) is each side's own: the original's from
+// its tables and heap, the reimplementation's from its parse. It was the reimplementation's figures
+// alone, printed as the case's. With load_texture's store of the texture's allocation into
+// texture_table made a no-op, the original holds no texture: the case diverges at the texture table
+// and the census says the original holds none.
+TEST_F(SoundVerdictTest, TheLoadersCensusIsEachSidesOwn) {
+    std::string table; // as Capstone writes an absolute address: "0x415020"
+    const ojson profile = read_json(kProfile);
+    for (const auto& d : profile.at("data"))
+        if (d.at("name") == "texture_table") {
+            char text[16];
+            std::snprintf(text, sizeof text, "0x%lx",
+                          std::stoul(d.at("address").get<std::string>(), nullptr, 16));
+            table = text;
+        }
+    const CodeSite store = find_instruction("load_texture", [&](const emu::Instruction& in) {
+        return in.text.rfind("mov dword ptr [", 0) == 0 && in.text.find(table + "]") != std::string::npos;
+    });
+    const fs::path file = write_case("loader", ojson{{"schema", "refcheck-case/1"},
+                                                     {"family", "loader"},
+                                                     {"description", "cli_tests: the small archives loaded"},
+                                                     {"selection", ojson::object()}});
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const ojson census = read_json(path("clean/loader.json")).at("metrics");
+    const auto textures = census.at("textures_populated").at("reimpl").get<std::uint64_t>();
+    ASSERT_GT(textures, 0u);
+    for (const char* k :
+         {"model_records", "model_archive_bytes", "texture_slots", "textures_populated", "texture_bytes"})
+        EXPECT_EQ(census.at(k).at("original"), census.at(k).at("reimpl")) << k;
+    const Result nop = refcheck("run " + common + " --out nop --patch " + store.where() + ":" +
+                                hex_bytes(std::vector<std::uint8_t>(store.bytes.size(), 0x90)));
+    EXPECT_EQ(nop.code, 1) << nop.out << nop.err;
+    const ojson report = read_json(path("nop/loader.json"));
+    EXPECT_EQ(report.at("status"), "divergent");
+    const ojson& m = report.at("metrics");
+    EXPECT_EQ(m.at("textures_populated").at("original"), 0);
+    EXPECT_EQ(m.at("textures_populated").at("reimpl"), textures);
+    EXPECT_EQ(m.at("texture_bytes").at("original"), 0);
+    EXPECT_EQ(m.at("model_records").at("original"), m.at("model_records").at("reimpl"));
+}
+
+} // namespace
+} // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// The construction census (instances, attached instances, empty slots) gives each side's own
+// figures, of the records whose first placement is compared. It was the reimplementation's trees
+// alone, and of every record built, a narrowing notwithstanding. With construct_3d_object_ returning
+// 0 at once, the original builds no tree: the census says it holds none.
+TEST_F(SoundVerdictTest, TheConstructionCensusIsEachSidesOwnOverTheComparedInputs) {
+    const fs::path file = write_case("construct", ojson{{"schema", "refcheck-case/1"},
+                                                        {"family", "construct"},
+                                                        {"description", "cli_tests: every record built"},
+                                                        {"selection", {{"records", {{"encoding", "any"}}}}}});
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const ojson census = read_json(path("clean/construct.json")).at("metrics");
+    for (const char* k : {"instances", "attached_instances", "empty_slots"})
+        EXPECT_EQ(census.at(k).at("original"), census.at(k).at("reimpl")) << k;
+    const auto instances = census.at("instances").at("reimpl").get<std::uint64_t>();
+    ASSERT_GT(census.at("records").get<std::uint64_t>(), 1u);
+    ASSERT_GT(census.at("attached_instances").at("reimpl").get<std::uint64_t>(), 0u);
+
+    const Result one = refcheck("run " + common + " --out one --only 'record 5 placement 0'");
+    ASSERT_EQ(one.code, 0) << one.out << one.err;
+    const ojson narrowed = read_json(path("one/construct.json")).at("metrics");
+    EXPECT_EQ(narrowed.at("records"), 1);
+    EXPECT_EQ(narrowed.at("instances").at("original"), narrowed.at("instances").at("reimpl"));
+    EXPECT_LT(narrowed.at("instances").at("reimpl").get<std::uint64_t>(), instances);
+
+    const Result none = refcheck("run " + common + " --out none --patch construct_3d_object_:31c0c3");
+    EXPECT_EQ(none.code, 1) << none.out << none.err;
+    const ojson m = read_json(path("none/construct.json")).at("metrics");
+    EXPECT_EQ(m.at("instances").at("original"), 0);
+    EXPECT_EQ(m.at("instances").at("reimpl"), instances);
+}
+
+// abi.init_objects.again: a second initialise_3d_objects_ releases what the first loaded. Only what
+// the second load leaves was compared, among live allocations, so an original that never freed the
+// first load (its two heap_free calls before loading again made no-ops) passed and proved the rule.
+// The first load's allocations (the archive's and the texture table's, as the original's globals name
+// them) must be freed after the second.
+TEST_F(SoundVerdictTest, ASecondLoadMustReleaseTheFirst) {
+    const emu::Address heap_free =
+        find_instruction("heap_free", [](const emu::Instruction&) { return true; }).start;
+    const emu::Address load =
+        find_instruction("load_objects", [](const emu::Instruction&) { return true; }).start;
+    char target[32], loading[32];
+    std::snprintf(target, sizeof target, "call 0x%x", heap_free);
+    std::snprintf(loading, sizeof loading, "call 0x%x", load);
+    std::string patches;
+    std::size_t frees = 0;
+    const CodeSite body =
+        find_instruction("initialise_3d_objects_body", [](const emu::Instruction&) { return true; });
+    for (const emu::Instruction& in : instructions_of("initialise_3d_objects_body")) {
+        if (in.text == loading) break; // the releases come first
+        if (in.text != target) continue;
+        char where[64];
+        std::snprintf(where, sizeof where,
+                      " --patch initialise_3d_objects_body+0x%x:", in.address - body.start);
+        patches += where + hex_bytes(std::vector<std::uint8_t>(in.size, 0x90));
+        ++frees;
+    }
+    ASSERT_EQ(frees, 2u) << "release_objects' and release_textures' heap_free";
+    const fs::path file = write_case("loader", ojson{{"schema", "refcheck-case/1"},
+                                                     {"family", "loader"},
+                                                     {"description", "cli_tests: loaded twice"},
+                                                     {"selection", {{"reinitialise", true}}}});
+    const std::string common = quote(file) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const Result leak = refcheck("run " + common + " --out leak" + patches);
+    EXPECT_EQ(leak.code, 1) << leak.out << leak.err;
+    const ojson d = read_json(path("leak/loader.json")).at("first_unexplained");
+    EXPECT_EQ(d.at("input"), "table first load still allocated (re-initialised)") << d.dump();
+}
+
+// pal.warzone: a warzone past 0..3 is refused. Its rejection compared the result only, so an
+// original refusing it for another reason (one that cannot open 3DPAL.RGB refuses every warzone)
+// matched; where the profile names the reason (initialise_error's "palette_warzone"), it is
+// compared with the reimplementation's own: no such warzone.
+TEST_F(SoundVerdictTest, AWarzoneRefusedForAnotherReasonDiverges) {
+    const ojson profile = read_json(kProfile);
+    ojson values;
+    for (const auto& d : profile.at("data"))
+        if (d.at("name") == "initialise_error") values = d.at("values");
+    const auto warzone = values.at("palette_warzone").get<std::uint32_t>();
+    const auto open = values.at("palette_open").get<std::uint32_t>();
+    char reason[16];
+    std::snprintf(reason, sizeof reason, ", 0x%x", warzone);
+    const CodeSite site = find_instruction("initialise_3d_palette_body", [&](const emu::Instruction& in) {
+        return in.text.starts_with("mov ") && in.text.ends_with(reason);
+    });
+    std::vector<std::uint8_t> patched = site.bytes;
+    ASSERT_EQ(patched.size(), 5u) << site.instruction.text; // mov r32, imm32
+    ASSERT_EQ(patched.at(1), warzone) << site.instruction.text;
+    patched.at(1) = static_cast<std::uint8_t>(open); // the immediate's low byte
+    const std::string run =
+        "run " + quote(shipped_case("coverage-palette-warzones")) + " --data " + quote(kSmallData);
+    ASSERT_EQ(refcheck(run + " --out clean").code, 0);
+    const Result r = refcheck(run + " --out o --patch " + site.where() + ":" + hex_bytes(patched));
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    const ojson report = read_json(path("o/coverage-palette-warzones.json"));
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("original").at("kind"), "rejection") << d;
+    EXPECT_EQ(d.at("original").at("fields").at("reason"), "palette_open") << d;
+    EXPECT_EQ(d.at("reimpl").at("fields").at("reason"), "palette_warzone") << d;
+}
+
+// pkt.mask_unused (types 7, 15, 19 store m but never test it) shows only in a frame where such a
+// face samples a texel equal to its m. Its predicate was any face event of those types, so
+// program-matrix (faces replaced, no pixels drawn) Proved it, and an original drawing type 7
+// through the masked rasteriser stayed equivalent over every program and frames case: no shipped
+// data has such a texel. Its predicate is now `none`: claimed, never Proven.
+TEST_F(SoundVerdictTest, TheUnusedMaskIsNotProvenByFacesThatCannotShowIt) {
+    const ojson profile = read_json(kProfile);
+    emu::Address table = 0;
+    for (const auto& d : profile.at("data"))
+        if (d.at("name") == "raster_dispatch_table")
+            table = static_cast<emu::Address>(std::stoul(d.at("address").get<std::string>(), nullptr, 16));
+    ASSERT_NE(table, 0u) << "the profile has no raster_dispatch_table";
+    emu::Machine machine;
+    machine.load(kImage);
+    char where[32];
+    std::snprintf(where, sizeof where, "0x%08x", table + 4 * 7); // type 7's rasteriser ...
+    const std::string masked = hex_bytes(machine.read_bytes(table + 4 * 8, 4)); // ... made type 8's
+    const std::string cases = quote(kCasesDir / "program-matrix.json") + " " + quote(kCasesDir / "frames-edge-masks.json");
+    const std::string run = "run " + cases + " --data " + quote(kSmallData);
+    const Result seeded = refcheck(run + " --out seeded --patch " + std::string(where) + ":" + masked);
+    EXPECT_EQ(seeded.code, 0) << "no shipped case shows it" << seeded.out << seeded.err;
+    const Result clean = refcheck(run + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    for (const auto& r : read_json(path("clean/run.json")).at("ledger").at("rules"))
+        if (r.at("id") == "pkt.mask_unused") {
+            EXPECT_NE(r.at("status"), "Proven") << r;
+        }
 }
 
 } // namespace

@@ -265,6 +265,17 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
     c.image = get<std::string>(j, "image", "default", file);
     c.profile = get<std::string>(j, "profile", "default", file);
     c.data = get<std::string>(j, "data", "default", file);
+    // "generated:NAME" names a root the build generates under its data folder (run.cpp pick_data):
+    // a NAME that is absolute or climbs out of it ("generated:../../..") named any folder, "/" too.
+    if (c.data.starts_with("generated:")) {
+        const std::filesystem::path name = c.data.substr(std::string_view("generated:").size());
+        if (name.empty() || name.is_absolute() || name.has_root_name() ||
+            std::any_of(name.begin(), name.end(), [](const std::filesystem::path& p) { return p == ".."; }))
+            fail(file,
+                 "\"data\": \"" + c.data +
+                     "\" names no generated data root: after \"generated:\" comes a folder under the build's "
+                     "data folder (e.g. \"generated:hostile/NAME\"), never an absolute path or \"..\"");
+    }
     const json sel = j.value("selection", json::object());
     if (!sel.is_object()) fail(file, "\"selection\" must be an object");
     if (sel.contains("records")) c.records = parse_records(sel.at("records"), file);

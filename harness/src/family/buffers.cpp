@@ -41,6 +41,17 @@ EventRecord rejection_event(const std::string& routine, std::int64_t result,
     return e;
 }
 
+std::optional<std::string> initialise_error_name(const Original& original, const std::string& expected) {
+    const auto& data = original.profile().data;
+    const auto global = data.find("initialise_error");
+    if (global == data.end() || !global->second.address || !global->second.values.count(expected))
+        return std::nullopt;
+    const std::uint32_t value = original.u32("initialise_error");
+    for (const auto& [name, code] : global->second.values) // each number names one reason (load_profile)
+        if (code == value) return name;
+    return "(unnamed: " + std::to_string(value) + ")";
+}
+
 void compare_buffers(CaseContext& ctx, const std::string& kind, const std::string& name,
                      std::span<const std::uint8_t> original, std::span<const std::uint8_t> reimpl) {
     std::vector<EventRecord> a{buffer_event(kind, name, original)};

@@ -235,6 +235,11 @@ inline ojson two_sided(std::uint64_t original, std::uint64_t reimpl) {
 // `reason`: why the side refused, when the case compares it (Rejection::reason).
 EventRecord rejection_event(const std::string& routine, std::int64_t result,
                             std::optional<std::string> reason = std::nullopt);
+// Why the original says it refused, where its profile can say: the name its `initialise_error`
+// value has among the profile's "values" ("(unnamed: N)" for a value it names nothing). nullopt
+// when the profile has no such global with an address, or no entry `expected` (the reason the
+// caller would compare): the image's number for it is not known, and the reason is not compared.
+std::optional<std::string> initialise_error_name(const Original& original, const std::string& expected);
 
 // A large buffer as one event: its name, size and SHA-256 (apitrace's blob comparison).
 EventRecord buffer_event(const std::string& kind, const std::string& name,

@@ -25,8 +25,13 @@ std::int64_t reimpl_result(std::int32_t warzone) {
     }
 }
 
-EventRecord palette_result(std::int32_t warzone, std::int64_t result) {
-    return rejection_event("initialise_3d_palette_(" + std::to_string(warzone) + ")", result);
+// The reimplementation's reason for refusing a warzone (reimpl_result): no such warzone.
+const std::string kWarzoneReason = "palette_warzone";
+
+EventRecord palette_result(std::int32_t warzone, std::int64_t result,
+                           std::optional<std::string> reason = {}) {
+    return rejection_event("initialise_3d_palette_(" + std::to_string(warzone) + ")", result,
+                           std::move(reason));
 }
 
 } // namespace
@@ -47,8 +52,14 @@ void run_palette(CaseContext& ctx) {
             // must be what the warzone before it built.
             if (!result.ok())
                 throw OriginalFailed("initialise_3d_palette_ faulted: " + result.fault->message);
-            ctx.comparator.compare("warzone " + std::to_string(wz), {palette_result(wz, result.eax)},
-                                   {palette_result(wz, refuses)});
+            // Each side's reason where the original's profile names it (initialise_error's
+            // "palette_warzone"): the result alone matched an original refusing for another reason
+            // (one that cannot open 3DPAL.RGB refuses every warzone).
+            const std::optional<std::string> why = initialise_error_name(o, kWarzoneReason);
+            ctx.comparator.compare(
+                "warzone " + std::to_string(wz), {palette_result(wz, result.eax, why)},
+                {palette_result(wz, refuses,
+                                why ? std::optional<std::string>(kWarzoneReason) : std::nullopt)});
             ctx.events += 2;
             refused.push_back(wz);
         } else if (result.ok() && result.eax != 0) {

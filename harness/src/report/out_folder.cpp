@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <stdexcept>
@@ -118,6 +119,19 @@ void claim_output_folder(const std::string& option, const fs::path& dir,
 void remove_case_files(const fs::path& out, const std::string& name) {
     static const std::regex written(R"(coverage\.drcov|frame-[0-9]+-(original|reimpl|diff)\.png)");
     remove_matching(out / name, written);
+}
+
+void write_output_file(const fs::path& out, const fs::path& rel, std::string_view bytes) {
+    if (rel.empty() || rel.is_absolute() ||
+        std::any_of(rel.begin(), rel.end(), [](const fs::path& c) { return c == ".."; }))
+        throw std::runtime_error("refcheck writes only inside its output folder, not " + rel.string());
+    fs::path at = out;
+    for (auto c = rel.begin(); c != rel.end() && std::next(c) != rel.end(); ++c) {
+        at /= *c;
+        std::error_code ec;
+        if (fs::is_symlink(fs::symlink_status(at, ec))) fs::remove(at); // the link, never what it names
+    }
+    write_file_atomically(out / rel, bytes);
 }
 
 void remove_part_files(const fs::path& out) {

@@ -638,7 +638,7 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         if (shard_part[i]) {
             const CasePart& p = *shard_part[i];
             const std::string file = part_file(cases[i].name, p);
-            write_file_atomically(options.out / file, encode_result(p.index, r));
+            write_output_file(options.out, file, encode_result(p.index, r));
             held.push_back({{"case", cases[i].name},
                             {"case_sha256", cases[i].sha256},
                             {"part", p.index},
@@ -655,9 +655,8 @@ RunSummary run(const std::vector<fs::path>& case_files, const RunOptions& option
         remove_case_files(options.out, r.name); // pictures of an earlier run
         write_json(options.out / (r.name + ".json"), shared.store(r.report));
         for (const auto& [rel, bytes] : r.files)
-            write_file_atomically(
-                options.out / rel,
-                std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+            write_output_file(options.out, rel,
+                              std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
         reports.push_back(r.report);
         seconds[r.name] = r.seconds;
         summary.results.push_back(std::move(r));
@@ -1010,8 +1009,8 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
             // Shards that hold only parts write no ledger: the rule index is then the finish's.
             if (evidence.is_null() && rules) evidence = r.report["evidence"];
             for (const auto& [rel, bytes] : r.files)
-                write_file_atomically(
-                    out / rel, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+                write_output_file(
+                    out, rel, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
             seconds[r.name] = r.seconds;
             named.emplace_back(r.name, shared.store(r.report));
         }

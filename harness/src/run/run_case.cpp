@@ -294,9 +294,7 @@ void compare_rejection(CaseContext& ctx, const emu::CallResult& boot) {
             // one reason: load_profile refuses two names sharing one); a value the profile names
             // nothing is shown as its number.
             const std::uint32_t value = ctx.original.u32("initialise_error");
-            original_reason = "(unnamed: " + std::to_string(value) + ")";
-            for (const auto& [name, code] : global->second.values)
-                if (code == value) original_reason = name;
+            original_reason = initialise_error_name(ctx.original, *want.reason);
             report["original_reason"] = {{"name", *original_reason}, {"value", value}};
             report["expected_reason"] = {{"name", *want.reason},
                                          {"value", global->second.values.at(*want.reason)}};

@@ -9,6 +9,7 @@
 
 #include "report/png.hpp"
 #include "refcheck/harness/hash.hpp"
+#include "refcheck/harness/out_folder.hpp"
 #include "refcheck/harness/report.hpp"
 #include "refcheck/harness/run.hpp"
 #include "refcheck/harness/workbench.hpp"
@@ -85,9 +86,7 @@ class SiteWriter {
 public:
     explicit SiteWriter(fs::path out) : out_(std::move(out)) {}
     void write(const std::string& name, std::string_view bytes) {
-        const fs::path file = out_ / name;
-        fs::create_directories(file.parent_path());
-        write_file_atomically(file, bytes);
+        write_output_file(out_, name, bytes); // through no link out of the folder
         bytes_ += bytes.size();
     }
     // A data file: `global` (a property path under window) assigned `value`.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,12 @@ void remove_case_files(const std::filesystem::path& out, const std::string& name
 // Removes the part files of an earlier shard in `out/parts/` (NAME.part-K-of-N), and the folder
 // when that leaves it empty; anything else there is left.
 void remove_part_files(const std::filesystem::path& out);
+// Writes `bytes` to `out / rel` (atomically), where `rel` is a relative path without "..": a
+// symbolic link among the folders between `out` and the file (a case's folder) is removed and a
+// folder made in its place, so nothing is written through it outside `out`. A link there was
+// followed: a case folder made a link to another folder got the case's files written there.
+// std::runtime_error for a `rel` that is absolute or climbs.
+void write_output_file(const std::filesystem::path& out, const std::filesystem::path& rel,
+                       std::string_view bytes);
 
 } // namespace refcheck::harness
