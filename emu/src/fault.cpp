@@ -20,6 +20,7 @@ std::string_view to_string(FaultKind k) {
         case FaultKind::unimplemented_import: return "unimplemented_import";
         case FaultKind::process_exit: return "process_exit";
         case FaultKind::stack_imbalance: return "stack_imbalance";
+        case FaultKind::heap_misuse: return "heap_misuse";
         case FaultKind::stopped: return "stopped";
         case FaultKind::host_error: return "host_error";
     }

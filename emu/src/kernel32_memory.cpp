@@ -29,6 +29,7 @@ uint32_t allocate(Machine& m, uint32_t size, AllocationKind kind, bool zeroed,
     return at;
 }
 
+// VirtualFree's release: a region that is not live fails, as the kernel fails it.
 bool release(Machine& m, Address at, const char* function) {
     if (m.heap().release(at)) return true;
     m.log().write(std::string(function) + "(" + hex(at) +
@@ -37,6 +38,12 @@ bool release(Machine& m, Address at, const char* function) {
 }
 
 } // namespace
+
+void heap_misuse(Machine& m, Address at, const char* function) {
+    throw GuestMemoryFault(FaultKind::heap_misuse, at,
+                           std::string(function) + "(" + hex(at) +
+                               ") of something that is not a live allocation: " + m.describe(at));
+}
 
 // HANDLE GetProcessHeap(void);
 uint32_t GetProcessHeap(Machine&, const Args&) { return process_heap_handle; }
@@ -48,19 +55,15 @@ uint32_t HeapAlloc(Machine& m, const Args& a) {
 
 // BOOL HeapFree(HANDLE hHeap, DWORD dwFlags, LPVOID lpMem);
 uint32_t HeapFree(Machine& m, const Args& a) {
-    if (a.ptr(2) == 0) return TRUE_;
-    return release(m, a.ptr(2), "HeapFree") ? TRUE_ : fail(m, win32_error::invalid_parameter, FALSE_);
+    if (a.ptr(2) != 0 && !m.heap().release(a.ptr(2))) heap_misuse(m, a.ptr(2), "HeapFree");
+    return TRUE_;
 }
 
 // LPVOID HeapReAlloc(HANDLE hHeap, DWORD dwFlags, LPVOID lpMem, SIZE_T dwBytes);
 uint32_t HeapReAlloc(Machine& m, const Args& a) {
     uint32_t flags = a.u32(1), size = a.u32(3);
     const Allocation* old = m.heap().live_at(a.ptr(2));
-    if (old == nullptr) {
-        m.log().write("HeapReAlloc(" + hex(a.ptr(2)) +
-                      ") of something that is not a live allocation: " + m.describe(a.ptr(2)));
-        return fail(m, win32_error::invalid_parameter, 0);
-    }
+    if (old == nullptr) heap_misuse(m, a.ptr(2), "HeapReAlloc");
     if (size == old->size) return old->address;
     if (flags & heap_realloc_in_place_only) return fail(m, win32_error::not_enough_memory, 0);
     Address from = old->address;
@@ -85,8 +88,8 @@ uint32_t GlobalAlloc(Machine& m, const Args& a) {
 
 // HGLOBAL GlobalFree(HGLOBAL hMem);
 uint32_t GlobalFree(Machine& m, const Args& a) {
-    if (a.ptr(0) == 0 || release(m, a.ptr(0), "GlobalFree")) return 0;
-    return fail(m, win32_error::invalid_handle, a.ptr(0));
+    if (a.ptr(0) != 0 && !m.heap().release(a.ptr(0))) heap_misuse(m, a.ptr(0), "GlobalFree");
+    return 0;
 }
 
 // HLOCAL LocalAlloc(UINT uFlags, SIZE_T uBytes);
@@ -96,8 +99,8 @@ uint32_t LocalAlloc(Machine& m, const Args& a) {
 
 // HLOCAL LocalFree(HLOCAL hMem);
 uint32_t LocalFree(Machine& m, const Args& a) {
-    if (a.ptr(0) == 0 || release(m, a.ptr(0), "LocalFree")) return 0;
-    return fail(m, win32_error::invalid_handle, a.ptr(0));
+    if (a.ptr(0) != 0 && !m.heap().release(a.ptr(0))) heap_misuse(m, a.ptr(0), "LocalFree");
+    return 0;
 }
 
 // LPVOID VirtualAlloc(LPVOID lpAddress, SIZE_T dwSize, DWORD flAllocationType, DWORD flProtect);

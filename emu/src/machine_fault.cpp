@@ -155,9 +155,9 @@ Fault Machine::Impl::make_fault(const PendingStop& stop, Address reported_eip) {
     Address code_at = f.eip;
     const bool on_shim_page = f.eip >= Machine::shim_base && f.eip - Machine::shim_base < Machine::shim_size;
     if (stop.kind == FaultKind::unimplemented_import || stop.kind == FaultKind::process_exit ||
-        (is_data_fault(stop.kind) && stop.eip && on_shim_page)) {
-        // EIP is on the shim page (an import's trap or exit, or a shim's access to guest memory on
-        // the guest's behalf): show the call site instead.
+        ((is_data_fault(stop.kind) || stop.kind == FaultKind::heap_misuse) && stop.eip && on_shim_page)) {
+        // EIP is on the shim page (an import's trap or exit, a shim's access to guest memory on the
+        // guest's behalf, or a heap shim's refusal of a block that is not live): show the call site.
         if (regs.esp >= stack.begin && regs.esp + 4 <= stack.end)
             if (auto site = find_call_site(self, self.read_u32(regs.esp))) code_at = *site;
     }

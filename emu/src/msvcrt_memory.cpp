@@ -73,10 +73,7 @@ uint32_t realloc(Machine& m, const Args& a) {
     uint32_t size = a.u32(1);
     if (p == 0) return allocate(m, size, "realloc");
     const Allocation* old = m.heap().live_at(p);
-    if (old == nullptr) {
-        m.log().write("realloc(" + hex(p) + ") of something that is not a live allocation: " + m.describe(p));
-        return 0;
-    }
+    if (old == nullptr) heap_misuse(m, p, "realloc");
     if (size == 0) {
         m.heap().release(p);
         return 0;
@@ -92,8 +89,7 @@ uint32_t realloc(Machine& m, const Args& a) {
 // void free(void* p);
 uint32_t free(Machine& m, const Args& a) {
     Address p = a.ptr(0);
-    if (p != 0 && !m.heap().release(p))
-        m.log().write("free(" + hex(p) + ") of something that is not a live allocation: " + m.describe(p));
+    if (p != 0 && !m.heap().release(p)) heap_misuse(m, p, "free");
     return 0;
 }
 

@@ -25,6 +25,12 @@ inline constexpr uint32_t kShimBlock = 1u << 16;
 void copy_guest(Machine& m, Address dst, Address src, uint32_t n); // overlap copies as memmove does
 void fill_guest(Machine& m, Address dst, uint8_t byte, uint32_t n);
 
+// Freeing or resizing a heap block that is not live (a double free, a pointer into a block or one
+// never allocated) corrupts a Windows heap in ways this model cannot follow: what the original does
+// next is unknown, so the call stops with a heap_misuse fault at the guest's call of `function`.
+// VirtualFree is not among its users: the kernel checks its regions and fails cleanly.
+[[noreturn]] void heap_misuse(Machine& m, Address at, const char* function);
+
 // MAX_PATH: a path argument whose NUL is not within these many bytes fails as Windows fails it.
 inline constexpr size_t max_path = 260;
 

@@ -138,6 +138,25 @@ ojson read_json(const fs::path& file) {
     return ojson::parse(in);
 }
 
+ojson profile_data(const std::string& name) {
+    const ojson profile = read_json(kProfile);
+    for (const ojson& d : profile.at("data"))
+        if (d.at("name") == name) return d;
+    throw std::runtime_error(kProfile.string() + " has no data \"" + name + "\"");
+}
+
+std::uint32_t profile_data_address(const std::string& name) {
+    return static_cast<std::uint32_t>(
+        std::stoul(profile_data(name).at("address").get<std::string>(), nullptr, 16));
+}
+
+std::uint32_t profile_offset(const std::string& structure, const std::string& field) {
+    const ojson profile = read_json(kProfile);
+    for (const ojson& f : profile.at("structs").at(structure).at("fields"))
+        if (f.at("name") == field) return f.at("offset").get<std::uint32_t>();
+    throw std::runtime_error(kProfile.string() + "'s struct " + structure + " has no field " + field);
+}
+
 std::map<std::string, std::string> tree(const fs::path& dir) {
     std::map<std::string, std::string> out;
     if (!fs::is_directory(dir)) return out;

@@ -82,6 +82,12 @@ fs::path shipped_case(const std::string& name);       // cases/<name>.json of th
 std::vector<fs::path> shipped_cases_starting(const std::string& prefix);
 std::string read_text(const fs::path& file);
 ojson read_json(const fs::path& file);
+
+// The stand-in's profile (kProfile), read for what a test patches or checks: a data entry by name,
+// its address, and a struct field's offset. Each throws naming what the profile lacks.
+ojson profile_data(const std::string& name);
+std::uint32_t profile_data_address(const std::string& name);
+std::uint32_t profile_offset(const std::string& structure, const std::string& field);
 // Every regular file under `dir`, by path relative to it, with its bytes.
 std::map<std::string, std::string> tree(const fs::path& dir);
 // The same, with junit.xml's `time` attributes blanked (time=""): the wall times CI tools read are

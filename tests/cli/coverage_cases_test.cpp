@@ -258,11 +258,8 @@ TEST_F(CoverageCasesTest, NullArgumentsKillTheGuardsThatOnlyANullPointerReaches)
 // framebuffer's first pixel, padded with nops (both addresses the profile's). With the rejection a
 // constant 0 on both sides the case stayed equivalent; now the original's rejection counts the pixel.
 TEST_F(CoverageCasesTest, AnOriginalThatDrawsUnderANullArgumentDivergesAtTheRejection) {
-    const ojson profile = read_json(kProfile);
-    std::map<std::string, std::uint32_t> at;
-    for (const auto& d : profile.at("data"))
-        at[d.at("name").get<std::string>()] =
-            static_cast<std::uint32_t>(std::stoul(d.at("address").get<std::string>(), nullptr, 16));
+    const std::map<std::string, std::uint32_t> at = {{"draw_status", profile_data_address("draw_status")},
+                                                     {"framebuffer", profile_data_address("framebuffer")}};
     char store[64];
     std::snprintf(store, sizeof store, "mov dword ptr [0x%x], 0x20", at.at("draw_status"));
     const CodeSite site = find_instruction("draw_3d_object_shadow_body",
@@ -374,10 +371,9 @@ TEST_F(CoverageCasesTest, AnimationStatesShowTheShadowInterpretersStateSwitches)
 // a sun with y >= 0 (the case format refused one), so an original drawing under it did too. The
 // ground now lies below the plane, and coverage-shadow-close has a sun pointing up.
 TEST_F(CoverageCasesTest, ShadowsFallOnThePlaneHeightAndAnUpwardSunDrawsNothing) {
-    const ojson profile = read_json(kProfile);
-    std::map<std::string, std::uint32_t> at;
-    for (const auto& f : profile.at("structs").at("shadow_params").at("fields"))
-        at[f.at("name").get<std::string>()] = f.at("offset").get<std::uint32_t>();
+    const std::map<std::string, std::uint32_t> at = {
+        {"plane_height", profile_offset("shadow_params", "plane_height")},
+        {"terrain_height", profile_offset("shadow_params", "terrain_height")}};
     char plane[16];
     std::snprintf(plane, sizeof plane, "+ 0x%x]", at.at("plane_height"));
     const CodeSite read_plane = find_instruction("shadow_vertex", [&](const emu::Instruction& in) {

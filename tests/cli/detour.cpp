@@ -11,13 +11,8 @@ Detour detour_site(const std::string& entry) {
     s.at = find_instruction("clear_framebuffer_body", [](const emu::Instruction&) { return true; }).start;
     s.call = find_instruction(entry, [](const emu::Instruction& in) { return in.text.starts_with("call "); });
     s.body = static_cast<emu::Address>(std::stoul(s.call.instruction.text.substr(5), nullptr, 16));
-    const ojson profile = read_json(kProfile);
-    for (const auto& d : profile.at("data"))
-        if (d.at("name") == "framebuffer") {
-            s.fb = static_cast<emu::Address>(std::stoul(d.at("address").get<std::string>(), nullptr, 16));
-            s.fb_size = d.at("size").get<emu::Address>();
-        }
-    if (!s.fb) throw std::runtime_error("the profile has no data \"framebuffer\"");
+    s.fb = profile_data_address("framebuffer");
+    s.fb_size = profile_data("framebuffer").at("size").get<emu::Address>();
     return s;
 }
 

@@ -466,17 +466,11 @@ namespace {
 // texture_table made a no-op, the original holds no texture: the case diverges at the texture table
 // and the census says the original holds none.
 TEST_F(SoundVerdictTest, TheLoadersCensusIsEachSidesOwn) {
-    std::string table; // as Capstone writes an absolute address: "0x415020"
-    const ojson profile = read_json(kProfile);
-    for (const auto& d : profile.at("data"))
-        if (d.at("name") == "texture_table") {
-            char text[16];
-            std::snprintf(text, sizeof text, "0x%lx",
-                          std::stoul(d.at("address").get<std::string>(), nullptr, 16));
-            table = text;
-        }
+    char table[16]; // as Capstone writes an absolute address: "0x415020"
+    std::snprintf(table, sizeof table, "0x%x", profile_data_address("texture_table"));
     const CodeSite store = find_instruction("load_texture", [&](const emu::Instruction& in) {
-        return in.text.rfind("mov dword ptr [", 0) == 0 && in.text.find(table + "]") != std::string::npos;
+        return in.text.rfind("mov dword ptr [", 0) == 0 &&
+               in.text.find(std::string(table) + "]") != std::string::npos;
     });
     const fs::path file = write_case("loader", ojson{{"schema", "refcheck-case/1"},
                                                      {"family", "loader"},
@@ -587,10 +581,7 @@ TEST_F(SoundVerdictTest, ASecondLoadMustReleaseTheFirst) {
 // matched; where the profile names the reason (initialise_error's "palette_warzone"), it is
 // compared with the reimplementation's own: no such warzone.
 TEST_F(SoundVerdictTest, AWarzoneRefusedForAnotherReasonDiverges) {
-    const ojson profile = read_json(kProfile);
-    ojson values;
-    for (const auto& d : profile.at("data"))
-        if (d.at("name") == "initialise_error") values = d.at("values");
+    const ojson values = profile_data("initialise_error").at("values");
     const auto warzone = values.at("palette_warzone").get<std::uint32_t>();
     const auto open = values.at("palette_open").get<std::uint32_t>();
     char reason[16];
@@ -620,12 +611,7 @@ TEST_F(SoundVerdictTest, AWarzoneRefusedForAnotherReasonDiverges) {
 // through the masked rasteriser stayed equivalent over every program and frames case: no shipped
 // data has such a texel. Its predicate is now `none`: claimed, never Proven.
 TEST_F(SoundVerdictTest, TheUnusedMaskIsNotProvenByFacesThatCannotShowIt) {
-    const ojson profile = read_json(kProfile);
-    emu::Address table = 0;
-    for (const auto& d : profile.at("data"))
-        if (d.at("name") == "raster_dispatch_table")
-            table = static_cast<emu::Address>(std::stoul(d.at("address").get<std::string>(), nullptr, 16));
-    ASSERT_NE(table, 0u) << "the profile has no raster_dispatch_table";
+    const emu::Address table = profile_data_address("raster_dispatch_table");
     emu::Machine machine;
     machine.load(kImage);
     char where[32];

@@ -28,6 +28,7 @@ enum class FaultKind : uint8_t {
     unimplemented_import, // an import bound to the trap was called
     process_exit,         // ExitProcess
     stack_imbalance,      // returned with ESP not where the convention puts it
+    heap_misuse,          // freed or resized something that is not a live allocation (a double free)
     stopped,              // a host hook called Machine::stop
     host_error,           // a shim or hook threw
 };
@@ -36,7 +37,8 @@ std::string_view to_string(FaultKind k);
 // An access a shim made to guest memory on the guest's behalf that a guest instruction could not
 // make: the page is unmapped, or its protection forbids the access (Machine::guest_write and the
 // other guest_ accessors). The shim page turns it into a fault of `kind` at `address`, as the same
-// access by a guest load or store would give, shown at the guest's call of the import.
+// access by a guest load or store would give, shown at the guest's call of the import. The heap
+// shims raise it too, as a heap_misuse at the block the guest freed or resized but does not own.
 class GuestMemoryFault : public EmuError {
 public:
     GuestMemoryFault(FaultKind kind, Address address, std::string message)
