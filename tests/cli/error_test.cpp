@@ -97,6 +97,32 @@ TEST_F(ErrorTest, ProfileLackingAnAddressTheCaseNeeds) {
     EXPECT_EQ(loader.code, 0) << loader.out << loader.err;
 }
 
+// A profile's image_base is where its addresses are: one that is not the image's own (its PE header's
+// ImageBase) is refused by `run` and by `call`, naming both. `run` used the profile's addresses as
+// they stood and `call` moved them by the difference, so the same profile ran the right code in
+// one and the wrong code in the other.
+TEST_F(ErrorTest, ProfileOfAnotherImageBase) {
+    ojson profile = read_json(kProfile);
+    ASSERT_EQ(profile.at("image_base"), "0x00400000") << "the stand-in's base moved: the test needs another";
+    profile["image_base"] = "0x10000000";
+    const fs::path file = path("moved.profile.json");
+    std::ofstream(file) << profile.dump(1) << "\n";
+    const Result r = refcheck("run " + quote(shipped_case("palette")) + " --profile " + quote(file) +
+                              " --data " + quote(kSmallData) + " --out out");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    const ojson report = read_json(path("out/palette.json"));
+    EXPECT_EQ(report.at("status"), "error");
+    const std::string error = report.at("error").get<std::string>();
+    EXPECT_NE(error.find("moved.profile.json gives image_base 0x10000000, but standin.exe's PE header gives "
+                         "0x00400000"),
+              std::string::npos)
+        << error;
+    const Result call = refcheck("call " + quote(kImage) + " initialise_3d_palette_ --profile " +
+                                 quote(file) + " --data " + quote(kSmallData));
+    EXPECT_EQ(call.code, 2) << call.out << call.err;
+    EXPECT_NE(call.err.find("gives image_base 0x10000000"), std::string::npos) << call.err;
+}
+
 // A profile names the image it was made for (profilegen writes "image_sha256"): run with another
 // image, nothing runs and the message names both files and both hashes.
 TEST_F(ErrorTest, ProfileOfAnotherImage) {

@@ -308,7 +308,8 @@ namespace {
 // fault is a profile whose texture descriptor's "type" field points at its height: the original's
 // side then finds no texture stride, the reimplementation still flags u = 64 on a 64-byte row, the
 // frames still match (the profile's texture layout serves only this classification), and
-// fault.tex.right_edge.flag, which one side's flag proved before, is claimed, not exercised.
+// fault.tex.right_edge.flag, which one side's flag proved before, is claimed, not exercised. The
+// faces whose flags disagree are unexplained differences: the run stayed green on a wrong profile.
 TEST_F(SoundVerdictTest, AFlagRuleNeedsTheOriginalsOwnClassificationToo) {
     ojson j = read_json(shipped_case("frames-texture-faults"));
     j["selection"]["records"] = {{"list", {51}}}; // a model sampling u = 64 (its texture's stride)
@@ -333,7 +334,15 @@ TEST_F(SoundVerdictTest, AFlagRuleNeedsTheOriginalsOwnClassificationToo) {
     EXPECT_EQ(rule("clean").at("status"), "Proven");
     EXPECT_GT(rule("clean").at("exercised").get<std::uint64_t>(), 0u);
     const Result seeded = refcheck("run " + quote(file) + " --profile " + quote(bad) + " --out seeded");
-    EXPECT_EQ(seeded.code, 0) << seeded.out << seeded.err; // nothing differs: only the evidence changed
+    EXPECT_EQ(seeded.code, 1) << seeded.out << seeded.err; // the fields match, the flags do not
+    const ojson seeded_report = read_json(path("seeded/right-edge.json"));
+    EXPECT_EQ(seeded_report.at("status"), "divergent");
+    const ojson& first = seeded_report.at("first_unexplained");
+    EXPECT_EQ(first.at("kind"), "field_mismatch") << first;
+    const ojson& flags = first.at("fields").at(0);
+    EXPECT_EQ(flags.at("field"), "flags") << first;
+    EXPECT_EQ(flags.at("original").get<std::string>().find("texture_right_edge"), std::string::npos) << first;
+    EXPECT_NE(flags.at("reimpl").get<std::string>().find("texture_right_edge"), std::string::npos) << first;
     EXPECT_EQ(rule("seeded").at("status"), "Chosen-unproven");
     EXPECT_EQ(rule("seeded").at("exercised").get<std::uint64_t>(), 0u);
     EXPECT_NE(seeded.out.find("claimed, not exercised: right-edge:fault.tex.right_edge.flag"),

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 
 namespace refcheck::harness {
@@ -103,6 +104,19 @@ std::string profile_image_mismatch(const Profile& profile, const std::filesystem
            (profile.image.empty() ? std::string("the image") : profile.image) + " with SHA-256 " +
            profile.image_sha256 + ", but " + image.string() + " has SHA-256 " + image_sha256 +
            " (regenerate the profile for this image, or run the image it was made for)";
+}
+
+std::string profile_base_mismatch(const Profile& profile, const std::filesystem::path& profile_shown,
+                                  const std::filesystem::path& image, std::uint32_t preferred_base) {
+    if (profile.image_base == 0 || profile.image_base == preferred_base) return {};
+    const auto hex = [](std::uint32_t v) {
+        char text[16];
+        std::snprintf(text, sizeof text, "0x%08x", v);
+        return std::string(text);
+    };
+    return "profile " + profile_shown.string() + " gives image_base " + hex(profile.image_base) + ", but " +
+           image.string() + "'s PE header gives " + hex(preferred_base) +
+           ": its addresses are for an image at another base (regenerate the profile for this image)";
 }
 
 Profile load_profile(const std::filesystem::path& file) {

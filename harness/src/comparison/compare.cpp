@@ -37,6 +37,18 @@ void Comparator::count_flag_disagreement(std::uint32_t original, std::uint32_t r
 
 namespace {
 
+// An event's flags as the registry ids they stand for ("(none)" for none), as a divergence shows them.
+std::string flag_names(std::uint32_t flags) {
+    std::string out;
+    for (const KnownDivergence& k : known_divergences())
+        if (flags & k.flag) out += (out.empty() ? "" : ", ") + std::string(k.id);
+    return out.empty() ? "(none)" : out;
+}
+
+} // namespace
+
+namespace {
+
 // Value equality with the integer and list alternatives (nearly every field) tested directly, not
 // through std::variant's generic visit.
 bool same_value(const Value& a, const Value& b) {
@@ -231,12 +243,19 @@ void Comparator::compare(const std::string& input, const std::vector<EventRecord
         if (step.kind == AlignStep::Pair) {
             count_kind(a[step.original]);
             diffs = diff_fields(a[step.original], b[step.reimpl]);
-            if (diffs.empty()) {
+            const std::uint32_t of = a[step.original].flags, rf = b[step.reimpl].flags;
+            if (diffs.empty() && of == rf) {
                 ++counts_.matched;
-                if (a[step.original].flags != b[step.reimpl].flags)
-                    count_flag_disagreement(a[step.original].flags, b[step.reimpl].flags);
                 if (observer_) observer_(a[step.original], b[step.reimpl]);
                 continue;
+            }
+            // Equal fields with different flags: the sides disagree on which documented fault the
+            // event shows (each classified it from its own execution and memory), so one of them,
+            // or the profile's layout the original's witness read it by, is wrong. A difference no
+            // registry entry explains: it was counted beside a match and the case stayed green.
+            if (diffs.empty()) {
+                count_flag_disagreement(of, rf);
+                diffs.push_back({"flags", flag_names(of), flag_names(rf)});
             }
         }
         // A divergence: built only here, matched pairs cost no copies.

@@ -271,6 +271,11 @@ CallOutcome call_routine(const CallRequest& request) {
                 *p, request.profile->filename(), request.image.filename(), sha256_file(request.image));
             !mismatch.empty())
             throw CallError(mismatch);
+    if (p)
+        if (const std::string mismatch = profile_base_mismatch(
+                *p, request.profile->filename(), request.image.filename(), m->image().preferred_base);
+            !mismatch.empty())
+            throw CallError(mismatch);
     if (p) // named in fault reports, coverage, import calls' return addresses and file accesses
         for (const auto& [name, r] : p->routines)
             if (r.address) m->symbols().add(name, resolve_routine(m->image(), p, name));

@@ -165,6 +165,10 @@ Original::Original(const Environment& env, Profile profile) : profile_(std::move
     options.data_root = env.data;
     machine_ = std::make_unique<emu::Machine>(options);
     machine_->load(env.image);
+    if (const std::string mismatch = profile_base_mismatch(
+            profile_, env.profile.filename(), env.image.filename(), machine_->image().preferred_base);
+        !mismatch.empty())
+        throw ProfileError(mismatch);
     for (const auto& [name, r] : profile_.routines)
         if (r.address) machine_->symbols().add(name, *r.address);
 }

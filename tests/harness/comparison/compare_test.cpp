@@ -349,11 +349,12 @@ TEST(Registry, EveryEntryNamesARuleAFlagAndFields) {
     EXPECT_EQ(find_known_divergence("made_up"), nullptr);
 }
 
-// Equal events whose documented-fault flags differ still match (the verdict is the events'), but the
-// disagreement is counted per registry id and side, survives the report's JSON and adds up across
-// parts: before, a matched pair's flags were never compared, so a reimplementation that flagged
-// nothing (or everything) went unseen wherever its events agreed.
-TEST(Compare, MatchedPairsWhoseFlagsDifferAreCountedPerCauseAndSide) {
+// Equal events whose documented-fault flags differ do not match: the sides disagree on which
+// documented fault the event shows, an unexplained difference of "flags" (they were counted beside a
+// match, and an original's witness reading a texture by a wrong profile layout, flagging 1,378
+// faces past their images, left frames-texture-faults green). The disagreement is also counted per
+// registry id and side, survives the report's JSON and adds up across parts.
+TEST(Compare, PairsWhoseFlagsDifferAreUnexplainedAndCountedPerCauseAndSide) {
     Comparator c({});
     c.compare("x",
               {face(0, 3, {10, 20}, kMissingNormal), face(10, 4, {10, 20}, kGridModel),
@@ -361,8 +362,18 @@ TEST(Compare, MatchedPairsWhoseFlagsDifferAreCountedPerCauseAndSide) {
               {face(0, 3), face(10, 4, {10, 20}, kGridModel),
                face(20, 5, {10, 20}, kGridModel | kTexturePastImage)});
     const Counts& n = c.counts();
-    EXPECT_EQ(n.matched, 3u);
-    EXPECT_EQ(n.unexplained, 0u);
+    // Equal fields with different flags are no match: each is an unexplained difference of "flags".
+    EXPECT_EQ(n.matched, 1u);
+    EXPECT_EQ(n.unexplained, 2u);
+    ASSERT_TRUE(c.first_unexplained());
+    const Divergence& d = *c.first_unexplained();
+    EXPECT_EQ(d.kind, DivergenceKind::FieldMismatch);
+    EXPECT_EQ(d.original_index, 0u);
+    ASSERT_EQ(d.fields.size(), 1u);
+    EXPECT_EQ(d.fields[0].name, "flags");
+    EXPECT_EQ(d.fields[0].original, "missing_normal");
+    EXPECT_EQ(d.fields[0].reimpl, "(none)");
+    EXPECT_TRUE(d.explained_by.empty());
     EXPECT_EQ(n.flag_original_only,
               (std::map<std::string, std::uint64_t>{{"missing_normal", 1}, {"texture_right_edge", 1}}));
     EXPECT_EQ(n.flag_reimpl_only, (std::map<std::string, std::uint64_t>{{"texture_past_allocation", 1}}));

@@ -84,4 +84,10 @@ Profile load_profile(const std::filesystem::path& file); // throws ProfileError
 std::string profile_image_mismatch(const Profile& profile, const std::filesystem::path& profile_shown,
                                    const std::filesystem::path& image_shown, const std::string& image_sha256);
 
+// Empty when the profile gives no image_base or the image's own (its PE header's ImageBase, where
+// the image loads and where the profile's addresses are); otherwise the problem, naming both. A
+// profile whose base disagreed was used as it stood by `run` and moved by `call`.
+std::string profile_base_mismatch(const Profile& profile, const std::filesystem::path& profile_shown,
+                                  const std::filesystem::path& image_shown, std::uint32_t preferred_base);
+
 } // namespace refcheck::harness
