@@ -7,6 +7,7 @@
 #include "cli_support.hpp"
 #include "code_site.hpp"
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -197,6 +198,76 @@ TEST_F(BisectTest, EquivalentCaseExitsZero) {
         refcheck("bisect " + quote(file) + " --data " + quote(kSmallData) + " --only 'record 99 view 0'");
     EXPECT_EQ(bad.code, 2) << bad.out << bad.err;
     EXPECT_NE(bad.err.find("no input named \"record 99 view 0\""), std::string::npos) << bad.err;
+}
+
+// A window holds what ran between its two hooks. The winding taps fire at polygon_winding_'s return
+// sites after the trace has recorded the instruction there, so a window opening at one left out the
+// instruction at its hook, which runs after it, and a window closing at one listed (and counted) the
+// instruction at its hook, which had not run. The seeds: draw_face's load of its first argument
+// right after the winding (the divergent face's packet then holds the face's own pointer), whose
+// window opens at a winding tap; and polygon_winding_body's `sub eax, edx` reversed (the winding
+// diverges), whose window closes at one.
+TEST_F(BisectTest, AWindowAtAWindingTapHoldsExactlyWhatRanBetweenItsHooks) {
+    const auto code = instructions_of("draw_face");
+    const emu::Address winding =
+        find_instruction("polygon_winding_", [](const emu::Instruction&) { return true; }).start;
+    char target[32]; // draw_face calls the winding through a register: mov esi, polygon_winding_; call esi
+    std::snprintf(target, sizeof target, "mov esi, 0x%x", winding);
+    const auto t =
+        std::find_if(code.begin(), code.end(), [&](const emu::Instruction& in) { return in.text == target; });
+    const auto c =
+        std::find_if(t, code.end(), [](const emu::Instruction& in) { return in.text == "call esi"; });
+    ASSERT_TRUE(c != code.end() && c + 1 != code.end()) << "draw_face calls polygon_winding_ no more";
+    const emu::Instruction& load = *(c + 1);
+    ASSERT_EQ(load.text, "mov ebx, dword ptr [ebp + 8]") << "the instruction after the winding moved";
+    char where[48];
+    std::snprintf(where, sizeof where, "draw_face+0x%x", load.address - code.front().address + load.size - 1);
+    const CodeSite sub = find_instruction(
+        "polygon_winding_body", [](const emu::Instruction& in) { return in.text == "sub eax, edx"; });
+    const fs::path file = write_case("small-program", small_program().to_json());
+    const std::regex header("note: the original's instructions from the hook of the original's event #[0-9]+ "
+                            "\\(([^)]+)\\) to the hook of the original's event #[0-9]+ \\(([^)]+)\\): "
+                            "([0-9,]+) executed");
+    // The window's first and last instruction lines, and its two hooks' places.
+    struct Window {
+        std::string first, last, from, to;
+    };
+    auto window = [&](const std::string& patch) {
+        const Result b =
+            refcheck("bisect " + quote(file) + " --data " + quote(kSmallData) + " --patch " + patch);
+        EXPECT_EQ(b.code, 1) << b.out << b.err;
+        std::smatch m;
+        EXPECT_TRUE(std::regex_search(b.out, m, header)) << b.out;
+        Window w;
+        if (m.empty()) return w;
+        w.from = m[1], w.to = m[2];
+        for (const std::string& line : section(b.out, "note: the original's instructions from")) {
+            if (line.rfind("  0x", 0) != 0) continue;
+            if (w.first.empty()) w.first = line;
+            w.last = line;
+        }
+        return w;
+    };
+    const Window opening = window(std::string(where) + ":0c");
+    EXPECT_EQ(
+        opening.from, "draw_face+0x" +
+                          [&] {
+                              char t[16];
+                              std::snprintf(t, sizeof t, "%x", load.address - code.front().address);
+                              return std::string(t);
+                          }())
+        << "the window opens at the winding tap before the patched load";
+    EXPECT_NE(
+        opening.first.find(hex8(load.address) + " <" + opening.from + ">: mov ebx, dword ptr [ebp + 0xc]"),
+        std::string::npos)
+        << "the patched load, at the hook, runs first: " << opening.first;
+    const Window closing = window(sub.where() + ":29c2");
+    EXPECT_EQ(closing.to, opening.from) << "the window closes at the winding tap";
+    EXPECT_EQ(closing.last.find("<" + closing.to + ">"), std::string::npos)
+        << "the instruction at the closing hook has not run: " << closing.last;
+    EXPECT_NE(closing.last.find(": ret"), std::string::npos)
+        << "polygon_winding_'s ret ran last: " << closing.last;
+    EXPECT_NE(closing.first.find("<" + closing.from + ">"), std::string::npos) << closing.first;
 }
 
 // Frames: the face routines run; the window still ends at the divergent face's call.

@@ -23,12 +23,23 @@ except ImportError:
     sys.exit(77)
 
 
+def unique_keys(name, pairs):
+    """An object's members, refusing a key given twice: JSON parsers keep the last, so a second
+    definition silently replaced the first (case-report's strict "bisect" by a bare object)."""
+    seen = {}
+    for key, value in pairs:
+        if key in seen:
+            sys.exit(f"{name}: the key {key!r} appears twice in one object")
+        seen[key] = value
+    return seen
+
+
 def load_schemas(schema_dir):
     schemas = {}
     for name in sorted(os.listdir(schema_dir)):
         if name.endswith(".schema.json"):
             with open(os.path.join(schema_dir, name), encoding="utf-8") as f:
-                schema = json.load(f)
+                schema = json.load(f, object_pairs_hook=lambda pairs: unique_keys(name, pairs))
             uri = schema.get("$id", "")
             if not uri.startswith("https://refcheck.invalid/schemas/") or not uri.endswith("/" + name):
                 sys.exit(f"{name}: $id {uri!r} is not https://refcheck.invalid/schemas/{name}")

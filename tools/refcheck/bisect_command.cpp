@@ -87,8 +87,10 @@ const Command& bisect_command() {
                          "Seed a fault in the reimplementation's input: its light has x and z swapped");
             app.add_option("--only", a->only,
                            "Start from this input of the case instead of running all of it");
-            app.add_option("--instructions", a->dd.instructions_tail,
-                           "Window lines shown before the divergent event (loops folded)")
+            app.add_option(
+                   "--instructions", a->dd.instructions_tail,
+                   "Window lines kept from its end (before the divergent event's hook), after its first 40 "
+                   "lines; loops folded")
                 ->capture_default_str();
             app.add_option("--listing-context", a->dd.listing_context,
                            "Draw-program instructions shown each side of the packet")

@@ -182,7 +182,7 @@ void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& fi
                   << (changed == 0 ? "; in none, so its input was not modified in this run" : "") << "\n";
     }
     std::printf(
-        "wall time %.1f s, %s events/s\n", s.seconds,
+        "wall time %.1f s, %s events/s (both sides' events)\n", s.seconds,
         with_commas(static_cast<std::uint64_t>(s.seconds > 0 ? double(s.events) / s.seconds : 0)).c_str());
     std::cout << "HTML report: " << fs::absolute(s.html).lexically_normal().string() << "\n";
 }

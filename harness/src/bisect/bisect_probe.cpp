@@ -144,6 +144,21 @@ std::vector<GuestFrame> scan_call_stack(const emu::Machine& m) {
     return frames;
 }
 
+namespace {
+
+// Whether the trace has already recorded the instruction the guest stands at, though it has not run:
+// a hook that fires after the trace's own at that address (the winding taps at polygon_winding_'s
+// return sites do) sees it last. A hook's instruction follows a call or a ret, never itself, so the
+// last address recorded equals EIP only then.
+bool traced_before_its_hook(const emu::Machine& m) {
+    const emu::Trace& trace = m.trace();
+    if (trace.total() == 0) return false;
+    const auto last = trace.last(1);
+    return !last.empty() && last.back() == m.reg(emu::Reg::eip);
+}
+
+} // namespace
+
 WindowProbe::WindowProbe(std::size_t divergent, bool after_last_event, std::size_t capacity, std::size_t head,
                          std::size_t tail)
     : divergent_(divergent), after_last_event_(after_last_event), capacity_(capacity), head_(head),
@@ -189,6 +204,9 @@ void WindowProbe::streams(const std::vector<EventRecord>& original, const std::v
 void WindowProbe::start_here(Original& o, std::size_t index) {
     emu::Machine& m = o.machine();
     start_ = m.trace().total();
+    // The hook's instruction runs after the hook: in the window, though the trace may hold it already
+    // (it was left out of windows opening at a winding tap, the divergent instruction among them).
+    if (traced_before_its_hook(m)) --start_;
     findings_.window = true;
     findings_.from = "the hook of the original's event #" + std::to_string(index) + " (" + where(m) + ")";
     // A replaced routine's first instruction is traced after its hook although it never runs.
@@ -201,6 +219,9 @@ void WindowProbe::start_here(Original& o, std::size_t index) {
 
 void WindowProbe::stop_here(Original& o) {
     emu::Machine& m = o.machine();
+    // The hook's instruction has not run: out of the window, though the trace may hold it already
+    // (it was listed and counted in windows closing at a winding tap).
+    drop_last_ = traced_before_its_hook(m);
     findings_.registers = m.registers();
     findings_.routine = where(m);
     findings_.stack = scan_call_stack(m);
@@ -218,9 +239,13 @@ void WindowProbe::close(Original& o, std::string to) {
     findings_.to = std::move(to);
     if (!findings_.window) return;
     const emu::Trace& trace = o.machine().trace();
-    findings_.executed = trace.total() - start_;
-    auto addresses =
-        trace.last(static_cast<std::size_t>(std::min<std::uint64_t>(findings_.executed, capacity_)));
+    const std::uint64_t traced = trace.total() - start_;
+    auto addresses = trace.last(static_cast<std::size_t>(std::min<std::uint64_t>(traced, capacity_)));
+    findings_.executed = traced;
+    if (drop_last_ && !addresses.empty()) {
+        addresses.pop_back();
+        --findings_.executed;
+    }
     if (skip_first_ && addresses.size() == findings_.executed && !addresses.empty() &&
         addresses.front() == *skip_first_) {
         addresses.erase(addresses.begin());

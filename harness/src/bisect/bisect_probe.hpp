@@ -86,6 +86,7 @@ private:
     bool tracing_ = false, closed_ = false;
     std::uint64_t start_ = 0;
     std::optional<std::uint32_t> skip_first_; // a replaced routine's entry, recorded though it never ran
+    bool drop_last_ = false; // the closing hook's instruction, recorded before its hook though not run
     ProbeFindings findings_;
 };
 
