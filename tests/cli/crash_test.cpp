@@ -133,6 +133,32 @@ TEST_F(CrashTest, WithoutACrashReportsAreThoseOfOneProcess) {
     EXPECT_EQ(tree_without_junit_times(path("one")), tree_without_junit_times(path("three")));
 }
 
+// A case whose worker died cannot say whether a seeded patch ran: its report (the coordinator's) has
+// no coverage. It was counted nowhere, and the summary said the patch ran in no case, "so no case ran
+// the modified original", of a run whose crashed case may well have run it (here op_secondary's jns,
+// which small-program runs on every input and the palette never).
+TEST_F(CrashTest, ACrashedCaseCannotSayWhetherASeededPatchRan) {
+    const CodeSite jns = find_instruction(
+        "op_secondary", [](const emu::Instruction& in) { return in.text.starts_with("jns "); });
+    const std::string cases = quote(write_case("small-program", small_program().to_json())) + " " +
+                              quote(write_case("small-palette", small_palette()));
+    const Result r = refcheck("run " + cases + " --data " + quote(kSmallData) +
+                                  " --out out --jobs 2 --patch " + jns.where() + ":78", // js
+                              "REFCHECK_TEST_WORKER_CRASH=small-program:segv");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_NE(
+        r.out.find("seeded patch " + jns.where() +
+                   ": its bytes ran in 0 of 2 case(s); 1 case(s) stopped before their coverage could tell"),
+        std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find("in none, so no case ran the modified original"), std::string::npos) << r.out;
+    const ojson index = read_json(path("out/run.json"));
+    const ojson& row = index.at("seeded_effect").at("patches").at(0);
+    EXPECT_EQ(row.at("stopped"), 1) << row;
+    EXPECT_EQ(row.at("not_run"), 1) << row;
+    EXPECT_EQ(row.at("ran"), 0) << row;
+}
+
 // The mutant of issue 19: build_grid_tables' outer step `add esi, 0xc` (the first after the inner
 // loop's jne) made 0xd. The table pointer then never meets its end: the loop writes on through .bss
 // until it hits the read-only section after it. Each call is a write_protected fault, located by

@@ -118,8 +118,9 @@ TEST_F(SeededDisclosureTest, APatchedRunSaysSoFirstOnStdoutInRunJsonJunitHtmlAnd
     EXPECT_EQ(keys[4], "seeded_effect");
     EXPECT_EQ(
         index.at("seeded_effect"),
-        ojson::parse(R"({"cases": 1, "patches": [{"where": ")" + site.where() +
-                     R"(", "ran": 0, "not_run": 1, "cannot_tell": 0}], "reimpl_light_changed_in": 0})"));
+        ojson::parse(
+            R"({"cases": 1, "patches": [{"where": ")" + site.where() +
+            R"(", "ran": 0, "not_run": 1, "cannot_tell": 0, "stopped": 0}], "reimpl_light_changed_in": 0})"));
     const std::string said =
         "the original is modified (1 patch; " + site.where() +
         " ran in 0 of 1 case(s)); the reimplementation's input is modified (light x and z "

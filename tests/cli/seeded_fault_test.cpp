@@ -78,8 +78,9 @@ TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecon
     const ojson index = read_json(path("patched/run.json"));
     EXPECT_EQ(index.at("status"), "divergent");
     // run.json, JUnit and HTML say so too, from the case report's coverage.
-    EXPECT_EQ(index.at("seeded_effect"), ojson::parse(R"({"cases": 1, "patches": [{"where": ")" + where +
-                                                      R"(", "ran": 1, "not_run": 0, "cannot_tell": 0}]})"));
+    EXPECT_EQ(index.at("seeded_effect"),
+              ojson::parse(R"({"cases": 1, "patches": [{"where": ")" + where +
+                           R"(", "ran": 1, "not_run": 0, "cannot_tell": 0, "stopped": 0}]})"));
     const std::string said = "the original is modified (1 patch; " + where + " ran in 1 of 1 case(s))";
     EXPECT_NE(
         read_text(path("patched/junit.xml")).find("name=\"refcheck.seeded_faults\" value=\"" + said + "\""),

@@ -166,13 +166,20 @@ void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& fi
     const harness::ojson& effect = harness::member(s.index, "seeded_effect");
     const std::uint64_t cases = effect.contains("cases") ? effect.at("cases").get<std::uint64_t>() : 0;
     for (const auto& p : harness::member(effect, "patches")) {
-        const auto ran = p.at("ran").get<std::uint64_t>(), unknown = p.at("cannot_tell").get<std::uint64_t>();
+        const auto ran = p.at("ran").get<std::uint64_t>(), unknown = p.at("cannot_tell").get<std::uint64_t>(),
+                   stopped = p.value("stopped", std::uint64_t{0});
         std::cout << "seeded patch " << p.at("where").get<std::string>() << ": its bytes ran in " << ran
                   << " of " << cases << " case(s)"
-                  << (ran == 0 && unknown == 0 ? "; in none, so no case ran the modified original" : "");
+                  << (ran == 0 && unknown == 0 && stopped == 0
+                          ? "; in none, so no case ran the modified original"
+                          : "");
         if (unknown)
             std::cout << "; " << unknown
                       << " case(s) cannot tell (the bytes lie outside the covered routines)";
+        if (stopped)
+            std::cout
+                << "; " << stopped
+                << " case(s) stopped before their coverage could tell (a crash, a time-out or an error)";
         std::cout << "\n";
     }
     if (effect.contains("reimpl_light_changed_in")) {

@@ -251,11 +251,17 @@ ojson seeded_effect(const std::vector<ojson>& reports, const ojson& seeded_fault
     // One row per patch given, whether or not any case got as far as applying it.
     ojson patches = ojson::array();
     for (const ojson& g : member(seeded_faults, "given"))
-        patches.push_back({{"where", g.at("where")}, {"ran", 0}, {"not_run", 0}, {"cannot_tell", 0}});
+        patches.push_back(
+            {{"where", g.at("where")}, {"ran", 0}, {"not_run", 0}, {"cannot_tell", 0}, {"stopped", 0}});
     std::uint64_t light_changed = 0;
     bool light_swapped = false;
     for (const auto& r : reports) {
         const ojson& injected = member(r, "injected");
+        // A case that stopped before its coverage (a crashed or timed-out worker, whose report the
+        // coordinator wrote; an error before the patches were judged) cannot say whether a patch
+        // ran: counted as stopped. It was counted nowhere, and the summary said no case ran it.
+        if (!injected.contains("patches"))
+            for (ojson& p : patches) p["stopped"] = p["stopped"].get<std::uint64_t>() + 1;
         if (injected.contains("patches")) {
             const ojson& applied = injected.at("patches");
             const auto name = [&] {
@@ -270,7 +276,10 @@ ojson seeded_effect(const std::vector<ojson>& reports, const ojson& seeded_fault
                     throw std::runtime_error(name() + " patch " + std::to_string(k) + " is at " +
                                              applied.at(k).at("where").dump() +
                                              ", the run's seeded_faults at " + patches[k].at("where").dump());
-                if (!applied.at(k).contains("executed")) continue; // the case stopped before its coverage
+                if (!applied.at(k).contains("executed")) { // the case stopped before its coverage
+                    patches[k]["stopped"] = patches[k]["stopped"].get<std::uint64_t>() + 1;
+                    continue;
+                }
                 const ojson& executed = applied.at(k).at("executed");
                 const char* key = executed.is_null()     ? "cannot_tell"
                                   : executed.get<bool>() ? "ran"
@@ -299,7 +308,10 @@ std::string seeded_fault_summary(const ojson& seeded, const ojson& effect) {
         std::string ran;
         for (const auto& p : member(effect, "patches"))
             ran += "; " + p.at("where").get<std::string>() + " ran in " +
-                   std::to_string(p.at("ran").get<std::uint64_t>()) + " of " + cases + " case(s)";
+                   std::to_string(p.at("ran").get<std::uint64_t>()) + " of " + cases + " case(s)" +
+                   (p.value("stopped", 0ull) ? ", " + std::to_string(p.at("stopped").get<std::uint64_t>()) +
+                                                   " stopped before their coverage could tell"
+                                             : "");
         parts.push_back("the original is modified (" + std::to_string(patches) +
                         (patches == 1 ? " patch" : " patches") + ran + ")");
     }

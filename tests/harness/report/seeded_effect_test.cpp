@@ -62,13 +62,16 @@ TEST(SeededEffect, EveryPatchGivenHasARowEvenWhenNoCaseAppliedIt) {
     const ojson s = seeded(kTwo, 1, true);
     const ojson effect = seeded_effect(reports, s);
     EXPECT_EQ(effect, ojson::parse(R"({"cases": 2, "patches": [
-        {"where": "op_secondary+0x70", "ran": 0, "not_run": 0, "cannot_tell": 0},
-        {"where": "draw_3d_object_+0x10", "ran": 0, "not_run": 0, "cannot_tell": 0}],
+        {"where": "op_secondary+0x70", "ran": 0, "not_run": 0, "cannot_tell": 0, "stopped": 2},
+        {"where": "draw_3d_object_+0x10", "ran": 0, "not_run": 0, "cannot_tell": 0, "stopped": 2}],
         "reimpl_light_changed_in": 0})"));
-    EXPECT_EQ(seeded_fault_summary(s, effect),
-              "the original is modified (2 patches; op_secondary+0x70 ran in 0 of 2 case(s); "
-              "draw_3d_object_+0x10 ran in 0 of 2 case(s)); the reimplementation's input is modified "
-              "(light x and z swapped; another light in 0 of 2 case(s))");
+    // Stopped cases cannot say whether a patch ran: the summary says so (it said "ran in 0" alone).
+    EXPECT_EQ(
+        seeded_fault_summary(s, effect),
+        "the original is modified (2 patches; op_secondary+0x70 ran in 0 of 2 case(s), 2 stopped before "
+        "their coverage could tell; draw_3d_object_+0x10 ran in 0 of 2 case(s), 2 stopped before their "
+        "coverage could tell); the reimplementation's input is modified (light x and z swapped; another "
+        "light in 0 of 2 case(s))");
     // The run index carries the same object right after seeded_faults.
     EXPECT_EQ(make_run_index(reports, s).at("seeded_effect"), effect);
 }
@@ -79,9 +82,15 @@ TEST(SeededEffect, CountsEachCaseByItsOwnCoverage) {
                                         report("c", kTwo, {"true", "-"}, 3), report("d", kTwo, {})};
     const ojson effect = seeded_effect(reports, seeded(kTwo, 1, true));
     EXPECT_EQ(effect, ojson::parse(R"({"cases": 4, "patches": [
-        {"where": "op_secondary+0x70", "ran": 2, "not_run": 1, "cannot_tell": 0},
-        {"where": "draw_3d_object_+0x10", "ran": 0, "not_run": 1, "cannot_tell": 1}],
+        {"where": "op_secondary+0x70", "ran": 2, "not_run": 1, "cannot_tell": 0, "stopped": 1},
+        {"where": "draw_3d_object_+0x10", "ran": 0, "not_run": 1, "cannot_tell": 1, "stopped": 2}],
         "reimpl_light_changed_in": 2})"));
+    // Every case is counted once per patch, in one of the four.
+    for (const ojson& row : effect.at("patches"))
+        EXPECT_EQ(row.at("ran").get<int>() + row.at("not_run").get<int>() + row.at("cannot_tell").get<int>() +
+                      row.at("stopped").get<int>(),
+                  4)
+            << row;
 }
 
 TEST(SeededEffect, OnePatchOnTwoImagesIsOnePatch) {
