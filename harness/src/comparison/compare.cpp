@@ -348,10 +348,13 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
     }
     Divergence d;
     d.input = input;
+    // Each side's frame by its own facts: its size and the pixels it drew. The count of pixels that
+    // differ is the comparison's, in the field diff; it was shown as a field of both sides' events,
+    // equal, as if each had produced it.
     auto event = [&](std::span<const std::uint8_t> px) {
         EventRecord e = {"frame",
                          {{"size", static_cast<std::int64_t>(px.size())},
-                          {"differing_pixels", static_cast<std::int64_t>(fc.differing)}},
+                          {"drawn_pixels", static_cast<std::int64_t>(frame_drawn_pixels(px, background))}},
                          0,
                          0};
         return e;

@@ -83,14 +83,18 @@ const std::vector<EventKindFields>& event_kinds() {
     return kinds;
 }
 
+std::size_t frame_drawn_pixels(std::span<const std::uint8_t> pixels,
+                               std::span<const std::uint8_t> background) {
+    if (background.empty()) return reimpl::drawn_pixels(pixels);
+    std::size_t drawn = 0;
+    for (std::size_t p = 0; p < pixels.size(); ++p)
+        drawn += p >= background.size() || pixels[p] != background[p];
+    return drawn;
+}
+
 EventRecord matched_frame_event(const std::string& input, std::span<const std::uint8_t> pixels,
                                 std::span<const std::uint8_t> background) {
-    std::size_t drawn = 0;
-    if (background.empty())
-        drawn = reimpl::drawn_pixels(pixels);
-    else
-        for (std::size_t p = 0; p < pixels.size(); ++p)
-            drawn += p >= background.size() || pixels[p] != background[p];
+    const std::size_t drawn = frame_drawn_pixels(pixels, background);
     return {"frame",
             {{"input", input},
              {"size", static_cast<std::int64_t>(pixels.size())},

@@ -2,6 +2,7 @@
 #include "refcheck/harness/compare.hpp"
 #include "refcheck/harness/divergences.hpp"
 #include "refcheck/harness/report.hpp"
+#include "refcheck/reimpl/rasteriser.hpp"
 
 #include <gtest/gtest.h>
 
@@ -271,6 +272,26 @@ TEST(Compare, FramePixelsNeedBothSidesTaint) {
     EXPECT_EQ(c.compare_frame("b", original, reimpl, reimpl_taint, one, 2).unexplained, 1u);
     EXPECT_EQ(c.compare_frame("c", original, reimpl, reimpl_taint, {}, 2).unexplained, 2u);
     EXPECT_EQ(c.counts().unexplained, 2u);
+}
+
+// A frame's divergence shows each side's frame by its own facts (its size and the pixels it drew),
+// the count of differing pixels only in the field diff: that count, the comparison's, was a field of
+// both sides' events, equal, as if each side had produced it.
+TEST(Compare, AFramesDivergenceShowsEachSidesOwnFrame) {
+    const std::uint8_t clear = refcheck::reimpl::kClearColour;
+    const std::vector<std::uint8_t> original = {clear, 5, 5, clear}, reimpl = {clear, 5, clear, clear};
+    Comparator c({});
+    EXPECT_EQ(c.compare_frame("f", original, reimpl, {}, {}, 2).unexplained, 1u);
+    ASSERT_TRUE(c.first_unexplained());
+    const Divergence& d = *c.first_unexplained();
+    ASSERT_TRUE(d.original && d.reimpl);
+    EXPECT_EQ(d.original->find("drawn_pixels") ? to_string(*d.original->find("drawn_pixels")) : "", "2");
+    EXPECT_EQ(d.reimpl->find("drawn_pixels") ? to_string(*d.reimpl->find("drawn_pixels")) : "", "1");
+    EXPECT_EQ(d.original->find("differing_pixels"), nullptr);
+    EXPECT_EQ(d.reimpl->find("differing_pixels"), nullptr);
+    ASSERT_EQ(d.fields.size(), 1u);
+    EXPECT_EQ(d.fields[0].original.rfind("1 pixels differ; first at (0,1): 5", 0), 0u)
+        << d.fields[0].original;
 }
 
 // An unexplained frame names its first unexplained pixel, not an explained one before it: pixel 1,

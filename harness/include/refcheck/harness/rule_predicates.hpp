@@ -67,6 +67,9 @@ const std::vector<EventKindFields>& event_kinds();
 // drawn_pixels counting the pixels not of the clear colour, or not as `background` holds them.
 EventRecord matched_frame_event(const std::string& input, std::span<const std::uint8_t> pixels,
                                 std::span<const std::uint8_t> background = {});
+// Those drawn pixels of one frame: not of the clear colour, or not as `background` holds them.
+std::size_t frame_drawn_pixels(std::span<const std::uint8_t> pixels,
+                               std::span<const std::uint8_t> background);
 
 struct PredicateCondition {
     enum class Op { Eq, Ne, Lt, Le, Gt, Ge, In, Starts, Contains, NonEmpty, Empty, Flag, NoFlag };
