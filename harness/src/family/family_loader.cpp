@@ -16,7 +16,10 @@
 // told apart. When none holds the bytes, the expected address is the original's own if it starts a
 // live allocation of the right size (so the byte comparison shows what is wrong in it), else one
 // whose pixels match with a wrong header word, else 0: no allocation holds the texture, and the
-// table diverges at that slot.
+// table diverges at that slot. An image whose runtime carves its allocations from large blocks of
+// its own gives emu the blocks only: then the place is looked for inside the larger live
+// allocations (AllocationMatcher::find_inside), and the original's own place inside one is compared
+// when none holds the bytes.
 #include "family/families.hpp"
 #include "refcheck/harness/phase.hpp"
 
