@@ -13,7 +13,19 @@
 namespace refcheck::cli_test {
 namespace {
 
-class CorruptOriginalTest : public CliTest {};
+class CorruptOriginalTest : public CliTest {
+protected:
+    // The shipped case `name` on the small archives with the detour's patches: it must diverge; its
+    // report.
+    ojson run_divergent(const std::string& name, const Detour& s, const std::vector<std::uint8_t>& code) {
+        const Result r = refcheck("run " + quote(shipped_case(name)) + " --data " + quote(kSmallData) +
+                                  " --out o" + detour_patches(s, code));
+        EXPECT_EQ(r.code, 1) << r.out << r.err;
+        ojson report = read_json(path("o/" + name + ".json"));
+        EXPECT_EQ(report.at("status"), "divergent");
+        return report;
+    }
+};
 
 std::uint32_t instance_offset(const std::string& field) { return profile_offset("instance", field); }
 
@@ -29,12 +41,8 @@ TEST_F(CorruptOriginalTest, AnInstanceTreeThatPointsBackAtItselfDivergesAtTheCyc
     code.push_back(0xb8), put32(code, s.fb);                                       // mov eax, instance
     code.push_back(0xb9), put32(code, 256);                                        // mov ecx, 256
     code.insert(code.end(), {0xf3, 0xab, 0xc3});                                   // rep stosd; ret
-    const std::string file = quote(shipped_case("construct"));
-    const Result r =
-        refcheck("run " + file + " --data " + quote(kSmallData) + " --out o" + detour_patches(s, code));
-    ASSERT_EQ(r.code, 1) << r.out << r.err;
-    const ojson report = read_json(path("o/construct.json"));
-    EXPECT_EQ(report.at("status"), "divergent");
+    const ojson report = run_divergent("construct", s, code);
+    if (HasFailure()) return;
     // One instance per tree on the original's side (the root), its children each a cycle marker.
     const ojson metrics = report.at("metrics");
     EXPECT_EQ(metrics.at("instances").at("original"), metrics.at("records")) << metrics.dump();
@@ -110,12 +118,8 @@ TEST_F(CorruptOriginalTest, ADoubleFreeIsAFaultOfTheCallThatFreedTwice) {
     call(entry("heap_free"));
     code.insert(code.end(), {0x83, 0xc4, 0x04}); // add esp, 4
     jump_to_body(code, s);
-    const std::string file = quote(shipped_case("loader"));
-    const Result r =
-        refcheck("run " + file + " --data " + quote(kSmallData) + " --out o" + detour_patches(s, code));
-    ASSERT_EQ(r.code, 1) << r.out << r.err;
-    const ojson report = read_json(path("o/loader.json"));
-    EXPECT_EQ(report.at("status"), "divergent");
+    const ojson report = run_divergent("loader", s, code);
+    if (HasFailure()) return;
     ASSERT_EQ(report.at("faults").size(), 1u) << report.at("faults");
     const ojson& fault = report.at("faults").at(0);
     EXPECT_EQ(fault.at("kind"), "heap_misuse");

@@ -1,9 +1,10 @@
 #include "refcheck/harness/profile.hpp"
 
+#include "refcheck/emu/types.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cctype>
-#include <cstdio>
 #include <fstream>
 
 namespace refcheck::harness {
@@ -109,13 +110,8 @@ std::string profile_image_mismatch(const Profile& profile, const std::filesystem
 std::string profile_base_mismatch(const Profile& profile, const std::filesystem::path& profile_shown,
                                   const std::filesystem::path& image, std::uint32_t preferred_base) {
     if (profile.image_base == 0 || profile.image_base == preferred_base) return {};
-    const auto hex = [](std::uint32_t v) {
-        char text[16];
-        std::snprintf(text, sizeof text, "0x%08x", v);
-        return std::string(text);
-    };
-    return "profile " + profile_shown.string() + " gives image_base " + hex(profile.image_base) + ", but " +
-           image.string() + "'s PE header gives " + hex(preferred_base) +
+    return "profile " + profile_shown.string() + " gives image_base " + emu::hex(profile.image_base) +
+           ", but " + image.string() + "'s PE header gives " + emu::hex(preferred_base) +
            ": its addresses are for an image at another base (regenerate the profile for this image)";
 }
 

@@ -45,10 +45,6 @@ std::string flag_names(std::uint32_t flags) {
     return out.empty() ? "(none)" : out;
 }
 
-} // namespace
-
-namespace {
-
 // Value equality with the integer and list alternatives (nearly every field) tested directly, not
 // through std::variant's generic visit.
 bool same_value(const Value& a, const Value& b) {
