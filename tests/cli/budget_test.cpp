@@ -63,6 +63,26 @@ TEST_F(BudgetTest, TheCaseTotalBoundsEveryCallAfterIt) {
     EXPECT_EQ(j.at("first_unexplained").at("input"), "boot");
 }
 
+TEST_F(BudgetTest, AnOnlyNameTheStoppedCaseNeverReachedIsSaidToBeUnknown) {
+    // The boot overruns, so no input is reached: --only's name cannot be checked, and the report
+    // says so instead of passing over a name that may be misspelt.
+    ojson c = small_program().to_json();
+    c["limits"] = {{"instructions_per_case", 1}};
+    const fs::path file = write_case("tiny", c);
+    const Result r = refcheck("run " + quote(file) + " --data " + quote(kSmallData) +
+                              " --jobs 1 --out tiny --only no-such-record");
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    const ojson j = report("tiny/tiny.json");
+    EXPECT_EQ(j.at("status"), "divergent");
+    const std::string stopped = j.value("stopped", std::string());
+    EXPECT_NE(stopped.find("--only \"no-such-record\" names no input the case reached"), std::string::npos)
+        << stopped;
+    // show prints why the case ended early, with the rest of the report.
+    const Result show = refcheck("show tiny/tiny.json");
+    EXPECT_EQ(show.code, 1) << show.out << show.err;
+    EXPECT_NE(show.out.find("stopped: " + stopped + "\n"), std::string::npos) << show.out;
+}
+
 TEST_F(BudgetTest, ACallThatRecordsMoreEventsThanItsLimitStopsTheCase) {
     // Nothing is patched: the small program case's records draw more than 3 faces per call, so the
     // first call past the limit is stopped and the case ends there, divergent.

@@ -97,6 +97,13 @@ TEST_F(SeededFaultTest, PatchedWindingBranchOfTheOriginalDivergesAtTheFirstSecon
     EXPECT_EQ(std::stoul(patches.at(0).at("address").get<std::string>(), nullptr, 16),
               branch.instruction.address);
     EXPECT_EQ(patches.at(0).at("bytes"), "78");
+    // show names the patch too: its verdict is one on a modified original.
+    const Result show = refcheck("show patched/small-program.json");
+    EXPECT_NE(show.out.find("seeded patch (the original was modified): " + where + " at " +
+                            patches.at(0).at("address").get<std::string>() +
+                            ", 79 -> 78, it ran in this case\n"),
+              std::string::npos)
+        << show.out;
 
     // With op 1's test inverted, every secondary face with its vertices in front is drawn by
     // exactly one side, so the first divergence is in the case's first input (which draws

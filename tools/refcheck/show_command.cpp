@@ -73,6 +73,7 @@ void check_report_shape(const ojson& r, const std::string& file) {
     if (status != "equivalent" && status != "divergent" && status != "error")
         bad("/status", r.at("status"), "equivalent, divergent or error");
     check(r, "error", "", false, &ojson::is_string, "a string");
+    check(r, "stopped", "", false, &ojson::is_string, "a string");
     check(r, "counts", "", false, &ojson::is_object, "an object");
     check(r, "bisect", "", false, &ojson::is_object, "an object (the drill-down)");
     const auto event = [&](const ojson& e, const std::string& where) {
@@ -115,6 +116,26 @@ std::string show_text(const ojson& r, const std::string& file, int event) {
     out << "case " << r.at("case").get<std::string>() << " (" << r.at("family").get<std::string>()
         << "): " << r.at("status").get<std::string>() << "\n";
     if (r.contains("error")) out << "error: " << r.at("error").get<std::string>() << "\n";
+    // Why the case ended before its last input: its counts cover only what ran until then.
+    if (r.contains("stopped")) out << "stopped: " << r.at("stopped").get<std::string>() << "\n";
+    // A verdict on a modified original is not a verdict on the image: every seeded patch is named.
+    for (const auto& p : harness::member(harness::member(r, "injected"), "patches")) {
+        const auto text = [&p](const char* k) {
+            const ojson& v = harness::member(p, k);
+            return v.is_string() ? v.get<std::string>() : v.dump();
+        };
+        out << "seeded patch (the original was modified): " << text("where") << " at " << text("address")
+            << ", " << text("replaced") << " -> " << text("bytes") << ", "
+            << (!p.contains("executed") ? "the case stopped before its coverage could tell whether it ran"
+                : p.at("executed").is_null()
+                    ? "outside the covered routines, where coverage cannot tell whether it ran"
+                : p.at("executed") == true ? "it ran in this case"
+                                           : "it never ran in this case")
+            << "\n";
+    }
+    if (const ojson& light = harness::member(harness::member(r, "injected"), "reimpl_light");
+        light.is_string())
+        out << "seeded for the reimplementation: " << light.get<std::string>() << "\n";
     for (const auto& [k, v] : harness::member(r, "inputs").items())
         out << "  " << k << ": " << v.dump() << "\n";
     out << "counts: " << r.value("counts", ojson::object()).dump() << "\n";

@@ -696,8 +696,14 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
                 std::string("the original failed where the case needs it to succeed, so the case stopped: ") +
                 e.what();
         }
-        if (!stopped && !c.only.empty() && !comparator.saw_only())
-            throw std::runtime_error("--only: the case has no input named \"" + c.only + "\"");
+        if (!c.only.empty() && !comparator.saw_only()) {
+            if (!stopped) throw std::runtime_error("--only: the case has no input named \"" + c.only + "\"");
+            // Input names are known only as the family reaches them: a case that stopped first (at
+            // its boot, say) cannot tell a misspelt name from one it never reached, and says so.
+            r["stopped"] = r["stopped"].get<std::string>() + "; --only \"" + c.only +
+                           "\" names no input the case reached before it stopped, so whether the case has "
+                           "one is not known";
+        }
         result.events = ctx.events;
         const Counts& counts = comparator.counts();
         // A case that compared nothing is an error, not an equivalent one: checked before the
