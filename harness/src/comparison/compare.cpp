@@ -182,12 +182,17 @@ void Comparator::record(Divergence d, const std::vector<EventRecord>& a, const s
     }
     auto& slot = known ? first_known_ : first_unexplained_;
     if (slot) return;
+    set_context(d, a, b);
+    slot = std::move(d);
+}
+
+void Comparator::set_context(Divergence& d, const std::vector<EventRecord>& a,
+                             const std::vector<EventRecord>& b) const {
     const std::size_t c = options_.context;
     d.original_before = slice(a, d.original_index >= c ? d.original_index - c : 0, d.original_index);
     d.original_after = slice(a, d.original_index + 1, d.original_index + 1 + c);
     d.reimpl_before = slice(b, d.reimpl_index >= c ? d.reimpl_index - c : 0, d.reimpl_index);
     d.reimpl_after = slice(b, d.reimpl_index + 1, d.reimpl_index + 1 + c);
-    slot = std::move(d);
 }
 
 bool Comparator::skipped(const std::string& input) {
@@ -282,7 +287,8 @@ void Comparator::compare(const std::string& input, const std::vector<EventRecord
 
 namespace refcheck::harness {
 
-FrameComparison Comparator::compare_frame(const std::string& input, std::span<const std::uint8_t> original,
+FrameComparison Comparator::compare_frame(const std::string& input, const FrameEvents& events,
+                                          std::span<const std::uint8_t> original,
                                           std::span<const std::uint8_t> reimpl,
                                           std::span<const std::uint8_t> taint,
                                           std::span<const std::uint8_t> original_taint, std::uint32_t width,
@@ -344,6 +350,12 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
     }
     Divergence d;
     d.input = input;
+    // The frame follows the input's events on each side: it stands after them, with them before it.
+    static const std::vector<EventRecord> none;
+    const std::vector<EventRecord>& a = events.original ? *events.original : none;
+    const std::vector<EventRecord>& b = events.reimpl ? *events.reimpl : none;
+    d.original_index = a.size();
+    d.reimpl_index = b.size();
     // Each side's frame by its own facts: its size and the pixels it drew. The count of pixels that
     // differ is the comparison's, in the field diff; it was shown as a field of both sides' events,
     // equal, as if each had produced it.
@@ -367,15 +379,20 @@ FrameComparison Comparator::compare_frame(const std::string& input, std::span<co
                                 "): " + std::to_string(original[p]),
                             std::to_string(reimpl[p])});
     }
+    auto keep = [&](std::optional<Divergence>& slot) {
+        if (slot) return;
+        set_context(d, a, b);
+        slot = std::move(d);
+    };
     if (fc.unexplained == 0) {
         d.explained_by = fc.causes;
         ++counts_.known;
         for (const auto& id : d.explained_by) ++counts_.known_by_cause[id];
-        if (!first_known_) first_known_ = std::move(d);
+        keep(first_known_);
     } else {
         ++counts_.unexplained;
         ++counts_.changed;
-        if (!first_unexplained_) first_unexplained_ = std::move(d);
+        keep(first_unexplained_);
     }
     return fc;
 }

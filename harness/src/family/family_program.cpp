@@ -161,11 +161,13 @@ public:
             if (const auto* f = std::get_if<events::FaceDraw>(&ev)) rasteriser_->draw(*f, frame_);
         return taint_causes(frame_.taint, pixel_flags_);
     }
-    void compare(const std::string& input, const std::vector<std::uint8_t>& original_taint) {
+    void compare(const std::string& input, const FrameEvents& events,
+                 const std::vector<std::uint8_t>& original_taint) {
         const auto original = framebuffer_.read();
         const reimpl::Frame& frame = frame_;
-        const FrameComparison fc = ctx_.comparator.compare_frame(
-            input, original, frame.pixels, frame.taint, original_taint, kWidth, framebuffer_.background());
+        const FrameComparison fc =
+            ctx_.comparator.compare_frame(input, events, original, frame.pixels, frame.taint, original_taint,
+                                          kWidth, framebuffer_.background());
         ++frames_;
         differing_ += fc.differing ? 1 : 0;
         const bool drawn = changed_pixels(original, framebuffer_.background()) != 0;
@@ -416,7 +418,7 @@ void run_program(CaseContext& ctx) {
 
                     ctx.events += original.size() + reimpl_events.size();
                     ctx.comparator.compare(input, original, reimpl_events);
-                    if (frames) frames->compare(input, original_taint);
+                    if (frames) frames->compare(input, {&original, &reimpl_events}, original_taint);
                     if (ctx.comparator.counts().unexplained == unexplained_before)
                         count_checked(original, sink.events(), m);
                     unexplained_before = ctx.comparator.counts().unexplained;

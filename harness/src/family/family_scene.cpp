@@ -614,10 +614,10 @@ private:
     // Both frames; their drawn pixels counted against the background both started from (the same
     // pixels only when the framebuffers are one size, fb.size: otherwise compare_frame reports the
     // sizes).
-    FrameComparison compare_frames(const std::string& name, const Drawn& d) {
+    FrameComparison compare_frames(const std::string& name, const Drawn& d, const FrameEvents& events) {
         const bool one_size = original_frame_.size() == background_.size();
         return ctx_.comparator.compare_frame(
-            name, original_frame_, d.frame.pixels, d.frame.taint, d.original_taint, kWidth,
+            name, events, original_frame_, d.frame.pixels, d.frame.taint, d.original_taint, kWidth,
             one_size ? std::span<const std::uint8_t>(background_) : std::span<const std::uint8_t>());
     }
 
@@ -627,7 +627,7 @@ private:
         original.push_back(rejection_event(routine, d.original.eax));
         reimpl.push_back(rejection_event(routine, d.reimpl.result));
         ctx_.comparator.compare(name, original, reimpl);
-        compare_frames(name, d);
+        compare_frames(name, d, {&original, &reimpl});
         ctx_.events += original.size() + reimpl.size() + 2;
     }
 
@@ -639,7 +639,7 @@ private:
             require_success(ctx_, d.original, "draw_scene_ (the case's scene parameters)", Expect::Zero);
         const std::vector<EventRecord> reimpl = reimpl_events(d.reimpl.steps);
         ctx_.comparator.compare(name, d.original_events, reimpl);
-        const auto fc = compare_frames(name, d);
+        const auto fc = compare_frames(name, d, {&d.original_events, &reimpl});
         ctx_.events += d.original_events.size() + reimpl.size() + 2;
         ++shows.frames;
         shows.differing += fc.differing ? 1 : 0;

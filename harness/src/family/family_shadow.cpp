@@ -256,8 +256,9 @@ void run_shadow(CaseContext& ctx) {
                     for (const auto& f : drawn_faces) reimpl_faces.push_back(shadow_face_event(f));
                     ctx.comparator.compare(input, faces, reimpl_faces);
                     ctx.events += faces.size() + reimpl_faces.size();
-                    const auto fc = ctx.comparator.compare_frame(input, original, frame.pixels, frame.taint,
-                                                                 {}, kWidth, framebuffer.background());
+                    const auto fc =
+                        ctx.comparator.compare_frame(input, {&faces, &reimpl_faces}, original, frame.pixels,
+                                                     frame.taint, {}, kWidth, framebuffer.background());
                     ++frames;
                     ctx.events += 2;
                     differing += fc.differing ? 1 : 0;

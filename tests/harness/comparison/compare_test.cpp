@@ -252,9 +252,9 @@ TEST(Compare, AnInputWhoseStreamAndFrameAreComparedCountsOnce) {
     const std::vector<std::uint8_t> pixels = {1, 2, 3, 4}, none(4, 0);
     Comparator c({{}, 0, 5, 64});
     c.compare("one", {face(0, 1)}, {face(0, 1)});
-    c.compare_frame("one", pixels, pixels, none, none, 2);
+    c.compare_frame("one", {}, pixels, pixels, none, none, 2);
     EXPECT_EQ(c.counts().inputs, 1u);
-    c.compare_frame("two", pixels, pixels, none, none, 2);
+    c.compare_frame("two", {}, pixels, pixels, none, none, 2);
     c.compare("three", {face(0, 1)}, {face(0, 1)});
     EXPECT_EQ(c.counts().inputs, 3u);
     EXPECT_EQ(c.counts().unexplained, 0u);
@@ -267,10 +267,10 @@ TEST(Compare, FramePixelsNeedBothSidesTaint) {
     const std::vector<std::uint8_t> both = {0, kMissingNormal, 0, kMissingNormal},
                                     one = {0, kMissingNormal, 0, 0};
     Comparator c({{"missing_normal"}, 0, 5, 64});
-    EXPECT_EQ(c.compare_frame("a", original, reimpl, reimpl_taint, both, 2).unexplained, 0u);
+    EXPECT_EQ(c.compare_frame("a", {}, original, reimpl, reimpl_taint, both, 2).unexplained, 0u);
     EXPECT_EQ(c.counts().known, 1u);
-    EXPECT_EQ(c.compare_frame("b", original, reimpl, reimpl_taint, one, 2).unexplained, 1u);
-    EXPECT_EQ(c.compare_frame("c", original, reimpl, reimpl_taint, {}, 2).unexplained, 2u);
+    EXPECT_EQ(c.compare_frame("b", {}, original, reimpl, reimpl_taint, one, 2).unexplained, 1u);
+    EXPECT_EQ(c.compare_frame("c", {}, original, reimpl, reimpl_taint, {}, 2).unexplained, 2u);
     EXPECT_EQ(c.counts().unexplained, 2u);
 }
 
@@ -281,7 +281,7 @@ TEST(Compare, AFramesDivergenceShowsEachSidesOwnFrame) {
     const std::uint8_t clear = refcheck::reimpl::kClearColour;
     const std::vector<std::uint8_t> original = {clear, 5, 5, clear}, reimpl = {clear, 5, clear, clear};
     Comparator c({});
-    EXPECT_EQ(c.compare_frame("f", original, reimpl, {}, {}, 2).unexplained, 1u);
+    EXPECT_EQ(c.compare_frame("f", {}, original, reimpl, {}, {}, 2).unexplained, 1u);
     ASSERT_TRUE(c.first_unexplained());
     const Divergence& d = *c.first_unexplained();
     ASSERT_TRUE(d.original && d.reimpl);
@@ -294,6 +294,33 @@ TEST(Compare, AFramesDivergenceShowsEachSidesOwnFrame) {
         << d.fields[0].original;
 }
 
+// A frame follows its input's events: a divergent frame stands after them on each side, with them
+// as the events before it. It stood at event #0 with nothing before it, though faces came first.
+TEST(Compare, AFramesDivergenceStandsAfterItsInputsEvents) {
+    const std::vector<EventRecord> a = {face(0, 3), face(10, 4), face(20, 5)};
+    const std::vector<EventRecord> b = {face(0, 3), face(10, 4), face(20, 5)};
+    const std::vector<std::uint8_t> original = {1, 2, 3, 4}, reimpl = {1, 9, 3, 4};
+    CompareOptions options;
+    options.context = 2;
+    Comparator c(options);
+    c.compare("in", a, b);
+    ASSERT_EQ(c.compare_frame("in", {&a, &b}, original, reimpl, {}, {}, 2).unexplained, 1u);
+    ASSERT_TRUE(c.first_unexplained());
+    const Divergence& d = *c.first_unexplained();
+    EXPECT_EQ(d.original_index, 3u);
+    EXPECT_EQ(d.reimpl_index, 3u);
+    ASSERT_EQ(d.original_before.size(), 2u);
+    const auto offset = [](const EventRecord& e) {
+        return e.find("offset") ? to_string(*e.find("offset")) : "";
+    };
+    EXPECT_EQ(offset(d.original_before[0]), "10");
+    EXPECT_EQ(offset(d.original_before[1]), "20");
+    ASSERT_EQ(d.reimpl_before.size(), 2u);
+    EXPECT_EQ(offset(d.reimpl_before[1]), "20");
+    EXPECT_TRUE(d.original_after.empty());
+    EXPECT_TRUE(d.reimpl_after.empty());
+}
+
 // An unexplained frame names its first unexplained pixel, not an explained one before it: pixel 1,
 // at (1,0), is excused by both taints; pixel 3, at (1,1), is not. All explained, it names the first.
 TEST(Compare, AFramesDivergenceNamesItsFirstUnexplainedPixel) {
@@ -301,12 +328,12 @@ TEST(Compare, AFramesDivergenceNamesItsFirstUnexplainedPixel) {
     const std::vector<std::uint8_t> taint = {0, kMissingNormal, 0, kMissingNormal};
     const std::vector<std::uint8_t> one = {0, kMissingNormal, 0, 0};
     Comparator c({{"missing_normal"}, 0, 5, 64});
-    ASSERT_EQ(c.compare_frame("partly", original, reimpl, taint, one, 2).unexplained, 1u);
+    ASSERT_EQ(c.compare_frame("partly", {}, original, reimpl, taint, one, 2).unexplained, 1u);
     ASSERT_TRUE(c.first_unexplained());
     ASSERT_EQ(c.first_unexplained()->fields.size(), 1u);
     EXPECT_EQ(c.first_unexplained()->fields[0].original, "2 pixels differ; first at (1,1): 4");
     EXPECT_EQ(c.first_unexplained()->fields[0].reimpl, "8");
-    ASSERT_EQ(c.compare_frame("excused", original, reimpl, taint, taint, 2).unexplained, 0u);
+    ASSERT_EQ(c.compare_frame("excused", {}, original, reimpl, taint, taint, 2).unexplained, 0u);
     ASSERT_TRUE(c.first_known());
     EXPECT_EQ(c.first_known()->fields[0].original, "2 pixels differ; first at (1,0): 2");
 }
@@ -317,12 +344,12 @@ TEST(Compare, BlankFramesCountOnlyWhenTheCaseSaysSo) {
     CompareOptions o;
     o.clear_colour = 224;
     Comparator aside(o);
-    aside.compare_frame("a", blank, blank, {}, {}, 3);
+    aside.compare_frame("a", {}, blank, blank, {}, {}, 3);
     EXPECT_EQ(aside.counts().compared, 0u);
     EXPECT_EQ(aside.counts().blank_frames, 1u);
     o.blank_frames_count = true;
     Comparator counted(o);
-    counted.compare_frame("a", blank, blank, {}, {}, 3);
+    counted.compare_frame("a", {}, blank, blank, {}, {}, 3);
     EXPECT_EQ(counted.counts().compared, 1u);
     EXPECT_EQ(counted.counts().matched, 1u);
 }

@@ -412,16 +412,16 @@ TEST(RulePredicates, AFrameIsCreditedOnlyWithTheFacesOfItsOwnInput) {
     other[5] = 8;
     const std::vector<EventRecord> textured = {face(7, 0, {1, 2, 3})}, flat = {face(2, 0, {1, 2, 3})};
     comparator.compare("a", textured, textured);
-    comparator.compare_frame("a", blank, blank, none, none, 320); // set aside: blank on both sides
+    comparator.compare_frame("a", {}, blank, blank, none, none, 320); // set aside: blank on both sides
     comparator.compare("b", textured, textured);
-    comparator.compare_frame("b", drawn, other, none, none, 320); // differs
+    comparator.compare_frame("b", {}, drawn, other, none, none, 320); // differs
     comparator.compare("c", flat, flat);
-    comparator.compare_frame("c", drawn, drawn, none, none, 320);
+    comparator.compare_frame("c", {}, drawn, drawn, none, none, 320);
     const ojson j = counter.json(ojson::object());
     EXPECT_EQ(j.at("flat"), 1);
     EXPECT_EQ(j.at("textured"), 0) << "input c drew no textured face";
     // Its own textured faces still count.
     comparator.compare("d", textured, textured);
-    comparator.compare_frame("d", drawn, drawn, none, none, 320);
+    comparator.compare_frame("d", {}, drawn, drawn, none, none, 320);
     EXPECT_EQ(counter.json(ojson::object()).at("textured"), 1);
 }

@@ -82,6 +82,12 @@ struct FrameComparison {
     std::vector<std::string> causes;     // registry ids that explain the explained pixels
 };
 
+// The events of an input that a frame follows: each side's stream as compare() was given it.
+struct FrameEvents {
+    const std::vector<EventRecord>* original = nullptr;
+    const std::vector<EventRecord>* reimpl = nullptr;
+};
+
 // Accumulates the comparison of many streams (one per input); keeps the first unexplained divergence
 // in full and a bounded sample of known ones.
 class Comparator {
@@ -130,13 +136,19 @@ public:
     // cause it was witnessed to carry) hold the flag of one allowed registry entry that may explain
     // "pixels". `background`: what both framebuffers held before the draw, when not all the clear
     // colour (a blank frame and a matched frame's drawn pixels are counted against it).
-    FrameComparison compare_frame(const std::string& input, std::span<const std::uint8_t> original,
+    // `events`: the input's event streams the frame follows (compared by compare() just before), so
+    // that a divergent frame stands after them, with them as its context: it was put at event #0,
+    // with no events before it, whatever the input had drawn.
+    FrameComparison compare_frame(const std::string& input, const FrameEvents& events,
+                                  std::span<const std::uint8_t> original,
                                   std::span<const std::uint8_t> reimpl, std::span<const std::uint8_t> taint,
                                   std::span<const std::uint8_t> original_taint, std::uint32_t width,
                                   std::span<const std::uint8_t> background = {});
 
 private:
     void record(Divergence d, const std::vector<EventRecord>& a, const std::vector<EventRecord>& b);
+    void set_context(Divergence& d, const std::vector<EventRecord>& a,
+                     const std::vector<EventRecord>& b) const;
     bool classify(Divergence& d) const;
     void count_flag_disagreement(std::uint32_t original, std::uint32_t reimpl);
     bool skipped(const std::string& input); // not the input only() names
