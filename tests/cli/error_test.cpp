@@ -49,6 +49,36 @@ TEST_F(ErrorTest, CaseFileWithAnUnknownKey) {
     EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
 }
 
+// A case file or profile nested 100,000 deep (200 KB) is refused as such, naming the file: copying
+// it overflowed refcheck's stack (SIGSEGV, no report). show refuses such a report the same way.
+TEST_F(ErrorTest, JsonNestedTooDeepIsRefusedNamingTheFile) {
+    const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+    const fs::path case_file = path("deep.json");
+    std::ofstream(case_file) << R"({"schema": "refcheck-case/1", "family": "loader", "selection": )" << deep
+                             << "}\n";
+    const Result r = refcheck("run " + quote(case_file) + " --data " + quote(kSmallData) + " --out deep");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("deep.json"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("nested deeper than 256 levels"), std::string::npos) << r.err;
+
+    std::string text = read_text(kProfile);
+    text.insert(text.rfind('}'), R"(, "deep": )" + deep);
+    const fs::path profile = path("deep.profile.json");
+    std::ofstream(profile) << text;
+    const Result p = refcheck("run " + quote(shipped_case("loader")) + " --profile " + quote(profile) +
+                              " --data " + quote(kSmallData) + " --out deep-profile");
+    EXPECT_EQ(p.code, 2) << p.out << p.err;
+    EXPECT_NE(p.err.find("deep.profile.json"), std::string::npos) << p.err;
+    EXPECT_NE(p.err.find("nested deeper than 256 levels"), std::string::npos) << p.err;
+
+    const fs::path deep_report = path("deep-report.json");
+    std::ofstream(deep_report) << R"({"case": "x", "family": "loader", "status": "equivalent", "x": )" << deep
+                               << "}\n";
+    const Result show = refcheck("show " + quote(deep_report));
+    EXPECT_EQ(show.code, 2) << show.out << show.err;
+    EXPECT_NE(show.err.find("nested deeper than 256 levels"), std::string::npos) << show.err;
+}
+
 TEST_F(ErrorTest, CaseAllowingADivergenceOutsideTheRegistry) {
     ProgramCase pc = small_program();
     pc.allow = {"missing_normal", "rounding_whatever"};

@@ -1,4 +1,5 @@
 #include "refcheck/harness/case.hpp"
+#include "refcheck/harness/json_bounded.hpp"
 
 #include "refcheck/harness/divergences.hpp"
 #include "refcheck/harness/hash.hpp"
@@ -233,8 +234,8 @@ Case load_case(const std::filesystem::path& file) {
     if (in.bad()) fail(file, "cannot read the case file");
     json j;
     try {
-        j = json::parse(bytes);
-    } catch (const json::exception& e) {
+        j = parse_json_bounded<json>(bytes);
+    } catch (const std::exception& e) {
         fail(file, std::string("not valid JSON: ") + e.what());
     }
     if (!j.is_object()) fail(file, "a case is a JSON object");

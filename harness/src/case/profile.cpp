@@ -1,4 +1,5 @@
 #include "refcheck/harness/profile.hpp"
+#include "refcheck/harness/json_bounded.hpp"
 
 #include "refcheck/emu/types.hpp"
 
@@ -120,8 +121,8 @@ Profile load_profile(const std::filesystem::path& file) {
     if (!in) fail(file, "cannot read the profile");
     json j;
     try {
-        j = json::parse(in);
-    } catch (const json::exception& e) {
+        j = parse_json_bounded<json>(in);
+    } catch (const std::exception& e) {
         fail(file, std::string("not valid JSON: ") + e.what());
     }
     // A JSON value of another type (a profile that is `true`, an "image" that is a number) is a

@@ -1,4 +1,5 @@
 #include "refcheck/harness/profile_import.hpp"
+#include "refcheck/harness/json_bounded.hpp"
 
 #include "refcheck/harness/hash.hpp"
 
@@ -125,8 +126,8 @@ ProfileImport import_profile(const ProfileImportRequest& request) {
     if (!tin) throw ProfileImportError("cannot read template " + request.template_file.string());
     ProfileImport out;
     try {
-        out.profile = ordered_json::parse(tin);
-    } catch (const nlohmann::json::exception& e) {
+        out.profile = parse_json_bounded<ordered_json>(tin);
+    } catch (const std::exception& e) {
         throw ProfileImportError(request.template_file.string() + ": not valid JSON: " + e.what());
     }
     if (out.profile.value("schema", "") != "refcheck-profile/1")

@@ -1,4 +1,5 @@
 #include "refcheck/harness/coverage_reasons.hpp"
+#include "refcheck/harness/json_bounded.hpp"
 
 #include "refcheck/harness/hash.hpp"
 
@@ -72,8 +73,8 @@ CoverageReasons load_coverage_reasons(const std::filesystem::path& file) {
     const std::string bytes((std::istreambuf_iterator<char>(in)), {});
     ojson j;
     try {
-        j = ojson::parse(bytes);
-    } catch (const ojson::exception& e) {
+        j = parse_json_bounded<ojson>(bytes);
+    } catch (const std::exception& e) {
         fail(file, std::string("not valid JSON: ") + e.what());
     }
     if (!j.is_object() || member(j, "schema") != kCoverageReasonsSchema)

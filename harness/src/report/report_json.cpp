@@ -1,4 +1,5 @@
 #include "refcheck/harness/report.hpp"
+#include "refcheck/harness/json_bounded.hpp"
 
 #include "refcheck/harness/coverage.hpp"
 #include "refcheck/harness/divergences.hpp"
@@ -233,12 +234,12 @@ ojson read_json(const std::filesystem::path& file) {
     if (!in) throw std::runtime_error("cannot read " + file.string());
     ojson j;
     try {
-        j = ojson::parse(in);
-    } catch (const ojson::parse_error& e) {
+        j = parse_json_bounded<ojson>(in);
+    } catch (const std::exception& e) {
         // nlohmann's text is "[json.exception.parse_error.101] parse error at line 1, column 1: ...".
         std::string what = e.what();
         if (const auto at = what.find("parse error"); at != std::string::npos) what = what.substr(at);
-        throw std::runtime_error(file.string() + " is not JSON (" + what + ")");
+        throw std::runtime_error(file.string() + " is not JSON refcheck reads (" + what + ")");
     }
     if (const auto at = first_fraction(j))
         throw std::runtime_error(file.string() + ": " + (at->empty() ? "the document" : at->to_string()) +
