@@ -204,6 +204,77 @@ TEST(Load, AnImageOfNoSizeIsAnError) {
     }
 }
 
+namespace {
+// The test image's bytes, its PE header's offset and its section table's.
+struct PeBytes {
+    std::string bytes;
+    uint32_t pe = 0, sections = 0;
+    uint16_t count = 0;
+    uint32_t u32(uint32_t at) const {
+        uint32_t v = 0;
+        std::memcpy(&v, bytes.data() + at, 4);
+        return v;
+    }
+    void put32(uint32_t at, uint32_t v) { std::memcpy(bytes.data() + at, &v, 4); }
+    // The section table entry of the section named `name`.
+    uint32_t section(const std::string& name) const {
+        for (uint32_t k = 0; k < count; ++k)
+            if (std::string(bytes.data() + sections + 40 * k, 8).starts_with(name)) return sections + 40 * k;
+        ADD_FAILURE() << "no section " << name;
+        return sections;
+    }
+};
+PeBytes test_image_bytes() {
+    std::ifstream in(test::test_image(), std::ios::binary);
+    PeBytes b;
+    b.bytes.assign((std::istreambuf_iterator<char>(in)), {});
+    b.pe = b.u32(0x3c);
+    std::memcpy(&b.count, b.bytes.data() + b.pe + 6, 2);
+    uint16_t optional = 0;
+    std::memcpy(&optional, b.bytes.data() + b.pe + 20, 2);
+    b.sections = b.pe + 24 + optional;
+    // No COFF symbol table (a retail image has none): the section data is what the loader reads.
+    b.put32(b.pe + 12, 0);
+    b.put32(b.pe + 16, 0);
+    return b;
+}
+std::string load_error(const std::filesystem::path& file) {
+    Machine m;
+    try {
+        m.load(file);
+    } catch (const EmuError& e) {
+        return e.what();
+    }
+    return "(loaded)";
+}
+} // namespace
+
+// A truncated image (its .text cut in the middle) is refused, naming the section and the file's
+// size: the missing bytes were left zero and ran as the original's code, a verdict against it.
+// So is a section table whose sections overlap in memory.
+TEST(Load, ATruncatedOrOverlappingImageIsAnError) {
+    test::ScratchDir dir("truncated");
+    PeBytes b = test_image_bytes();
+    dir.put("whole.exe", b.bytes);
+    EXPECT_EQ(load_error(dir.path() / "whole.exe"), "(loaded)");
+    const uint32_t text = b.section(".text");
+    const uint32_t raw_at = b.u32(text + 20), raw_size = b.u32(text + 16);
+    ASSERT_GT(raw_size, 0x200u);
+    dir.put("cut.exe", b.bytes.substr(0, raw_at + raw_size / 2));
+    const std::string cut = load_error(dir.path() / "cut.exe");
+    EXPECT_NE(cut.find("section .text's file data"), std::string::npos) << cut;
+    EXPECT_NE(cut.find("runs past the end of"), std::string::npos) << cut;
+    EXPECT_NE(cut.find("the image is truncated"), std::string::npos) << cut;
+
+    ASSERT_GE(b.count, 2);
+    PeBytes overlap = b;
+    const uint32_t second = b.sections + 40;
+    overlap.put32(second + 12, b.u32(b.sections + 12)); // the second section at the first's address
+    dir.put("overlap.exe", overlap.bytes);
+    const std::string over = load_error(dir.path() / "overlap.exe");
+    EXPECT_NE(over.find("overlaps another section in memory"), std::string::npos) << over;
+}
+
 TEST(Load, RefusesBadInput) {
     Machine m;
     EXPECT_THROW(m.load("/nonexistent/image.exe"), EmuError);
