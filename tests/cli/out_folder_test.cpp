@@ -41,12 +41,27 @@ TEST_F(OutFolderTest, TheFolderOfACaseFileIsNeverTheOutputFolder) {
     EXPECT_EQ(read_text(path("cases-copy/loader.json")), case_bytes);
 }
 
+// A case named ".." (the file "...json") is refused before it runs: it ran whole, wrote its report,
+// then failed writing ../coverage.drcov and left the output folder half-written.
+TEST_F(OutFolderTest, ACaseNamedAsAFolderIsRefusedBeforeItRuns) {
+    fs::create_directories(path("odd"));
+    fs::copy_file(shipped_case("loader"), path("odd/...json"));
+    refused(refcheck("run odd/...json" + data() + " --out dots"), {"is named \"..\"", "rename the file"});
+    EXPECT_FALSE(fs::exists(path("dots")));
+}
+
 // Nor the data root, nor a shard output merge reads.
 TEST_F(OutFolderTest, TheDataRootAndAMergesShardsAreNeverTheOutputFolder) {
     fs::copy(kSmallData, path("data"), fs::copy_options::recursive);
     refused(refcheck("run " + quote(shipped_case("loader")) + " --data data --out data"),
             {"--out data: is the data root"});
     EXPECT_FALSE(fs::exists(path("data/loader.json")));
+    // Nor a folder inside it, where the reports would join what the guest lists and reads; the
+    // workbench's --out by the same rule.
+    refused(refcheck("run " + quote(shipped_case("loader")) + " --data data --out data/3DDATA/sub"),
+            {"--out data/3DDATA/sub: lies inside the data root", "name a folder outside it"});
+    EXPECT_FALSE(fs::exists(path("data/3DDATA/sub")));
+    refused(refcheck("workbench --data data --out data/wb"), {"--out data/wb: lies inside the data root"});
     const Result shard = refcheck("run " + quote(shipped_case("loader")) + data() + " --shard 0/1 --out s0");
     ASSERT_EQ(shard.code, 0) << shard.out << shard.err;
     refused(refcheck("merge --out s0 s0 --cases " + quote(shipped_case("loader")) + data()),

@@ -87,7 +87,7 @@ void claim_out_folder(const std::string& option, const std::string& dir,
         if (!options) continue;
         try {
             const fs::path data = harness::resolve_environment(harness::load_case(f), *options).data;
-            inputs.push_back({data, "the data root " + data.string()});
+            inputs.push_back({data, "the data root " + data.string(), true});
         } catch (const std::exception&) {
             // a case file that does not load is named when the command loads it
         }

@@ -50,7 +50,7 @@ const Command& workbench_command() {
                 options.out = *out;
                 try {
                     if (!records->empty()) options.records = parse_records(*records);
-                    claim_out_folder("--out", *out, {}, nullptr, {{*data, "the data root " + *data}});
+                    claim_out_folder("--out", *out, {}, nullptr, {{*data, "the data root " + *data, true}});
                     const auto start = std::chrono::steady_clock::now();
                     const harness::WorkbenchSummary s = harness::write_workbench(options);
                     const double seconds =

@@ -547,6 +547,12 @@ void check_case_names(const std::vector<std::filesystem::path>& files) {
     std::map<std::string, std::filesystem::path> seen;
     for (const auto& f : files) {
         const std::string name = f.stem().string();
+        // A case's outputs are named by it: "..", "." or nothing would name a folder, not a file
+        // in the output folder ("...json" ran whole, then failed writing ../coverage.drcov).
+        if (name.empty() || name == "." || name == "..")
+            throw std::runtime_error("case file " + f.string() + " is named \"" + name +
+                                     "\", which names a folder, not a report in the output folder; rename "
+                                     "the file");
         if (name == "run")
             throw std::runtime_error("case file " + f.string() +
                                      " is named \"run\", as the run's index run.json is: its report would be "

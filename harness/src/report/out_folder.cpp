@@ -95,6 +95,11 @@ void claim_output_folder(const std::string& option, const fs::path& dir,
                                      input.what +
                                      "; refcheck writes and replaces files in its output folder, so it never "
                                      "writes where its inputs are: name a folder outside it");
+        else if (input.nothing_inside && holds(normalised(input.path), out))
+            throw std::runtime_error(
+                named + ": lies inside " + input.what +
+                "; refcheck never writes where its inputs are, and its reports there "
+                "would join what the original lists and reads: name a folder outside it");
     if (fs::is_directory(dir, ec)) {
         const bool marked = fs::exists(dir / kOutputMarker, ec);
         if (!marked && !fs::is_empty(dir, ec) && !earlier_output(dir))

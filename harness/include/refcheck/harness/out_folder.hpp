@@ -20,6 +20,9 @@ inline constexpr const char* kOutputMarker = ".refcheck-output";
 struct GuardedInput {
     std::filesystem::path path;
     std::string what;
+    // A folder the guest reads as a whole (a data root, whose listings the guest sees): the
+    // outputs may not lie inside it either.
+    bool nothing_inside = false;
 };
 
 // Checks `dir` (given as option `option`, e.g. "--out") before any work and claims it, or throws a
