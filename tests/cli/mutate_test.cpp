@@ -4,6 +4,7 @@
 #include "cli_support.hpp"
 #include "code_site.hpp"
 #include "json_schema.hpp"
+#include "refcheck/harness/mutate.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -34,6 +35,24 @@ const ojson* find_mutant(const ojson& report, std::uint32_t address, const std::
         if (std::stoul(m.at("address").get<std::string>(), nullptr, 16) == address && m.at("operator") == op)
             return &m;
     return nullptr;
+}
+
+// A mutant's run that ends in an error is a kill only when the unmutated original, run on the same
+// inputs, is clean (harness::unmutated_failure, the control mutate runs for every such kill). The
+// audit's seed: the data root's 3DDATA renamed once the baseline was done; every later mutant's run
+// failed "the data root is invalid ... the original agrees", each counted a kill (the score went
+// from 14% to 53%, exit 0), and an argued-equivalent entry was called stale. Here the control runs on
+// a data root before and after the same change: clean, then the very error that was counted.
+TEST_F(MutateTest, AKillByAnErrorNeedsACleanControlOnTheUnmutatedOriginal) {
+    fs::copy(kSmallData, path("data"), fs::copy_options::recursive);
+    const harness::Case c = harness::load_case(shipped_case("construct"));
+    const harness::Environment env{kImage, kProfile, path("data"), {}, {}};
+    EXPECT_EQ(harness::unmutated_failure(c, env, {}), std::nullopt);
+    fs::rename(path("data/3DDATA"), path("data/3DDATA.gone"));
+    const auto failure = harness::unmutated_failure(c, env, {});
+    ASSERT_TRUE(failure);
+    EXPECT_TRUE(failure->starts_with("error: ")) << *failure;
+    EXPECT_NE(failure->find("3DOBJS.BIN"), std::string::npos) << *failure;
 }
 
 TEST_F(MutateTest, NegatedWindingBranchIsKilledAtTheFirstSecondaryFaceOfTheFirstInput) {
@@ -296,7 +315,9 @@ TEST_F(MutateTest, AnArguedMutantThatNeverRanExcusesNothing) {
     EXPECT_EQ(j.at("totals").at("not_covered"), plain.at("totals").at("not_covered"));
     EXPECT_EQ(j.at("totals").at("score"), plain.at("totals").at("score"));
     EXPECT_TRUE(j.at("equivalents").at("stale").empty()) << "the entry is used, not stale";
-    EXPECT_NE(read_text(path("m/mutate.txt")).find("(1 argued, never run)"), std::string::npos);
+    EXPECT_NE(read_text(path("m/mutate.txt"))
+                  .find("0 equivalent; 1 more argued but never run (no input reaches them)"),
+              std::string::npos);
 }
 
 // A case whose state carries from input to input plays every input up to the last it runs, and

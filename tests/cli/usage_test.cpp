@@ -91,6 +91,8 @@ TEST_F(UsageTest, NumbersOutOfTheirRangeAreRefusedNamingTheOption) {
     for (const auto& [args, needles] : std::vector<std::pair<std::string, std::vector<std::string>>>{
              {mutate + "--sample -1", {"--sample", "'-1' is not a whole number"}},
              {mutate + "--seed -5", {"--seed", "'-5' is not a whole number"}},
+             // A seed without a sample changed nothing, silently.
+             {mutate + "--seed 7", {"--seed", "no --sample is given"}},
              {mutate + "--inputs-per-mutant -3", {"--inputs-per-mutant", "'-3' is not a whole number"}},
              {mutate + "--inputs-per-mutant 1",
               {"--inputs-per-mutant", "'1' is below 4 (or 0: every input)"}},

@@ -50,7 +50,8 @@ const Command& mutate_command() {
             app.add_option("--case-timeout", a->case_timeout,
                            "Wall-clock seconds a worker has for one baseline case or one mutant from a fresh "
                            "boot; past it the worker is killed and the run goes on: the case is unusable, "
-                           "the mutant killed by \"timeout\" (0: no limit)")
+                           "the mutant undecided (\"timeout\": no kill, it stays in the score's denominator; "
+                           "0: no limit)")
                 ->capture_default_str()
                 ->check(finite_number(0, std::numeric_limits<double>::max()));
             app.add_option("--routines", a->routines,
@@ -62,9 +63,9 @@ const Command& mutate_command() {
             app.add_option("--sample", a->sample,
                            "Run a deterministic sample of N mutants (with --seed; 0: all)")
                 ->check(whole_number(0));
-            app.add_option("--seed", a->seed, "Seed of --sample")
-                ->capture_default_str()
-                ->check(whole_number(0));
+            CLI::Option* seed = app.add_option("--seed", a->seed, "Seed of --sample (only with --sample)")
+                                    ->capture_default_str()
+                                    ->check(whole_number(0));
             CLI::Option* per_mutant =
                 app.add_option(
                        "--inputs-per-mutant", a->inputs_per_mutant,
@@ -82,7 +83,7 @@ const Command& mutate_command() {
                 ->check(finite_number(0, 1));
             app.add_option("--equivalents", a->equivalents,
                            "Registry of argued-equivalent mutants (default: cases/mutants/equivalent.json)");
-            return [a, per_mutant] {
+            return [a, per_mutant, seed] {
                 harness::MutateOptions o;
                 set_stand_ins(o.run);
                 if (!a->image.empty()) o.run.image = a->image;
@@ -98,6 +99,9 @@ const Command& mutate_command() {
                 for (std::string op; std::getline(ops, op, ',');)
                     if (!op.empty()) o.operators.push_back(op);
                 if (a->sample) o.sample = a->sample;
+                // A seed without a sample would change nothing, silently.
+                if (seed->count() != 0 && !a->sample)
+                    throw std::runtime_error("--seed: it seeds --sample's choice, and no --sample is given");
                 o.seed = a->seed;
                 o.inputs_per_mutant = a->inputs_per_mutant;
                 o.whole_cheap_cases = per_mutant->count() == 0;

@@ -252,6 +252,31 @@ private:
     Comparator* comparator_ = nullptr;
 };
 
+} // namespace
+
+std::optional<std::string> unmutated_failure(const Case& c, const Environment& env,
+                                             const std::set<std::string>& inputs) {
+    Case narrowed = c;
+    narrowed.only_inputs = inputs;
+    StopObserver observer({}, 0, inputs);
+    set_case_observer(&observer);
+    CaseResult r;
+    try {
+        r = run_case(narrowed, env);
+    } catch (...) {
+        set_case_observer(nullptr);
+        throw;
+    }
+    set_case_observer(nullptr);
+    const std::string status = r.report.value("status", std::string("error"));
+    const std::string error = r.report.value("error", std::string());
+    if (status == "equivalent" || (status == "error" && error.starts_with("nothing compared")))
+        return std::nullopt;
+    return status + (error.empty() ? std::string() : ": " + error);
+}
+
+namespace {
+
 struct BaselineCase {
     Case c;
     Environment env;
@@ -328,6 +353,15 @@ ojson verdict_of(const Mutant& m, const std::string& case_name, const ojson& rep
     return {{"status", "killed"},
             {"killed_by",
              {{"case", case_name}, {"input", ""}, {"how", "error"}, {"event", nullptr}, {"detail", error}}}};
+}
+
+// The error that stops a mutate run whose kill by an error the unmutated original repeats.
+std::string not_the_mutants(const std::string& case_name, const std::string& error,
+                            const std::string& control) {
+    return "case " + case_name + " stopped with an error (" + error +
+           "), and the unmutated original, run on the same inputs, is not clean either (" + control +
+           "): the error is not the mutant's (did the data root, the profile or the image change during the "
+           "run?), so no score is given";
 }
 
 // A run's verdict into the mutant's row: a kill stands; a crash or overrun of refcheck's own process
@@ -693,6 +727,11 @@ ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<Ba
         const CaseResult r = run_case(c, b.env, injection);
         set_case_observer(nullptr);
         ojson x = verdict_of(m, b.c.name, r.report);
+        if (x["status"] == "killed" && x["killed_by"]["how"] == "error")
+            if (const auto control = unmutated_failure(b.c, b.env, c.only_inputs))
+                return {{"status", "error"},
+                        {"error",
+                         not_the_mutants(b.c.name, x["killed_by"]["detail"].get<std::string>(), *control)}};
         if (x["status"] == "killed") {
             v["status"] = "killed";
             v["killed_by"] = x["killed_by"];
@@ -1035,6 +1074,29 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         for (const auto& tv : served.report.at("verdicts")) {
             const std::size_t t = tv.at(0).get<std::size_t>();
             if (t >= tasks.size()) continue;
+            if (const ojson& by = member(tv.at(1), "killed_by"); member(by, "how") == "error") {
+                // The control, in a worker of its own (a crash there is the run's error).
+                WorkerCallbacks control;
+                control.name = [&](std::size_t) { return b.c.name; };
+                control.run = [&](std::size_t) {
+                    CaseResult out;
+                    out.name = b.c.name;
+                    const auto failure = unmutated_failure(b.c, b.env, tasks[t].inputs);
+                    out.report = {{"failure", failure ? ojson(*failure) : ojson(nullptr)}};
+                    return out;
+                };
+                control.died = [&](std::size_t, const WorkerDeath& d) {
+                    CaseResult r;
+                    r.report = {{"failure", "the control's worker " + d.what()}};
+                    return r;
+                };
+                const CaseResult checked = run_in_workers(1, 1, control).front();
+                if (const ojson& failure = member(checked.report, "failure"); !failure.is_null())
+                    throw std::runtime_error(
+                        "refcheck mutate: mutant " + mutants[tasks[t].mutant].id() + ": " +
+                        not_the_mutants(b.c.name, member(by, "detail").get<std::string>(),
+                                        failure.is_string() ? failure.get<std::string>() : failure.dump()));
+            }
             take_verdict(tasks[t].mutant, tv.at(1));
             add(rows[tasks[t].mutant], "served_run", tv.at(1).value("inputs_run", std::uint64_t{0}));
             family_inputs[{tasks[t].mutant, b.c.family}] += tv.at(1).value("inputs_run", std::uint64_t{0});
@@ -1119,11 +1181,14 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         ++booted_runs;
         if (booted_runs % 50 == 0 || booted_runs == booted.size()) progress("from a fresh boot");
     };
-    mut.case_seconds = options.run.case_timeout; // per mutant: past it, killed by "timeout"
+    mut.case_seconds = options.run.case_timeout; // per mutant: past it, undecided by "timeout"
     const std::vector<CaseResult> fresh = run_in_workers(booted.size(), jobs, mut);
     for (std::size_t k = 0; k < booted.size(); ++k) {
         const std::size_t i = booted[k];
         const ojson& v = fresh[k].report;
+        if (v.value("status", std::string()) == "error")
+            throw std::runtime_error("refcheck mutate: mutant " + mutants[i].id() + ": " +
+                                     v.value("error", std::string()));
         add(rows[i], "cases_run", v.value("cases_run", std::uint64_t{0}));
         add(rows[i], "inputs_run", v.value("inputs_run", std::uint64_t{0}));
         add(rows[i], "reaching_inputs", v.value("reaching_inputs", std::uint64_t{0}));

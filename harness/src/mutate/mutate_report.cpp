@@ -39,7 +39,7 @@ std::string figures(const ojson& t) {
     char buf[256];
     std::snprintf(buf, sizeof buf,
                   "%6llu mutants %6llu killed %llu undecided %6llu survived (%llu covered, %llu not covered) "
-                  "%5llu equivalent (%llu argued, never run)  score %6s",
+                  "%5llu equivalent; %llu more argued but never run (no input reaches them)  score %6s",
                   (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"),
                   (unsigned long long)n(t, "undecided"), (unsigned long long)n(t, "survived"),
                   (unsigned long long)n(t, "survived_covered"), (unsigned long long)n(t, "not_covered"),

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,15 @@ struct MutateSummary {
 // Baseline, mutants, report (mutate.json and mutate.html in options.run.out). Throws
 // std::runtime_error for an error (bad case, registry, regex, no equivalent baseline case).
 MutateSummary mutate(const std::vector<std::filesystem::path>& case_files, const MutateOptions& options);
+
+// The control of a kill by an error: case `c` run on the unmutated image, narrowed to `inputs` (a
+// fresh boot), as the mutant's run was. Why it is not clean (its status and error), or nullopt when
+// it is equivalent or compares nothing there. An error that stopped a mutant's run is a kill only
+// when its control is clean: the same error from the unmutated original (a data root changed during
+// the run, a narrowing the case cannot take) is not the mutant's, and counted as a kill it raised the
+// score silently.
+std::optional<std::string> unmutated_failure(const Case& c, const Environment& env,
+                                             const std::set<std::string>& inputs);
 
 // The report's parts, from mutate.json's content.
 std::string mutate_text(const ojson& report);
