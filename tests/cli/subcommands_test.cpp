@@ -5,7 +5,9 @@
 #include "refcheck/reimpl/model_archive.hpp"
 #include "refcheck/reimpl/program.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 
 #include <sys/stat.h>
@@ -151,6 +153,63 @@ TEST_F(SubcommandTest, DumpAndWorkbenchFindArchivesAsTheGuestDoes) {
         EXPECT_EQ(r.code, 2) << command << "\n" << r.out << r.err;
         EXPECT_NE(r.err.find("3DOBJS.BIN"), std::string::npos) << r.err;
         EXPECT_NE(r.err.find("is not a regular file"), std::string::npos) << r.err;
+    }
+}
+
+// A site written into the folder of an earlier one keeps none of the earlier per-record files: record
+// 1's page stayed, from other archives, and a report's link drew it as the run's record. Files the
+// workbench does not write stay.
+TEST_F(SubcommandTest, AWorkbenchSiteKeepsNoRecordPageOfAnEarlierSite) {
+    const std::string data = " --data " + quote(kSmallData);
+    ASSERT_EQ(refcheck("workbench --records 1,2" + data + " --out site").code, 0);
+    ASSERT_TRUE(fs::exists(path("site/records/r0001.js")));
+    ASSERT_TRUE(fs::exists(path("site/thumbs/r0001.png")));
+    std::ofstream(path("site/records/notes.txt")) << "mine\n";
+    const Result again = refcheck("workbench --records 2" + data + " --out site");
+    ASSERT_EQ(again.code, 0) << again.out << again.err;
+    EXPECT_FALSE(fs::exists(path("site/records/r0001.js")));
+    EXPECT_FALSE(fs::exists(path("site/thumbs/r0001.png")));
+    EXPECT_TRUE(fs::exists(path("site/records/r0002.js")));
+    EXPECT_TRUE(fs::exists(path("site/records/notes.txt")));
+}
+
+// A record name that is not UTF-8 (a code page's "é") is shown with U+FFFD: it stopped the whole
+// site with nlohmann's "invalid UTF-8 byte", naming no record, the site half-written.
+TEST_F(SubcommandTest, AWorkbenchShowsANameThatIsNotUtf8) {
+    fs::copy(kSmallData, path("data"), fs::copy_options::recursive);
+    const fs::path objects = path("data/3DDATA/3DOBJS.BIN");
+    std::vector<std::uint8_t> bytes = reimpl::read_file_bytes(objects);
+    const auto before = reimpl::ModelArchive::parse(bytes);
+    const std::string name = before.record(1).name();
+    ASSERT_GE(name.size(), 2u);
+    const auto at = std::search(bytes.begin(), bytes.end(), name.begin(), name.end());
+    ASSERT_NE(at, bytes.end());
+    *(at + 1) = 0xe9;
+    std::ofstream(objects, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    const auto after = reimpl::ModelArchive::parse(bytes);
+    ASSERT_EQ(after.record(1).name()[1], '\xe9') << "not record 1's name";
+    const Result r = refcheck("workbench --records 1 --data " + quote(path("data")) + " --out site");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const std::string page = read_text(path("site/records/r0001.js"));
+    EXPECT_NE(page.find(name.substr(0, 1) + "\xef\xbf\xbd" + name.substr(2)), std::string::npos);
+    EXPECT_TRUE(fs::exists(path("site/index.html")));
+}
+
+// --records is read strictly: 4294967297 wrapped to record 1, 1-2x read as 1-2, 1,1 exported record
+// 1 twice, and "1," said only "stoul".
+TEST_F(SubcommandTest, WorkbenchRecordsAreReadStrictly) {
+    for (const auto& [list, needle] :
+         std::vector<std::pair<std::string, std::string>>{{"4294967297", "past the last possible record"},
+                                                          {"1-2x", "\"2x\" is not a record number"},
+                                                          {"1,1", "record 1 is given twice"},
+                                                          {"1,", "\"\" is not a record number"},
+                                                          {"3-1", "runs backwards"},
+                                                          {"0-4294967295", "longer than any archive"}}) {
+        const Result r =
+            refcheck("workbench --records " + list + " --data " + quote(kSmallData) + " --out w");
+        EXPECT_EQ(r.code, 2) << list << "\n" << r.out << r.err;
+        EXPECT_NE(r.err.find(needle), std::string::npos) << list << "\n" << r.err;
     }
 }
 

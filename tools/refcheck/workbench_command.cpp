@@ -4,6 +4,9 @@
 
 #include <chrono>
 #include <iostream>
+#include <set>
+#include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -12,20 +15,39 @@
 namespace refcheck::cli {
 namespace {
 
-// "16,17,100-120": record indices and inclusive ranges.
+// "16,17,100-120": record indices and inclusive ranges, each record once, in the order given. Every
+// item is whole decimal digits within 32 bits: "4294967297" wrapped to record 1, "1-2x" read as
+// 1-2, "1,1" exported record 1 twice (its faces counted twice), and "1," said only "stoul".
+constexpr std::uint32_t kMostRecords = 1'000'000;
+
 std::vector<std::uint32_t> parse_records(const std::string& list) {
+    const auto bad = [&list](const std::string& why) {
+        return std::invalid_argument("--records " + list + ": " + why +
+                                     " (give record numbers and ranges, e.g. 16,17,100-120)");
+    };
+    const auto number = [&](const std::string& text) -> std::uint32_t {
+        if (text.empty() || text.size() > 10 || text.find_first_not_of("0123456789") != std::string::npos)
+            throw bad("\"" + text + "\" is not a record number");
+        const unsigned long long v = std::stoull(text);
+        if (v > 0xffffffffULL) throw bad(text + " is past the last possible record");
+        return static_cast<std::uint32_t>(v);
+    };
     std::vector<std::uint32_t> out;
+    std::set<std::uint32_t> seen;
     std::size_t at = 0;
     while (at <= list.size()) {
         const std::size_t end = std::min(list.find(',', at), list.size());
         const std::string item = list.substr(at, end - at);
         const std::size_t dash = item.find('-');
-        std::size_t used = 0;
-        const unsigned long from = std::stoul(item.substr(0, dash), &used);
-        if (used != std::min(dash, item.size())) throw std::invalid_argument("bad record list: " + list);
-        const unsigned long to = dash == std::string::npos ? from : std::stoul(item.substr(dash + 1));
-        if (to < from) throw std::invalid_argument("bad record range: " + item);
-        for (unsigned long r = from; r <= to; ++r) out.push_back(static_cast<std::uint32_t>(r));
+        const std::uint32_t from = number(item.substr(0, dash));
+        const std::uint32_t to = dash == std::string::npos ? from : number(item.substr(dash + 1));
+        if (to < from) throw bad("the range " + item + " runs backwards");
+        if (to - from >= kMostRecords) throw bad("the range " + item + " is longer than any archive");
+        for (std::uint64_t r = from; r <= to; ++r)
+            if (!seen.insert(static_cast<std::uint32_t>(r)).second)
+                throw bad("record " + std::to_string(r) + " is given twice");
+            else
+                out.push_back(static_cast<std::uint32_t>(r));
         at = end + 1;
     }
     return out;

@@ -82,16 +82,40 @@ std::string base64(std::span<const std::uint8_t> bytes) {
     return out;
 }
 
+// Whether `name` is a file the workbench writes per record: r<digits>.js or r<digits>.png.
+bool record_file(const std::string& name, const std::string& ext) {
+    if (name.size() <= 1 + ext.size() || name[0] != 'r' || !name.ends_with(ext)) return false;
+    const std::string digits = name.substr(1, name.size() - 1 - ext.size());
+    return digits.find_first_not_of("0123456789") == std::string::npos;
+}
+
 class SiteWriter {
 public:
-    explicit SiteWriter(fs::path out) : out_(std::move(out)) {}
+    // The per-record files of an earlier site in the folder are removed first (only those the
+    // workbench writes): a record the new site lacks kept its old page, from other archives, and a
+    // report's link drew it as the run's record.
+    explicit SiteWriter(fs::path out) : out_(std::move(out)) {
+        for (const auto& [folder, ext] : {std::pair{"records", ".js"}, std::pair{"thumbs", ".png"}}) {
+            std::error_code ec;
+            if (fs::is_symlink(out_ / folder, ec) || !fs::is_directory(out_ / folder, ec)) continue;
+            std::vector<fs::path> old;
+            for (const auto& e : fs::directory_iterator(out_ / folder, ec))
+                if (e.is_regular_file(ec) && !e.is_symlink(ec) &&
+                    record_file(e.path().filename().string(), ext))
+                    old.push_back(e.path());
+            for (const auto& f : old) fs::remove(f);
+        }
+    }
     void write(const std::string& name, std::string_view bytes) {
         write_output_file(out_, name, bytes); // through no link out of the folder
         bytes_ += bytes.size();
     }
     // A data file: `global` (a property path under window) assigned `value`.
     void script(const std::string& name, const std::string& assignment, const ojson& value) {
-        write(name, "\"use strict\";\n" + assignment + " = " + value.dump() + ";\n");
+        // A name or description that is not UTF-8 (a 1998 archive's code page) is shown with U+FFFD
+        // for the bytes that are not: it stopped the whole site with nlohmann's type_error.
+        write(name, "\"use strict\";\n" + assignment + " = " +
+                        value.dump(-1, ' ', false, ojson::error_handler_t::replace) + ";\n");
     }
     std::uintmax_t bytes() const { return bytes_; }
 
