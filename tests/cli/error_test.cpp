@@ -2,6 +2,7 @@
 // a profile made for another image.
 // The message names what is wrong, and nothing runs (no run index is written).
 #include "cli_support.hpp"
+#include "refcheck/emu/machine.hpp"
 #include "refcheck/harness/hash.hpp"
 
 #include <algorithm>
@@ -151,6 +152,26 @@ TEST_F(ErrorTest, ProfileOfAnotherImageBase) {
                                  quote(file) + " --data " + quote(kSmallData));
     EXPECT_EQ(call.code, 2) << call.out << call.err;
     EXPECT_NE(call.err.find("gives image_base 0x10000000"), std::string::npos) << call.err;
+}
+
+// A profile's data entry that does not lie inside the image (a framebuffer of 4294967295 bytes) is
+// refused naming it: the harness allocated 4 GiB for the framebuffer before the guest write failed.
+TEST_F(ErrorTest, ProfileDataOutsideTheImage) {
+    ojson profile = read_json(kProfile);
+    for (auto& d : profile.at("data"))
+        if (d.at("name") == "framebuffer") d["size"] = 4294967295u;
+    const fs::path file = path("huge.profile.json");
+    std::ofstream(file) << profile.dump(1) << "\n";
+    const Result r = refcheck("run " + quote(shipped_case("loader")) + " --profile " + quote(file) +
+                              " --data " + quote(kSmallData) + " --out out");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    const ojson report = read_json(path("out/loader.json"));
+    const std::string error = report.value("error", std::string());
+    EXPECT_NE(error.find("huge.profile.json gives data \"framebuffer\" 4294967295 bytes at " +
+                         emu::hex(profile_data_address("framebuffer"))),
+              std::string::npos)
+        << error;
+    EXPECT_NE(error.find("which is not inside standin.exe"), std::string::npos) << error;
 }
 
 // A profile names the image it was made for (profilegen writes "image_sha256"): run with another

@@ -108,6 +108,22 @@ std::string profile_image_mismatch(const Profile& profile, const std::filesystem
            " (regenerate the profile for this image, or run the image it was made for)";
 }
 
+std::string profile_data_outside(const Profile& profile, const std::filesystem::path& profile_shown,
+                                 const std::filesystem::path& image, std::uint32_t image_base,
+                                 std::uint32_t image_size) {
+    const std::uint64_t end = std::uint64_t{image_base} + image_size;
+    for (const auto& [name, d] : profile.data) {
+        if (!d.address) continue;
+        if (*d.address >= image_base && std::uint64_t{*d.address} + d.size <= end) continue;
+        return "profile " + profile_shown.string() + " gives data \"" + name + "\" " +
+               std::to_string(d.size) + " bytes at " + emu::hex(*d.address) + ", which is not inside " +
+               image.string() + " (" + emu::hex(image_base) + " to " +
+               emu::hex(static_cast<std::uint32_t>(end - 1)) +
+               "): a profile's data are the image's globals (check its address and size)";
+    }
+    return {};
+}
+
 std::string profile_base_mismatch(const Profile& profile, const std::filesystem::path& profile_shown,
                                   const std::filesystem::path& image, std::uint32_t preferred_base) {
     if (profile.image_base == 0 || profile.image_base == preferred_base) return {};

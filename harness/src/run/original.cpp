@@ -169,6 +169,11 @@ Original::Original(const Environment& env, Profile profile) : profile_(std::move
             profile_, env.profile.filename(), env.image.filename(), machine_->image().preferred_base);
         !mismatch.empty())
         throw ProfileError(mismatch);
+    if (const std::string outside =
+            profile_data_outside(profile_, env.profile.filename(), env.image.filename(),
+                                 machine_->image().base, machine_->image().size);
+        !outside.empty())
+        throw ProfileError(outside);
     for (const auto& [name, r] : profile_.routines)
         if (r.address) machine_->symbols().add(name, *r.address);
 }

@@ -90,4 +90,12 @@ std::string profile_image_mismatch(const Profile& profile, const std::filesystem
 std::string profile_base_mismatch(const Profile& profile, const std::filesystem::path& profile_shown,
                                   const std::filesystem::path& image_shown, std::uint32_t preferred_base);
 
+// Empty when every data entry with an address lies inside the image's mapping [base, base +
+// SizeOfImage); otherwise the first that does not, named with the profile and the image. A profile's
+// data are the image's globals: a size of 4294967295 (a typo, a hostile profile) had the harness
+// allocate 4 GiB for one framebuffer before the guest write failed.
+std::string profile_data_outside(const Profile& profile, const std::filesystem::path& profile_shown,
+                                 const std::filesystem::path& image_shown, std::uint32_t image_base,
+                                 std::uint32_t image_size);
+
 } // namespace refcheck::harness
