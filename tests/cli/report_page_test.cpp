@@ -164,6 +164,20 @@ TEST_F(ReportPageTest, LedgerAndImageCoverageAreWrittenOncePerRun) {
     EXPECT_EQ(show.code, 0) << show.out << show.err;
 }
 
+// A case's files are linked by URL-encoded paths: the case "mob#1" linked its report as
+// href="mob#1.json", a page "mob" with a fragment, and so its coverage.
+TEST_F(ReportPageTest, ACaseNameIsLinkedAsAUrlPath) {
+    fs::create_directories(path("c"));
+    fs::copy_file(shipped_case("palette"), path("c/mob#1 %.json"));
+    const Result r =
+        refcheck("run " + quote(path("c/mob#1 %.json")) + " --data " + quote(kSmallData) + " --out out");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const std::string page = read_text(path("out/index.html"));
+    EXPECT_NE(page.find("href=\"mob%231%20%25.json\""), std::string::npos) << page;
+    EXPECT_EQ(page.find("href=\"mob#1"), std::string::npos);
+    EXPECT_TRUE(fs::exists(path("out/mob#1 %.json")));
+}
+
 TEST_F(ReportPageTest, PatchTakesOneValueAndCanBeRepeated) {
     const CodeSite site = winding_branch();
     // The case path after --patch is a case path, not a second patch.

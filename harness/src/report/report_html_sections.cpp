@@ -71,7 +71,7 @@ std::uint64_t count(const ojson& counts, const char* key) {
 }
 
 std::string link(const std::string& file, const std::string& label) {
-    return "<a href=\"" + escape_markup(file) + "\">" + escape_markup(label) + "</a>";
+    return "<a href=\"" + escape_markup(url_path(file)) + "\">" + escape_markup(label) + "</a>";
 }
 
 } // namespace
@@ -221,9 +221,9 @@ std::string frames_section(const ojson& r) {
         h << "</figcaption>";
         for (const char* k : {"original_png", "reimpl_png", "diff_png"})
             if (const ojson& p = member(f, k); p.is_string())
-                h << "<a href=\"" << escape_markup(p.get<std::string>())
+                h << "<a href=\"" << escape_markup(url_path(p.get<std::string>()))
                   << "\"><img width=320 height=200 alt=\"" << escape_markup(k) << "\" src=\""
-                  << escape_markup(p.get<std::string>()) << "\"></a>";
+                  << escape_markup(url_path(p.get<std::string>())) << "\"></a>";
         h << "</figure>";
     }
     return h.str();

@@ -42,6 +42,23 @@ std::string escape_markup(const std::string& s) {
     return out;
 }
 
+std::string url_path(const std::string& s) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if ((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || c == '-' ||
+            c == '.' || c == '_' || c == '~' || c == '/') {
+            out += c;
+        } else {
+            out += '%';
+            out += kHex[u >> 4];
+            out += kHex[u & 15];
+        }
+    }
+    return out;
+}
+
 const ojson& member(const ojson& j, const char* key) {
     static const ojson kNone;
     if (!j.is_object()) return kNone;

@@ -39,6 +39,11 @@ const ojson& member(const ojson& j, const char* key);
 // Escapes &, <, > and " for HTML and XML text and attributes.
 std::string escape_markup(const std::string& s);
 
+// A relative file path as a URL path: every byte but letters, digits, '-', '.', '_', '~' and '/'
+// percent-encoded. A case named "mob#1" linked its report as href="mob#1.json", a page "mob" with a
+// fragment. (escape_markup still applies for the attribute.)
+std::string url_path(const std::string& s);
+
 ojson to_json(const Value& v);
 ojson to_json(const EventRecord& e);
 ojson to_json(const Counts& c);
