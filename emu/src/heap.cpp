@@ -31,7 +31,11 @@ Address GuestHeap::allocate(uint32_t size, std::string_view routine, AllocationK
     uint64_t start = align_up(next_, align);
     uint64_t end = start + size;
     uint64_t next = end + guard_gap;
-    if (next > limit_) return 0;
+    if (next > limit_) {
+        if (!refused_ && align_up(base_, align) + uint64_t{size} + guard_gap <= limit_)
+            refused_ = SpaceRefusal{size, std::string(routine), next_ - base_};
+        return 0;
+    }
     if (next > mapped_end_) {
         Address new_end = align_up(next, chunk);
         map_(mapped_end_, new_end - mapped_end_);

@@ -135,5 +135,31 @@ TEST_F(CorruptOriginalTest, ADoubleFreeIsAFaultOfTheCallThatFreedTwice) {
     EXPECT_EQ(report.at("first_unexplained").at("original").at("kind"), "fault");
 }
 
+// initialise_3d_objects_ asks for 16 MiB, then for 504 MiB, before its body loads the archives as
+// ever (ignoring both answers). The second request alone fits the emulator's 512 MiB heap, which
+// refuses it only because it never reuses blocks; a real heap might have served it, so the case is
+// an error naming the request, not a verdict. It was equivalent: the original went on without it.
+TEST_F(CorruptOriginalTest, AnAllocationTheEmulatorsHeapRefusesForWantOfReuseLeavesNoVerdict) {
+    const Detour s = detour_site("initialise_3d_objects_");
+    const emu::Address alloc =
+        find_instruction("heap_alloc", [](const emu::Instruction&) { return true; }).start;
+    std::vector<std::uint8_t> code;
+    for (const std::uint32_t size : {0x01000000u, 0x1f800000u}) {
+        code.push_back(0x68), put32(code, size); // push size
+        code.push_back(0xe8), put32(code, alloc - (s.at + static_cast<emu::Address>(code.size()) + 4));
+        code.insert(code.end(), {0x83, 0xc4, 0x04}); // add esp, 4
+    }
+    jump_to_body(code, s);
+    const Result r = refcheck("run " + quote(shipped_case("loader")) + " --data " + quote(kSmallData) +
+                              " --out heap " + detour_patches(s, code));
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    const ojson report = read_json(path("heap/loader.json"));
+    EXPECT_EQ(report.at("status"), "error");
+    const std::string error = report.value("error", std::string());
+    EXPECT_NE(error.find("refused initialise_3d_objects_'s request of 528482304 bytes"), std::string::npos)
+        << error;
+    EXPECT_NE(error.find("an emulator limit, not a verdict"), std::string::npos) << error;
+}
+
 } // namespace
 } // namespace refcheck::cli_test

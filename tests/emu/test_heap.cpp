@@ -46,6 +46,29 @@ TEST(Heap, AttributesAddressesToAllocationsAndRoutines) {
     EXPECT_EQ(a->routine, "heap_alloc");
 }
 
+// A request refused only because earlier blocks hold the region (freed ones are never reused) is
+// recorded with its routine, the first one only, and survives a restore of the bookkeeping; a request
+// the empty region could not serve either is the request's own size, not recorded.
+TEST(Heap, ARequestRefusedOnlyForWantOfReuseIsRecorded) {
+    GuestHeap heap([](Address, uint32_t) {});
+    heap.place({0x10000000, 0x10010000}); // 64 KiB
+    const auto before = heap.state();
+    EXPECT_EQ(heap.allocate(0x20000, "too_big", AllocationKind::crt), 0u);
+    EXPECT_FALSE(heap.refused_for_space());
+    const Address first = heap.allocate(0x9000, "first", AllocationKind::crt);
+    ASSERT_NE(first, 0u);
+    ASSERT_TRUE(heap.release(first));
+    EXPECT_EQ(heap.allocate(0x9000, "second", AllocationKind::crt), 0u);
+    ASSERT_TRUE(heap.refused_for_space());
+    EXPECT_EQ(heap.refused_for_space()->routine, "second");
+    EXPECT_EQ(heap.refused_for_space()->size, 0x9000u);
+    EXPECT_EQ(heap.refused_for_space()->in_use, 0x9000u + GuestHeap::guard_gap);
+    EXPECT_EQ(heap.allocate(0x9000, "third", AllocationKind::crt), 0u);
+    EXPECT_EQ(heap.refused_for_space()->routine, "second");
+    heap.set_state(before);
+    EXPECT_TRUE(heap.refused_for_space());
+}
+
 TEST(Heap, StrayReadsPastAnAllocationDoNotFaultAndCanBeReported) {
     Machine m;
     m.load(test::test_image());

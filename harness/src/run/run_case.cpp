@@ -696,6 +696,18 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
                 std::string("the original failed where the case needs it to succeed, so the case stopped: ") +
                 e.what();
         }
+        // An allocation the emulator's heap refused only because it never reuses freed blocks: a
+        // real heap might have served it, so what the original did next (fail, or go on without the
+        // memory) is the emulator's doing, and no verdict stands. It was a divergence (or an
+        // equivalence) blamed on, or credited to, the original.
+        if (const auto& refusal = original->machine().heap().refused_for_space())
+            throw std::runtime_error(
+                "the emulator's guest heap (" +
+                std::to_string(original->machine().heap().region().size() >> 20) +
+                " MiB, freed blocks never reused) refused " + refusal->routine + "'s request of " +
+                std::to_string(refusal->size) + " bytes with " + std::to_string(refusal->in_use) +
+                " bytes in use, though the request alone fits: a real heap might have served it, so the "
+                "case cannot say what the original does (an emulator limit, not a verdict)");
         if (!c.only.empty() && !comparator.saw_only()) {
             if (!stopped) throw std::runtime_error("--only: the case has no input named \"" + c.only + "\"");
             // Input names are known only as the family reaches them: a case that stopped first (at

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,6 +71,17 @@ public:
     // empty when `address` is not in the heap region.
     std::string describe(Address address) const;
 
+    // The first request the region refused that it would have served empty: refused only because
+    // freed blocks are never reused (the bookkeeping keeps every block for attribution). A real
+    // heap might have served it, so what the original did next is not the original's own doing.
+    // Kept across set_state (a restore does not undo the refusal).
+    struct SpaceRefusal {
+        uint32_t size = 0;
+        std::string routine;
+        uint32_t in_use = 0; // bytes of the region used when it was refused
+    };
+    const std::optional<SpaceRefusal>& refused_for_space() const { return refused_; }
+
     const std::vector<Allocation>& allocations() const { return allocations_; }
     Range used() const { return {base_, next_}; }
     Range mapped() const { return {base_, mapped_end_}; }
@@ -94,6 +106,7 @@ private:
     Address limit_ = default_limit;
     Address next_ = default_base;
     Address mapped_end_ = default_base;
+    std::optional<SpaceRefusal> refused_;
 };
 
 } // namespace refcheck::emu
