@@ -269,4 +269,38 @@ std::vector<fs::path> shipped_cases_starting(const std::string& prefix) {
     return out;
 }
 
+std::pair<fs::path, fs::path>
+patched_original(const fs::path& dir,
+                 const std::vector<std::pair<std::uint32_t, std::vector<std::uint8_t>>>& patches) {
+    std::string image = read_text(kImage);
+    auto u32 = [&](std::size_t at) {
+        std::uint32_t v = 0;
+        for (int k = 3; k >= 0; --k)
+            v = (v << 8) | static_cast<unsigned char>(image.at(at + static_cast<std::size_t>(k)));
+        return v;
+    };
+    const std::size_t pe = u32(0x3c);
+    const std::size_t sections = u32(pe + 6) & 0xffff, optional = u32(pe + 20) & 0xffff;
+    const std::uint32_t base = u32(pe + 24 + 28);
+    for (const auto& [address, bytes] : patches) {
+        const std::uint32_t rva = address - base;
+        bool placed = false;
+        for (std::size_t k = 0; k < sections && !placed; ++k) {
+            const std::size_t h = pe + 24 + optional + 40 * k;
+            const std::uint32_t va = u32(h + 12), raw_size = u32(h + 16), raw = u32(h + 20);
+            if (rva < va || rva + bytes.size() > va + raw_size) continue;
+            for (std::size_t b = 0; b < bytes.size(); ++b)
+                image.at(raw + rva - va + b) = static_cast<char>(bytes[b]);
+            placed = true;
+        }
+        if (!placed) throw std::runtime_error("no section holds the patch at " + std::to_string(address));
+    }
+    const fs::path file = dir / "stateful.exe", profile = dir / "stateful.profile.json";
+    std::ofstream(file, std::ios::binary) << image;
+    ojson p = read_json(kProfile);
+    p["image_sha256"] = sha256_of(file);
+    std::ofstream(profile) << p.dump(1) << "\n";
+    return {file, profile};
+}
+
 } // namespace refcheck::cli_test

@@ -96,6 +96,11 @@ std::map<std::string, std::string> tree_without_junit_times(const fs::path& dir)
 std::string without_junit_times(const std::string& junit);
 // SHA-256 of a file as lower-case hex (OpenSSL, independently of the harness).
 std::string sha256_of(const fs::path& file);
+// A copy of the stand-in with `patches` (guest address, bytes) written over its file, in `dir`, and a
+// profile tied to the copy's hash: an original of its own, as a user's rebuilt image would be.
+std::pair<fs::path, fs::path>
+patched_original(const fs::path& dir,
+                 const std::vector<std::pair<std::uint32_t, std::vector<std::uint8_t>>>& patches);
 std::size_t count_of(const std::string& text, const std::string& needle);
 // The mutants of a mutate.json killed by a divergence (not a fault, budget or error) whose
 // killed_by satisfies `caught` (its "event": divergence, original and reimpl kinds, indices).

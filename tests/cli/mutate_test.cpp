@@ -3,6 +3,7 @@
 // running, and a mutant that never leaves a loop ends at its instruction budget, not the wall clock.
 #include "cli_support.hpp"
 #include "code_site.hpp"
+#include "detour.hpp"
 #include "json_schema.hpp"
 #include "refcheck/harness/mutate.hpp"
 
@@ -35,6 +36,77 @@ const ojson* find_mutant(const ojson& report, std::uint32_t address, const std::
         if (std::stoul(m.at("address").get<std::string>(), nullptr, 16) == address && m.at("operator") == op)
             return &m;
     return nullptr;
+}
+
+// A kill where the mutant's run skipped inputs the baseline ran stands only when the unmutated
+// original on the same inputs is clean: skipping can change what the original does next. The seed:
+// an original whose draw_3d_object_ keeps state from call to call (a detour remembers the last
+// instance drawn, in a stack slot far below any frame, and draws an instance it has not drawn before
+// with its light zeroed). Each record's first view is behind the camera, where no face is drawn and
+// the light shows in nothing, so the whole case is equivalent; compose_transform runs only for the
+// second view, so its mutants' runs skip the first and draw each instance for the first time where
+// the light shows. Every one of them "was killed" at record 1's second view, each by the narrowing:
+// the unmutated original diverges there too. On the stand-in itself the same mutants are killed with
+// a clean control.
+TEST_F(MutateTest, AKillOnInputsTheBaselineRanAroundNeedsACleanControl) {
+    const Detour s = detour_site("draw_3d_object_");
+    std::vector<std::uint8_t> code = {0x8b, 0x44, 0x24, 0x04, // mov eax, [esp+4]: the instance
+                                      0x3b, 0x84, 0x24, 0x00, 0xe0, 0xff, 0xff}; // cmp eax, [esp-0x2000]
+    code.insert(code.end(), {0x0f, 0x84});                                       // je body: drawn before
+    put32(code, s.body - (s.at + static_cast<emu::Address>(code.size()) + 4));
+    code.insert(code.end(), {0x89, 0x84, 0x24, 0x00, 0xe0, 0xff, 0xff, // mov [esp-0x2000], eax
+                             0x8b, 0x4c, 0x24, 0x0c,                   // mov ecx, [esp+0xc]: the light
+                             0x31, 0xd2, 0x89, 0x11, 0x89, 0x51, 0x04, 0x89, 0x51, 0x08}); // zeroed
+    jump_to_body(code, s);
+    std::vector<std::uint8_t> call = {0xe8};
+    put32(call, s.at - (s.call.instruction.address + 5));
+    const auto [image, profile] =
+        patched_original(path(""), {{s.at, code}, {s.call.instruction.address, call}});
+
+    ProgramCase pc = small_program();
+    pc.lights.resize(1);
+    pc.states = {0};
+    ojson c = pc.to_json();
+    c["selection"]["views"] = ojson::array({{{"probe", {0, 0, -100000}}}, c["selection"]["views"][0]});
+    const fs::path file = write_case("behind-then-in-front", c);
+    const std::string args =
+        quote(file) + " --data " + quote(kSmallData) + " --jobs 1 --routines '^compose_transform$'";
+    const std::string detoured = " --image " + quote(image) + " --profile " + quote(profile);
+    ASSERT_EQ(refcheck("run " + quote(file) + " --data " + quote(kSmallData) + detoured + " --out run").code,
+              0)
+        << "the stateful original must be equivalent on the whole case";
+
+    for (const bool stateful : {true, false}) {
+        const Result r = refcheck("mutate " + args + (stateful ? detoured : std::string()) + " --out m");
+        ASSERT_EQ(r.code, 0) << r.out << r.err;
+        const ojson j = read_json(path("m/mutate.json"));
+        test::SchemaSet schemas;
+        schemas.add_file(fs::path(REFCHECK_CLI_SCHEMAS) / "mutate-report.schema.json");
+        const auto errors = schemas.validate(j, "mutate-report.schema.json");
+        EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors.front());
+        std::size_t killed = 0, controlled = 0, undecided = 0;
+        for (const ojson& m : j.at("mutants")) {
+            if (m.at("status") == "killed") {
+                ++killed;
+                controlled += m.at("killed_by").at("control") == "clean";
+            }
+            if (m.at("status") != "undecided") continue;
+            ++undecided;
+            const ojson& u = m.at("undecided_by");
+            EXPECT_EQ(u.at("how"), "control") << m.dump();
+            EXPECT_EQ(u.at("input"), "record 1 view 1 light 0 state 0") << m.dump();
+            EXPECT_NE(u.at("detail").get<std::string>().find("not clean either"), std::string::npos)
+                << m.dump();
+        }
+        if (stateful) {
+            EXPECT_EQ(killed, 0u) << "a kill the narrowing made";
+            EXPECT_GT(undecided, 10u);
+            EXPECT_EQ(j.at("totals").at("undecided"), undecided);
+        } else {
+            EXPECT_GT(controlled, 10u) << "the control must let the stand-in's own kills stand";
+            EXPECT_EQ(undecided, 0u);
+        }
+    }
 }
 
 // A mutant's run that ends in an error is a kill only when the unmutated original, run on the same

@@ -342,14 +342,14 @@ ojson caught(const std::string& case_name, const ojson& report) {
 // A case's verdict on a mutant, from its report: killed (with what caught it) or survived. Neither
 // side producing an event on the inputs run ("nothing compared": the baseline compared nothing there
 // either, the reimplementation being the same) is no kill; any other error is one.
-ojson verdict_of(const Mutant& m, const std::string& case_name, const ojson& report) {
+ojson verdict_of(const std::string& id, const std::string& case_name, const ojson& report) {
     const std::string status = report.value("status", std::string("error"));
     if (status == "divergent") return {{"status", "killed"}, {"killed_by", caught(case_name, report)}};
     if (status == "equivalent") return {{"status", "survived"}};
     const std::string error = report.value("error", std::string());
     if (error.starts_with("nothing compared")) return {{"status", "survived"}};
     if (error.find("patch") != std::string::npos && error.find("expected") != std::string::npos)
-        throw std::runtime_error("mutant " + m.id() + ": " + error);
+        throw std::runtime_error("mutant " + id + ": " + error);
     return {{"status", "killed"},
             {"killed_by",
              {{"case", case_name}, {"input", ""}, {"how", "error"}, {"event", nullptr}, {"detail", error}}}};
@@ -405,9 +405,10 @@ std::vector<int> picked_inputs(const BaselineCase& b, const InputRuns& reach, st
 
 // One mutant a case's server runs: the inputs it runs (names, in the case's order).
 struct ServeTask {
-    std::size_t mutant = 0;
+    std::size_t mutant = 0; // kControl: the unmutated original, the control of narrowed kills
     std::set<std::string> inputs;
 };
+constexpr std::size_t kControl = static_cast<std::size_t>(-1);
 
 // Serves one case's mutants from a single boot. The case runs unmutated up to its first input
 // (everything before it has been executed, so no mutant served here is among it: those are the
@@ -437,23 +438,37 @@ public:
         }
         if (comparator_->counts().unexplained || left_ == 0) stop_child(); // the first divergence, or done
         const bool wanted = task_->inputs.count(std::string(name)) != 0;
-        if (wanted) --left_;
+        if (wanted) {
+            --left_;
+            ran_.emplace_back(name);
+        } else if (skippable) {
+            narrowed_ = true; // before any divergence: the stop above comes first
+        }
         return wanted || !skippable;
     }
     bool within(std::string_view prefix) override {
         if (!child_) return true;
         const auto it = task_->inputs.lower_bound(std::string(prefix));
-        return it != task_->inputs.end() && it->starts_with(prefix);
+        const bool inside = it != task_->inputs.end() && it->starts_with(prefix);
+        // Work skipped before the divergence (or before the last input run) narrows the run.
+        if (!inside && left_ > 0 && !comparator_->counts().unexplained) narrowed_ = true;
+        return inside;
     }
     void finished(Original&, const ojson& report) override {
         if (!child_) return;
         ojson v;
         try {
-            v = verdict_of(mutants_[task_->mutant], case_.c.name, report);
+            v = verdict_of(task_->mutant == kControl ? std::string("the control")
+                                                     : mutants_[task_->mutant].id(),
+                           case_.c.name, report);
         } catch (const std::exception& e) {
             v = {{"status", "error"}, {"error", e.what()}};
         }
         v["inputs_run"] = task_->inputs.size() - left_;
+        // For the server's control of a kill: whether the run skipped inputs the baseline ran, and
+        // the inputs it ran (the control runs the unmutated original on these).
+        v["narrowed"] = narrowed_;
+        v["ran"] = ran_;
         const std::string text = v.dump() + "\n";
         std::size_t put = 0;
         while (put < text.size()) {
@@ -501,12 +516,88 @@ private:
         Clock::time_point since;
     };
 
+    // Runs every mutant's child, then the controls of the kills on narrowed inputs (control_kills);
+    // returns in the children too (child_ set).
     void serve() {
+        const std::size_t mutant_tasks = tasks_.size();
+        std::vector<std::size_t> ids(mutant_tasks);
+        for (std::size_t t = 0; t < mutant_tasks; ++t) ids[t] = t;
+        run_children(ids);
+        if (child_) return;
+        std::map<std::set<std::string>, std::size_t> controls; // inputs -> control task
+        std::vector<std::size_t> control_ids;
+        for (std::size_t t = 0; t < mutant_tasks; ++t) {
+            const ojson& v = verdicts_.at(t);
+            if (!needs_control(v)) continue;
+            std::set<std::string> inputs;
+            for (const auto& name : v.at("ran")) inputs.insert(name.get<std::string>());
+            if (controls.emplace(inputs, tasks_.size()).second) {
+                control_ids.push_back(tasks_.size());
+                tasks_.push_back({kControl, std::move(inputs)});
+            }
+        }
+        run_children(control_ids);
+        if (child_) return;
+        for (std::size_t t = 0; t < mutant_tasks; ++t) {
+            ojson& v = verdicts_.at(t);
+            if (needs_control(v)) {
+                std::set<std::string> inputs;
+                for (const auto& name : v.at("ran")) inputs.insert(name.get<std::string>());
+                control_kill(v, verdicts_.at(controls.at(inputs)), inputs.size());
+            } else if (v.value("status", std::string()) == "killed" &&
+                       member(v.at("killed_by"), "how") != "error") {
+                v["killed_by"]["control"] = "baseline"; // no input skipped: the baseline ran these
+            }
+            v.erase("narrowed");
+            v.erase("ran");
+        }
+        for (const std::size_t t : control_ids) verdicts_.erase(t);
+    }
+
+    // A kill (not by an error: those get a control from a fresh boot, `unmutated_failure`) on a run
+    // that skipped inputs the baseline ran: skipping may change what the original does next (state one
+    // input leaves for another), so the kill stands only when the unmutated original, run from the
+    // same fork on the same inputs, is clean.
+    static bool needs_control(const ojson& v) {
+        return v.value("status", std::string()) == "killed" && member(v.at("killed_by"), "how") != "error" &&
+               v.value("narrowed", false);
+    }
+    void control_kill(ojson& v, const ojson& control, std::size_t inputs) const {
+        if (control.value("status", std::string()) == "survived") {
+            v["killed_by"]["control"] = "clean";
+            return;
+        }
+        const ojson& by = v.at("killed_by");
+        std::string what;
+        if (const ojson& k = member(control, "killed_by"); !k.is_null())
+            what = "at input " + member(k, "input").get<std::string>() + ": " +
+                   member(k, "detail").get<std::string>();
+        else if (const ojson& u = member(control, "undecided_by"); !u.is_null())
+            what = "its run " + member(u, "how").get<std::string>() + ": " +
+                   member(u, "detail").get<std::string>();
+        else
+            what = control.value("error", control.dump());
+        v = {{"status", "undecided"},
+             {"inputs_run", v.value("inputs_run", std::uint64_t{0})},
+             {"seconds", v.value("seconds", 0.0)},
+             {"undecided_by",
+              {{"case", case_.c.name},
+               {"input", member(by, "input")},
+               {"how", "control"},
+               {"detail", "the run skipped inputs and diverged (" + member(by, "detail").get<std::string>() +
+                              "), and the unmutated original on the same " + std::to_string(inputs) +
+                              " inputs is not clean either (" + what +
+                              "): the divergence is the narrowing's, not the mutant's"}}}};
+    }
+
+    // Forks a child per task in `ids`, `jobs_` at a time, and collects their verdicts; returns in
+    // each child (child_ set) and in the server when every child is done.
+    void run_children(const std::vector<std::size_t>& ids) {
         std::map<pid_t, Child> running;
         std::size_t next = 0;
-        while (next < tasks_.size() || !running.empty()) {
-            while (running.size() < jobs_ && next < tasks_.size()) {
-                const std::size_t t = next++;
+        while (next < ids.size() || !running.empty()) {
+            while (running.size() < jobs_ && next < ids.size()) {
+                const std::size_t t = ids[next++];
                 int fds[2];
                 if (::pipe(fds) != 0) throw std::runtime_error("refcheck mutate: pipe failed");
                 std::fflush(stdout);
@@ -590,8 +681,9 @@ private:
         task_ = &tasks_[t];
         left_ = task_->inputs.size();
         fd_ = fd;
-        const Mutant& m = mutants_[task_->mutant];
-        original_->patch(m.patch()); // PatchMismatch: the child's verdict is an error
+        if (task_->mutant != kControl)
+            original_->patch(
+                mutants_[task_->mutant].patch()); // PatchMismatch: the child's verdict is an error
         original_->set_instruction_budgets(case_.budgets, case_.fallback);
         original_->machine().disable_coverage();
         original_->machine().after_fork();
@@ -607,6 +699,8 @@ private:
     bool served_ = false, child_ = false;
     const ServeTask* task_ = nullptr;
     std::size_t left_ = 0;
+    bool narrowed_ = false;        // an input (or a group's work) skipped before the run stopped
+    std::vector<std::string> ran_; // the task's inputs that ran, in order
     int fd_ = -1;
     std::map<std::size_t, ojson> verdicts_;
 };
@@ -726,12 +820,34 @@ ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<Ba
         set_case_observer(&observer);
         const CaseResult r = run_case(c, b.env, injection);
         set_case_observer(nullptr);
-        ojson x = verdict_of(m, b.c.name, r.report);
-        if (x["status"] == "killed" && x["killed_by"]["how"] == "error")
-            if (const auto control = unmutated_failure(b.c, b.env, c.only_inputs))
-                return {{"status", "error"},
-                        {"error",
-                         not_the_mutants(b.c.name, x["killed_by"]["detail"].get<std::string>(), *control)}};
+        ojson x = verdict_of(m.id(), b.c.name, r.report);
+        if (x["status"] == "killed") {
+            // The control: the unmutated original from a fresh boot on the same inputs. An error needs
+            // one always (the data root, the profile or the image may have changed); a divergence
+            // where the run skipped inputs the baseline ran (what one input leaves for the next may
+            // be the difference).
+            const bool error = x["killed_by"]["how"] == "error";
+            const bool narrowed = !b.inputs.empty() && c.only_inputs.size() < b.inputs.size();
+            x["killed_by"]["control"] = error || narrowed ? "clean" : "baseline";
+            if (error || narrowed)
+                if (const auto control = unmutated_failure(b.c, b.env, c.only_inputs)) {
+                    const std::string detail = x["killed_by"]["detail"].get<std::string>();
+                    if (error || control->starts_with("error"))
+                        return {{"status", "error"}, {"error", not_the_mutants(b.c.name, detail, *control)}};
+                    if (v["status"] == "survived")
+                        v = {{"status", "undecided"},
+                             {"undecided_by",
+                              {{"case", b.c.name},
+                               {"input", x["killed_by"]["input"]},
+                               {"how", "control"},
+                               {"detail", "the run skipped inputs and diverged (" + detail +
+                                              "), and the unmutated original on the same " +
+                                              std::to_string(c.only_inputs.size()) +
+                                              " inputs is not clean either (" + *control +
+                                              "): the divergence is the narrowing's, not the mutant's"}}}};
+                    continue;
+                }
+        }
         if (x["status"] == "killed") {
             v["status"] = "killed";
             v["killed_by"] = x["killed_by"];
@@ -1074,7 +1190,8 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
         for (const auto& tv : served.report.at("verdicts")) {
             const std::size_t t = tv.at(0).get<std::size_t>();
             if (t >= tasks.size()) continue;
-            if (const ojson& by = member(tv.at(1), "killed_by"); member(by, "how") == "error") {
+            ojson verdict = tv.at(1);
+            if (const ojson& by = member(verdict, "killed_by"); member(by, "how") == "error") {
                 // The control, in a worker of its own (a crash there is the run's error).
                 WorkerCallbacks control;
                 control.name = [&](std::size_t) { return b.c.name; };
@@ -1096,10 +1213,11 @@ MutateSummary mutate(const std::vector<fs::path>& case_files, const MutateOption
                         "refcheck mutate: mutant " + mutants[tasks[t].mutant].id() + ": " +
                         not_the_mutants(b.c.name, member(by, "detail").get<std::string>(),
                                         failure.is_string() ? failure.get<std::string>() : failure.dump()));
+                verdict["killed_by"]["control"] = "clean";
             }
-            take_verdict(tasks[t].mutant, tv.at(1));
-            add(rows[tasks[t].mutant], "served_run", tv.at(1).value("inputs_run", std::uint64_t{0}));
-            family_inputs[{tasks[t].mutant, b.c.family}] += tv.at(1).value("inputs_run", std::uint64_t{0});
+            take_verdict(tasks[t].mutant, verdict);
+            add(rows[tasks[t].mutant], "served_run", verdict.value("inputs_run", std::uint64_t{0}));
+            family_inputs[{tasks[t].mutant, b.c.family}] += verdict.value("inputs_run", std::uint64_t{0});
             ++finished;
             ++served_runs;
         }

@@ -114,16 +114,18 @@ std::string mutate_html(const ojson& r) {
     h += "<section id=\"mutate\"><h2>Mutants of " + esc(r.at("image").at("file").get<std::string>()) +
          "</h2>\n";
     char buf[512];
-    std::snprintf(buf, sizeof buf,
-                  "<p>%llu mutants: %llu killed, %llu undecided (refcheck's own process crashed or overran: "
-                  "no difference found), %llu survived (%llu covered, %llu not covered), %llu argued "
-                  "equivalent (and %llu argued but never run: not covered, their arguments untested). "
-                  "<b>Score %s</b> = killed / (total &minus; equivalent).</p>\n",
-                  (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"),
-                  (unsigned long long)n(t, "undecided"), (unsigned long long)n(t, "survived"),
-                  (unsigned long long)n(t, "survived_covered"), (unsigned long long)n(t, "not_covered"),
-                  (unsigned long long)n(t, "equivalent"), (unsigned long long)n(t, "argued_untested"),
-                  percent(t).c_str());
+    std::snprintf(
+        buf, sizeof buf,
+        "<p>%llu mutants: %llu killed, %llu undecided (refcheck's own process crashed or overran, or "
+        "the unmutated original diverged too on the same narrowed inputs: no difference of the "
+        "mutant's found), %llu survived (%llu covered, %llu not covered), %llu argued "
+        "equivalent (and %llu argued but never run: not covered, their arguments untested). "
+        "<b>Score %s</b> = killed / (total &minus; equivalent).</p>\n",
+        (unsigned long long)n(t, "mutants"), (unsigned long long)n(t, "killed"),
+        (unsigned long long)n(t, "undecided"), (unsigned long long)n(t, "survived"),
+        (unsigned long long)n(t, "survived_covered"), (unsigned long long)n(t, "not_covered"),
+        (unsigned long long)n(t, "equivalent"), (unsigned long long)n(t, "argued_untested"),
+        percent(t).c_str());
     h += buf;
     h += "<table><tr><th>routine</th><th>mutants</th><th>killed</th><th>survived (covered)</th><th>not "
          "covered</th>"
