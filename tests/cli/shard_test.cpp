@@ -2,6 +2,7 @@
 // --shard is absent) split the cases; `refcheck merge` joins shard outputs into exactly the bytes
 // of an unsharded run.
 #include "cli_support.hpp"
+#include "code_site.hpp"
 
 #include "refcheck/harness/hash.hpp"
 #include "json_schema.hpp"
@@ -130,6 +131,37 @@ TEST_F(ShardTest, ShardsRunOnOtherArchivesThanTheMergesMakeTheirCasesErrors) {
     for (const char* name : {"loader", "small-palette", "small-frames"}) // shard 0's
         EXPECT_EQ(read_json(path("merged/" + std::string(name) + ".json")).at("status"), "equivalent")
             << name;
+}
+
+// Parts that cannot be merged (here: divergent) make the merge run their case again whole, on the
+// merge's image, profile and archives. Parts run on another image must make that case an error, as
+// whole cases and mergeable parts of another environment do. Unchecked, two shards that each exited 1
+// on an image with a seeded branch merged, without that --image, into "equivalent", exit 0.
+TEST_F(ShardTest, PartsThatCannotMergeRunWholeOnlyOnTheInputsTheyRanOn) {
+    const CodeSite branch = find_instruction(
+        "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
+    std::vector<std::uint8_t> negated = branch.bytes;
+    negated.at(0) ^= 1;
+    const auto [image, profile] = patched_original(path(""), {{branch.instruction.address, negated}});
+    const std::string cases = " --cases " + quote(shipped_case("program-lights")) + common_;
+    const std::string on = " --image " + quote(image) + " --profile " + quote(profile);
+    for (const char* k : {"0", "1"}) {
+        const Result r = refcheck("run " + quote(shipped_case("program-lights")) + common_ + on +
+                                  " --shard " + k + "/2 --jobs 1 --out s" + k);
+        ASSERT_EQ(r.code, 1) << r.out << r.err;
+    }
+    const Result elsewhere = refcheck("merge --out m-other s0 s1" + cases);
+    EXPECT_EQ(elsewhere.code, 2) << elsewhere.out << elsewhere.err;
+    const ojson r = read_json(path("m-other/program-lights.json"));
+    EXPECT_EQ(r.at("status"), "error");
+    const std::string error = r.value("error", std::string());
+    EXPECT_NE(error.find("ran on other inputs than the case run whole here"), std::string::npos) << error;
+    EXPECT_NE(error.find(sha256_of(image)), std::string::npos) << error;
+    EXPECT_EQ(read_json(path("m-other/run.json")).at("status"), "error");
+    // Given the shards' image, the same merge runs the case whole there: divergent, as they were.
+    const Result same = refcheck("merge --out m-same s0 s1" + cases + on);
+    EXPECT_EQ(same.code, 1) << same.out << same.err;
+    EXPECT_EQ(read_json(path("m-same/program-lights.json")).at("status"), "divergent");
 }
 
 // A large case is split across the shards below the case (its records shared out as across workers,
@@ -389,6 +421,51 @@ TEST_F(ShardTest, AShardThatGetsNoCaseSucceedsAndMergesAsTheShardsOutput) {
         EXPECT_NE(none.err.find("--filter 'nothing-*' selects no case"), std::string::npos) << none.err;
         EXPECT_FALSE(fs::exists(path("none/run.json")));
     }
+}
+
+// A seeded run's shards each resolve the patches on the images of their own cases: a shard that got
+// no case resolved none. Its run.json "seeded_faults" lacks "patches", and merge refused the shards
+// as "run with different seeded faults" (exit 2) though one run made them all.
+TEST_F(ShardTest, SeededShardsMergeThoughOneGotNoCase) {
+    const CodeSite branch = find_instruction(
+        "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
+    std::vector<std::uint8_t> negated = branch.bytes;
+    negated.at(0) ^= 1;
+    const std::string seeded =
+        " --patch " + quote(branch.where() + ":" + hex_bytes(branch.bytes) + "->" + hex_bytes(negated));
+    const std::string one = quote(shipped_case("loader")) + common_ + seeded;
+    ASSERT_EQ(refcheck("run " + one + " --out all").code, 0);
+    for (const char* k : {"0", "1", "2"})
+        ASSERT_EQ(refcheck("run " + one + " --shard " + std::string(k) + "/3 --out s" + k).code, 0) << k;
+    EXPECT_FALSE(read_json(path("s1/run.json")).at("seeded_faults").contains("patches"));
+    const Result merge =
+        refcheck("merge --out merged s1 s0 s2 --cases " + quote(shipped_case("loader")) + common_);
+    EXPECT_EQ(merge.code, 0) << merge.out << merge.err;
+    EXPECT_TRUE(tree_without_junit_times(path("merged")) == tree_without_junit_times(path("all")));
+}
+
+// A merge into a folder an earlier merge wrote leaves none of the earlier case files: the red
+// merge's diff pictures stayed beside the green reports, so the folder was not the unsharded run's.
+TEST_F(ShardTest, AMergeOverAnEarlierOneKeepsNoneOfItsPictures) {
+    const CodeSite branch = find_instruction(
+        "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
+    std::vector<std::uint8_t> negated = branch.bytes;
+    negated.at(0) ^= 1;
+    const auto [image, profile] = patched_original(path(""), {{branch.instruction.address, negated}});
+    const std::string on = " --image " + quote(image) + " --profile " + quote(profile);
+    const std::string files =
+        join({shipped_case("frames"), write_case("small-frames", small_frames().to_json())});
+    ASSERT_EQ(refcheck("run " + files + common_ + " --out all").code, 0);
+    for (const std::string& env : {on, std::string()}) {
+        for (const char* k : {"0", "1"})
+            ASSERT_NE(refcheck("run " + files + common_ + env + " --shard " + k + "/2 --out s" + k).code, 2);
+        const Result merge = refcheck("merge --out merged s0 s1 --cases " + files + common_ + env);
+        EXPECT_EQ(merge.code, env.empty() ? 0 : 1) << merge.out << merge.err;
+    }
+    const auto all = tree_without_junit_times(path("all")), merged = tree_without_junit_times(path("merged"));
+    for (const auto& [file, bytes] : merged)
+        EXPECT_TRUE(all.count(file)) << file << " is left from the red merge";
+    EXPECT_TRUE(all == merged);
 }
 
 TEST_F(ShardTest, BadShardsAreErrors) {

@@ -307,6 +307,17 @@ ojson diff_runs(const ojson& old_index, const ojson& new_index) {
     d["new"] = {{"status", new_index.value("status", std::string())},
                 {"cases", member(new_index, "cases").size()}};
     diff_cases(old_index, new_index, d);
+    // The run's own status worse is worse even when no case row says so (a case row that does is the
+    // regression listed): a shard's output whose parts of split cases diverged lists no row for them
+    // (its run.json status and "parts" say it).
+    const std::string s0 = d["old"]["status"].get<std::string>(), s1 = d["new"]["status"].get<std::string>();
+    if (rank(s1) > rank(s0) && d["regressions"].empty()) {
+        std::string why = "the run's status " + s0 + " -> " + s1;
+        if (const ojson& parts = member(new_index, "parts"); parts.is_array() && !parts.empty())
+            why += " (the new run is a shard's output holding " + std::to_string(parts.size()) +
+                   " part(s) of split cases, which no case row shows)";
+        d["regressions"].push_back({{"case", "(the run)"}, {"why", why}});
+    }
     d["ledger_changed"] = diff_ledger(old_index, new_index);
     d["coverage_changed"] = diff_coverage(old_index, new_index);
     return d;

@@ -161,6 +161,16 @@ static ojson given_patch_json(const Patch& p) {
     return entry;
 }
 
+// Resolved patches (seeded_faults "patches") by image, then address.
+void sort_patch_sites(ojson& sites) {
+    std::stable_sort(sites.begin(), sites.end(), [](const ojson& a, const ojson& b) {
+        return std::tie(a.at("image").get_ref<const std::string&>(),
+                        a.at("address").get_ref<const std::string&>()) <
+               std::tie(b.at("image").get_ref<const std::string&>(),
+                        b.at("address").get_ref<const std::string&>());
+    });
+}
+
 ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite>& sites) {
     if (injection.empty()) return nullptr;
     ojson j = ojson::object();
@@ -179,6 +189,9 @@ ojson seeded_faults_json(const Injection& injection, const std::vector<PatchSite
     j["original_modified"] = !injection.patches.empty();
     j["reimpl_input_modified"] = injection.reimpl_light_swapped;
     if (!given.empty()) j["given"] = given;
+    // By image, then address: the order a merge of shards (each resolving the patches on the images
+    // of its own cases) rebuilds.
+    sort_patch_sites(patches);
     if (!patches.empty()) j["patches"] = patches;
     if (injection.reimpl_light_swapped) j["reimpl_light"] = "x and z swapped";
     return j;
@@ -445,6 +458,10 @@ std::vector<CaseResult> finish_split_cases(std::vector<SplitCase>& split, const 
     // A part whose worker died (a crash, a timeout), by split case: when the whole run does not die
     // too, its report still says so (the run's stderr line alone went unseen by reports).
     std::vector<ojson> died(split.size());
+    // What each part that could not be merged ran on (image, profile, archives by SHA-256): the case
+    // run whole must have run on the same, or parts of another run (refcheck merge with another
+    // --image or --data) turned into a verdict of the merge's own environment.
+    std::vector<std::vector<ojson>> dropped_inputs(split.size());
     for (std::size_t j = 0; j < split.size(); ++j) {
         for (const CaseResult& p : split[j].parts) part_seconds[j] += p.seconds;
         std::string why;
@@ -457,6 +474,8 @@ std::vector<CaseResult> finish_split_cases(std::vector<SplitCase>& split, const 
                 if (const ojson& p = split[j].parts[k].report; p.contains("crash"))
                     died[j] = {
                         {"part", k + 1}, {"of", n}, {"error", member(p, "error")}, {"crash", p.at("crash")}};
+            for (const CaseResult& p : split[j].parts)
+                dropped_inputs[j].push_back(member(p.report, "inputs"));
             split[j].parts.clear(); // runs whole
             lines.push_back(ran + "; they could not be merged (" + why + "): it ran again whole");
         }
@@ -478,6 +497,23 @@ std::vector<CaseResult> finish_split_cases(std::vector<SplitCase>& split, const 
     };
     callbacks.handed = nullptr;
     std::vector<CaseResult> results = run_in_workers(split.size(), options.jobs, callbacks);
+    for (std::size_t j = 0; j < split.size(); ++j) {
+        const ojson& whole = member(results[j].report, "inputs");
+        for (std::size_t k = 0; k < dropped_inputs[j].size(); ++k) {
+            const ojson& ran = dropped_inputs[j][k];
+            if (ran.is_null() || whole.is_null() || ran == whole) continue; // a part that named none
+            results[j].status = Status::Error;
+            results[j].report["status"] = std::string(status_name(Status::Error));
+            results[j].report["error"] =
+                "part " + std::to_string(k + 1) + " of " + std::to_string(dropped_inputs[j].size()) +
+                " ran on other inputs than the case run whole here (image, profile or archives by SHA-256: " +
+                ran.dump() + " against " + whole.dump() +
+                "): its results are not this case's; give merge the --image, --profile and --data the shards "
+                "ran with";
+            lines.push_back(split[j].c->name + ": " + results[j].report["error"].get<std::string>());
+            break;
+        }
+    }
     for (std::size_t j = 0; j < split.size(); ++j) {
         if (died[j].is_null() || results[j].report.contains("crash")) continue; // it died again: said
         results[j].report["part_died"] = died[j];
@@ -904,11 +940,40 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
     check_shards_complete(shard_dirs, indexes);
     const ojson plan = check_shards_plan(shard_dirs, indexes);
     // The shards of one run were seeded alike; the merged run says so as each shard did.
-    const ojson seeded = member(indexes.front(), "seeded_faults");
-    for (std::size_t i = 1; i < indexes.size(); ++i)
-        if (member(indexes[i], "seeded_faults") != seeded)
+    // Each shard resolved the patches on the images of its own cases ("patches", one per image and
+    // patch; none in a shard that got no case): the merged run has every shard's, the rest is the
+    // same in all.
+    ojson seeded = member(indexes.front(), "seeded_faults");
+    ojson sites = ojson::array();
+    for (std::size_t i = 0; i < indexes.size(); ++i) {
+        ojson theirs = member(indexes[i], "seeded_faults");
+        if (theirs.is_object()) {
+            for (const ojson& p : member(theirs, "patches")) {
+                bool same_site = false;
+                for (const ojson& q : sites)
+                    if (q.at("image") == p.at("image") && q.at("where") == p.at("where")) {
+                        if (q != p)
+                            throw std::runtime_error(
+                                shard_dirs[i].string() + " resolved the seeded patch " +
+                                p.at("where").get<std::string>() + " on " + p.at("image").get<std::string>() +
+                                " otherwise than another shard (run.json \"seeded_faults\")");
+                        same_site = true;
+                    }
+                if (!same_site) sites.push_back(p);
+            }
+            theirs.erase("patches");
+        }
+        ojson ours = seeded;
+        if (ours.is_object()) ours.erase("patches");
+        if (theirs != ours)
             throw std::runtime_error(shard_dirs[i].string() + " and " + shard_dirs.front().string() +
                                      " were run with different seeded faults (run.json \"seeded_faults\")");
+    }
+    if (seeded.is_object()) {
+        sort_patch_sites(sites);
+        seeded.erase("patches");
+        if (!sites.empty()) seeded["patches"] = sites;
+    }
     // The shards' verdicts were earned by the reimplementation each shard was built with; the merged
     // run.json names this build's (and finishes split cases with it). Shards of another build, or
     // of two builds, are of another run: their verdicts would be stamped with a reimplementation
@@ -927,6 +992,10 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
     // What the shards' reports do not repeat: the ledger's rule index and the image's coverage.
     SharedCoverage shared;
     ojson evidence;
+    // The files beside the case reports (pictures, drcov), written once every check has passed: a
+    // refused merge leaves the output folder as it was.
+    std::vector<std::pair<fs::path, fs::path>> copies; // a shard's file, where it goes
+    std::vector<std::pair<std::string, std::vector<std::uint8_t>>> finished_files;
     for (const ojson& index : indexes) {
         shared.add(member(index, "image_coverage"));
         if (evidence.is_null()) evidence = evidence_from_ledger(member(index, "ledger"));
@@ -943,10 +1012,7 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
                     if (f.contains(k)) beside.push_back(name_inside(f.at(k).get<std::string>(), dir, k));
             if (const ojson& drcov = member(member(report, "coverage"), "drcov"); drcov.is_string())
                 beside.push_back(name_inside(drcov.get<std::string>(), dir, "drcov file"));
-            for (const fs::path& rel : beside) {
-                fs::create_directories((out / rel).parent_path());
-                fs::copy_file(dir / rel, out / rel, fs::copy_options::overwrite_existing);
-            }
+            for (const fs::path& rel : beside) copies.emplace_back(dir / rel, rel);
             const std::string name = row.at("case").get<std::string>();
             name_inside(name + ".json", dir, "case");
             named.emplace_back(name, std::move(report));
@@ -1008,9 +1074,7 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
             if (rules) r.report["evidence"] = evidence_json(*rules);
             // Shards that hold only parts write no ledger: the rule index is then the finish's.
             if (evidence.is_null() && rules) evidence = r.report["evidence"];
-            for (const auto& [rel, bytes] : r.files)
-                write_output_file(
-                    out, rel, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+            for (auto& file : r.files) finished_files.push_back(std::move(file));
             seconds[r.name] = r.seconds;
             named.emplace_back(r.name, shared.store(r.report));
         }
@@ -1022,6 +1086,16 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
         if (named[i].first == named[i - 1].first)
             throw std::runtime_error("case \"" + named[i].first +
                                      "\" is in more than one shard output (whole, or whole and in parts)");
+    // An earlier run's pictures of these cases go first, as a run removes them (a case green now
+    // kept the red run's diff pictures beside its report).
+    for (const auto& [name, report] : named) remove_case_files(out, name);
+    for (const auto& [from, rel] : copies) {
+        fs::create_directories((out / rel).parent_path());
+        fs::copy_file(from, out / rel, fs::copy_options::overwrite_existing);
+    }
+    for (const auto& [rel, bytes] : finished_files)
+        write_output_file(out, rel,
+                          std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     std::vector<ojson> reports;
     for (auto& [name, report] : named) {
         write_json(out / (name + ".json"), report); // as the shard wrote it

@@ -141,6 +141,25 @@ TEST(Diff, NewRemovedMetricsAndCoverage) {
         EXPECT_TRUE(same[k].empty()) << k;
 }
 
+// The run's own status is a verdict too: a shard's output holding only a divergent part of a split
+// case has no case row (the part is in run.json "parts"), and its status says divergent. Against an
+// equivalent run it showed as "removed cases" and "no case got worse", exit 0 (the merge audit's
+// `refcheck diff merged shard0`).
+TEST(Diff, ARunWhoseStatusGotWorseRegressedThoughNoCaseRowSaysSo) {
+    const ojson before = index_of({row("lights", "equivalent", 5, 0)});
+    ojson shard = index_of({});
+    shard["status"] = "divergent";
+    shard["parts"] = ojson::array({{{"case", "lights"}, {"part", 0}, {"of", 2}}});
+    const ojson d = diff_runs(before, shard);
+    ASSERT_TRUE(regressed(d)) << diff_text(d);
+    EXPECT_EQ(d["regressions"][0]["case"], "(the run)");
+    EXPECT_NE(diff_text(d).find("the run's status equivalent -> divergent (the new run is a shard's output "
+                                "holding 1 part(s)"),
+              std::string::npos)
+        << diff_text(d);
+    EXPECT_FALSE(regressed(diff_runs(shard, before))) << "better is no regression";
+}
+
 // A case is fixed only when the new run reached its verdict on the same basis: the same case file,
 // image, profile and archives, no other narrowing and no other seeding. The old run was divergent;
 // a new run narrowed to an input that agrees (--only), run without the seeded patch, on other
