@@ -156,7 +156,10 @@ ExerciseCounter exercise_counter(const Case& c, const RuleIndex& index) {
 ojson make_ledger(const std::vector<ojson>& reports) {
     const ojson* evidence = nullptr;
     std::set<std::string> documents, injected, narrowed;
-    std::map<std::string, std::set<std::string>> proven_by, exercised_by, claimed_by, not_exercised;
+    std::map<std::string, std::set<std::string>> proven_by, exercised_by, claimed_by, not_exercised,
+        disputed_by;
+    std::map<std::string, std::set<std::pair<std::string, std::string>>> proven_on; // rule -> images
+    std::set<std::pair<std::string, std::string>> proving_images;
     std::map<std::string, std::uint64_t> proving_count;
     for (const auto& r : reports) {
         const ojson& e = member(r, "evidence");
@@ -172,9 +175,19 @@ ojson make_ledger(const std::vector<ojson>& reports) {
         const bool partial = !member(member(r, "selection"), "inputs_left_out").is_null();
         if (partial) narrowed.insert(name);
         const bool equivalent = r.value("status", std::string()) == "equivalent" && !seeded && !partial;
+        // A case without seeded faults that diverged is a counterexample, as far as the run can tell,
+        // to every rule it claims: while one stands, another case's agreement proves none of them (a
+        // bound broken in one case was Proven by a case whose inputs never met it). An error is no
+        // verdict either way (nothing compared, an emulator limit): it proves and disputes nothing.
+        const bool disputes = !seeded && r.value("status", std::string()) == "divergent";
+        const ojson& image = member(member(r, "inputs"), "image");
+        const std::pair<std::string, std::string> ran_on = {
+            member(image, "file").is_string() ? image.at("file").get<std::string>() : "",
+            member(image, "sha256").is_string() ? image.at("sha256").get<std::string>() : ""};
         for (const auto& j : member(r, "rules")) {
             const std::string id = j.get<std::string>();
             claimed_by[id].insert(name);
+            if (disputes) disputed_by[id].insert(name);
             const std::uint64_t n = exercised_count(r, id);
             if (n == 0) {
                 not_exercised[id].insert(name);
@@ -183,6 +196,7 @@ ojson make_ledger(const std::vector<ojson>& reports) {
             exercised_by[id].insert(name);
             if (equivalent) {
                 proven_by[id].insert(name);
+                proven_on[id].insert(ran_on);
                 proving_count[id] += n;
             }
         }
@@ -208,6 +222,7 @@ ojson make_ledger(const std::vector<ojson>& reports) {
         return it == m.end() ? ojson::array() : ojson(it->second);
     };
     std::map<std::string, std::uint64_t> counts;
+    std::uint64_t disputed = 0; // rules a divergent case claims
     ojson rows = ojson::array();
     ojson unexercised = ojson::array();
     for (const auto& [id, rule] : evidence->at("rules").items()) {
@@ -217,9 +232,21 @@ ojson make_ledger(const std::vector<ojson>& reports) {
         row["level"] = level;
         row["section"] = rule.at("section");
         row["predicate"] = rule.value("predicate", std::string());
-        row["status"] = ledger_status(level, proven_by.count(id) != 0);
+        const bool proven = proven_by.count(id) != 0 && !disputed_by.count(id);
+        row["status"] = ledger_status(level, proven);
         row["exercised"] = proving_count[id];
         row["proven_by"] = names(proven_by, id);
+        // The images the proving cases ran on (a run may hold cases of several: the stand-in and the
+        // retail stand-in), so that Proven says for which.
+        ojson on = ojson::array();
+        if (const auto it = proven_on.find(id); it != proven_on.end())
+            for (const auto& [file, sha] : it->second) {
+                on.push_back({{"file", file}, {"sha256", sha}});
+                if (proven) proving_images.insert({file, sha});
+            }
+        row["proven_on"] = std::move(on);
+        row["disputed_by"] = names(disputed_by, id);
+        if (!row["disputed_by"].empty()) ++disputed;
         row["exercised_by"] = names(exercised_by, id);
         row["claimed_by"] = names(claimed_by, id);
         row["claimed_not_exercised"] = names(not_exercised, id);
@@ -229,6 +256,10 @@ ojson make_ledger(const std::vector<ojson>& reports) {
     }
     ojson c = ojson::object();
     for (const char* s : kStatuses) c[s] = counts[s];
+    if (disputed) ledger["disputed"] = disputed;
+    ojson images = ojson::array();
+    for (const auto& [file, sha] : proving_images) images.push_back({{"file", file}, {"sha256", sha}});
+    ledger["proven_on"] = std::move(images);
     ledger["rules_total"] = rows.size();
     ledger["counts"] = c;
     ledger["claimed_not_exercised"] = std::move(unexercised);
@@ -271,6 +302,15 @@ std::string ledger_summary(const ojson& ledger) {
     if (ledger.contains("narrowed"))
         line += "; nothing proven by " + std::to_string(ledger.at("narrowed").size()) +
                 " case(s) narrowed to some of their inputs";
+    if (ledger.contains("disputed"))
+        line += "; " + std::to_string(ledger.at("disputed").get<std::uint64_t>()) +
+                " rule(s) not Proven while a divergent case claims them";
+    if (const ojson& on = member(ledger, "proven_on"); on.is_array() && on.size() > 1) {
+        line += "; Proven on " + std::to_string(on.size()) + " images (";
+        for (std::size_t k = 0; k < on.size(); ++k)
+            line += (k ? ", " : "") + on[k].at("file").get<std::string>();
+        line += "): each rule's proven_on says which";
+    }
     if (ledger.contains("error")) line += "; " + ledger.at("error").get<std::string>();
     return line;
 }
@@ -282,7 +322,8 @@ std::string ledger_html(const ojson& ledger) {
       << ". A rule is Proven when an equivalent case, without seeded faults and not narrowed to some of its "
          "inputs, that claims it compared at least "
          "one "
-         "matched event satisfying its predicate (the count is of such events over those cases).</p>";
+         "matched event satisfying its predicate (the count is of such events over those cases), and no "
+         "case without seeded faults that claims it diverged.</p>";
     if (ledger.contains("error"))
         h << "<p class=error>" << escape_markup(ledger.at("error").get<std::string>()) << "</p>";
     if (ledger.contains("injected"))

@@ -43,9 +43,11 @@ std::string error_of(const std::string& text) {
 
 // A case report claiming `rules`, each exercised once unless `unexercised` names it.
 ojson report(const std::string& name, const std::string& status, const std::vector<std::string>& rules,
-             const ojson& evidence, const std::vector<std::string>& unexercised = {}) {
+             const ojson& evidence, const std::vector<std::string>& unexercised = {},
+             const std::string& image = "standin.exe") {
     ojson r;
     r["case"] = name;
+    r["inputs"] = {{"image", {{"file", image}, {"sha256", image + "-sha"}}}};
     r["family"] = "program";
     r["status"] = status;
     r["rules"] = rules;
@@ -153,8 +155,10 @@ TEST(Ledger, StatusesFollowTheCaseReports) {
     const ojson ledger = make_ledger(reports);
     EXPECT_EQ(ledger.at("document"), "doc.md");
     EXPECT_EQ(ledger.at("rules_total"), 4);
+    // Matched by alpha and gamma, but beta, which claims it too, diverged: not Proven (disputed).
     const ojson& a1 = row(ledger, "a.one");
-    EXPECT_EQ(a1.at("status"), "Proven");
+    EXPECT_EQ(a1.at("status"), "Chosen-unproven");
+    EXPECT_EQ(a1.at("disputed_by"), ojson({"beta"}));
     EXPECT_EQ(a1.at("proven_by"), ojson({"alpha", "gamma"}));
     EXPECT_EQ(a1.at("exercised_by"), ojson({"alpha", "beta", "gamma"}));
     EXPECT_EQ(a1.at("exercised"), 2); // over the proving cases
@@ -168,20 +172,54 @@ TEST(Ledger, StatusesFollowTheCaseReports) {
     EXPECT_EQ(ledger.at("claimed_not_exercised"),
               ojson::parse(R"([{"rule":"a.two","case":"delta"},{"rule":"b.two","case":"delta"}])"));
     EXPECT_EQ(row(ledger, "b.one").at("status"), "Proven");
+    EXPECT_EQ(row(ledger, "b.one").at("disputed_by"), ojson::array());
     EXPECT_EQ(row(ledger, "b.two").at("status"), "Chosen-unproven");
-    EXPECT_EQ(ledger.at("counts").at("Proven"), 2);
-    EXPECT_EQ(ledger.at("counts").at("Chosen-unproven"), 1);
+    EXPECT_EQ(ledger.at("counts").at("Proven"), 1);
+    EXPECT_EQ(ledger.at("counts").at("Chosen-unproven"), 2);
     EXPECT_EQ(ledger.at("counts").at("Sourced-unproven"), 1);
     EXPECT_EQ(ledger.at("counts").at("Unknown"), 0);
-    EXPECT_EQ(ledger_summary(ledger), "evidence ledger (doc.md): 4 rule ids: 2 Proven, 1 Chosen-unproven, "
+    EXPECT_EQ(ledger.at("disputed"), 2);
+    EXPECT_EQ(ledger_summary(ledger), "evidence ledger (doc.md): 4 rule ids: 1 Proven, 2 Chosen-unproven, "
                                       "1 Sourced-unproven, 0 Unknown; 2 claimed, not exercised: delta:a.two, "
-                                      "delta:b.two");
+                                      "delta:b.two; 2 rule(s) not Proven while a divergent case claims them");
     // The run index carries it; the same reports give the same bytes whatever produced them.
     const ojson index = make_run_index(reports);
     EXPECT_EQ(index.at("ledger"), ledger);
     EXPECT_EQ(make_run_index(reports).dump(), index.dump());
     EXPECT_NE(ledger_html(ledger).find("<code>b.two</code>"), std::string::npos);
     EXPECT_NE(ledger_html(ledger).find("<td>delta</td>"), std::string::npos);
+}
+
+// The audit's seed: op_select's bound off by one. The case whose inputs meet the bound diverged; a
+// case whose inputs never do matched events of the same rule, and the rule was Proven by it in the
+// same run. A case that claims a rule and diverged disputes it; one with seeded faults proves and
+// disputes nothing, and so does one that ended in an error (no verdict). Proven also says on which images: a run may mix cases of several.
+TEST(Ledger, ARuleADivergentCaseClaimsIsNotProvenAndProvenSaysOnWhichImages) {
+    const ojson evidence = evidence_json(load_rule_index(write("doc.md", kDoc)));
+    ojson seeded = report("seeded", "divergent", {"a.one"}, evidence);
+    seeded["injected"] = ojson::object();
+    const ojson agreeing = report("retail", "equivalent", {"a.one"}, evidence, {}, "retail.exe");
+    const ojson ledger = make_ledger({agreeing, report("matrix", "divergent", {"a.one"}, evidence), seeded});
+    EXPECT_EQ(row(ledger, "a.one").at("status"), "Chosen-unproven");
+    EXPECT_EQ(row(ledger, "a.one").at("disputed_by"), ojson({"matrix"}));
+    EXPECT_EQ(ledger.at("proven_on"), ojson::array());
+    const ojson unexercised =
+        make_ledger({agreeing, report("matrix", "divergent", {"a.one"}, evidence, {"a.one"})});
+    EXPECT_EQ(row(unexercised, "a.one").at("status"), "Chosen-unproven") << "disputed, exercised or not";
+    // An error is no verdict (nothing compared, an emulator limit): it disputes nothing.
+    const ojson failed = make_ledger({agreeing, report("matrix", "error", {"a.one"}, evidence)});
+    EXPECT_EQ(row(failed, "a.one").at("status"), "Proven");
+    const ojson alone = make_ledger({agreeing, seeded});
+    EXPECT_EQ(row(alone, "a.one").at("status"), "Proven") << "a seeded case disputes nothing";
+    EXPECT_FALSE(alone.contains("disputed"));
+    EXPECT_EQ(row(alone, "a.one").at("proven_on"),
+              ojson::parse(R"([{"file":"retail.exe","sha256":"retail.exe-sha"}])"));
+    const ojson two = make_ledger({agreeing, report("stand-in", "equivalent", {"b.one"}, evidence)});
+    EXPECT_EQ(two.at("proven_on").size(), 2u);
+    EXPECT_NE(ledger_summary(two).find(
+                  "; Proven on 2 images (retail.exe, standin.exe): each rule's proven_on says which"),
+              std::string::npos)
+        << ledger_summary(two);
 }
 
 // The old rule (Proven when a claiming case ran equivalent) would prove these.
