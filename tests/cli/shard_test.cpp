@@ -14,6 +14,15 @@
 namespace refcheck::cli_test {
 namespace {
 
+// op_secondary's jns negated (seeded_fault_test's fault): its site and the bytes that negate it.
+std::pair<CodeSite, std::vector<std::uint8_t>> negated_winding_branch() {
+    CodeSite branch = find_instruction(
+        "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
+    std::vector<std::uint8_t> negated = branch.bytes;
+    negated.at(0) ^= 1;
+    return {std::move(branch), std::move(negated)};
+}
+
 class ShardTest : public CliTest {
 protected:
     void SetUp() override {
@@ -138,10 +147,7 @@ TEST_F(ShardTest, ShardsRunOnOtherArchivesThanTheMergesMakeTheirCasesErrors) {
 // whole cases and mergeable parts of another environment do. Unchecked, two shards that each exited 1
 // on an image with a seeded branch merged, without that --image, into "equivalent", exit 0.
 TEST_F(ShardTest, PartsThatCannotMergeRunWholeOnlyOnTheInputsTheyRanOn) {
-    const CodeSite branch = find_instruction(
-        "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
-    std::vector<std::uint8_t> negated = branch.bytes;
-    negated.at(0) ^= 1;
+    const auto [branch, negated] = negated_winding_branch();
     const auto [image, profile] = patched_original(path(""), {{branch.instruction.address, negated}});
     const std::string cases = " --cases " + quote(shipped_case("program-lights")) + common_;
     const std::string on = " --image " + quote(image) + " --profile " + quote(profile);
@@ -427,10 +433,7 @@ TEST_F(ShardTest, AShardThatGetsNoCaseSucceedsAndMergesAsTheShardsOutput) {
 // no case resolved none. Its run.json "seeded_faults" lacks "patches", and merge refused the shards
 // as "run with different seeded faults" (exit 2) though one run made them all.
 TEST_F(ShardTest, SeededShardsMergeThoughOneGotNoCase) {
-    const CodeSite branch = find_instruction(
-        "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
-    std::vector<std::uint8_t> negated = branch.bytes;
-    negated.at(0) ^= 1;
+    const auto [branch, negated] = negated_winding_branch();
     const std::string seeded =
         " --patch " + quote(branch.where() + ":" + hex_bytes(branch.bytes) + "->" + hex_bytes(negated));
     const std::string one = quote(shipped_case("loader")) + common_ + seeded;
@@ -447,10 +450,7 @@ TEST_F(ShardTest, SeededShardsMergeThoughOneGotNoCase) {
 // A merge into a folder an earlier merge wrote leaves none of the earlier case files: the red
 // merge's diff pictures stayed beside the green reports, so the folder was not the unsharded run's.
 TEST_F(ShardTest, AMergeOverAnEarlierOneKeepsNoneOfItsPictures) {
-    const CodeSite branch = find_instruction(
-        "op_secondary", [](const emu::Instruction& in) { return in.text.rfind("jns ", 0) == 0; });
-    std::vector<std::uint8_t> negated = branch.bytes;
-    negated.at(0) ^= 1;
+    const auto [branch, negated] = negated_winding_branch();
     const auto [image, profile] = patched_original(path(""), {{branch.instruction.address, negated}});
     const std::string on = " --image " + quote(image) + " --profile " + quote(profile);
     const std::string files =
@@ -466,6 +466,50 @@ TEST_F(ShardTest, AMergeOverAnEarlierOneKeepsNoneOfItsPictures) {
     for (const auto& [file, bytes] : merged)
         EXPECT_TRUE(all.count(file)) << file << " is left from the red merge";
     EXPECT_TRUE(all == merged);
+}
+
+// A shard's case report is merged only with the verdict its shard counted, and only when its counts
+// bear the verdict out: a report edited to "equivalent" (run.json's row still divergent, 1,572
+// unexplained in its counts) merged into an equivalent run, exit 0.
+TEST_F(ShardTest, AShardsReportChangedAfterItsRunIsNotMerged) {
+    const auto [branch, negated] = negated_winding_branch();
+    const std::string seeded =
+        " --patch " + quote(branch.where() + ":" + hex_bytes(branch.bytes) + "->" + hex_bytes(negated));
+    const std::string cases = " --cases " + files_ + common_;
+    for (const char* k : {"0", "1"})
+        ASSERT_EQ(refcheck("run " + files_ + common_ + seeded + " --shard " + k + "/2 --out s" + k).code, 1)
+            << k;
+    std::string shard, name; // a divergent case and its shard
+    for (const char* k : {"s0", "s1"}) {
+        const ojson index = read_json(path(std::string(k) + "/run.json"));
+        for (const auto& row : index.at("cases"))
+            if (row.at("status") == "divergent") {
+                shard = k;
+                name = row.at("case").get<std::string>();
+            }
+    }
+    ASSERT_FALSE(name.empty());
+    const fs::path file = path(shard + "/" + name + ".json");
+    const ojson original = read_json(file);
+    ASSERT_GT(original.at("counts").at("unexplained").get<std::uint64_t>(), 0u);
+    EXPECT_EQ(refcheck("merge --out m s0 s1" + cases).code, 1);
+    ojson edited = original;
+    edited["status"] = "equivalent";
+    std::ofstream(file) << edited.dump(2);
+    const Result status = refcheck("merge --out m-status s0 s1" + cases);
+    EXPECT_EQ(status.code, 2) << status.out << status.err;
+    EXPECT_NE(status.err.find("a report changed after its run is not merged"), std::string::npos)
+        << status.err;
+    // The row edited too: the counts still say divergent.
+    ojson index = read_json(path(shard + "/run.json"));
+    for (auto& row : index.at("cases"))
+        if (row.at("case") == name) row["status"] = "equivalent";
+    std::ofstream(path(shard + "/run.json")) << index.dump(2);
+    const Result counts = refcheck("merge --out m-counts s0 s1" + cases);
+    EXPECT_EQ(counts.code, 2) << counts.out << counts.err;
+    EXPECT_NE(counts.err.find("unexplained divergence(s)"), std::string::npos) << counts.err;
+    EXPECT_FALSE(fs::exists(path("m-status/run.json")));
+    EXPECT_FALSE(fs::exists(path("m-counts/run.json")));
 }
 
 TEST_F(ShardTest, BadShardsAreErrors) {

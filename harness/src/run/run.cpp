@@ -1006,6 +1006,22 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
         for (const auto& row : index.at("cases")) {
             const fs::path file = name_inside(row.at("report").get<std::string>(), dir, "report");
             ojson report = read_json(dir / file);
+            // The report's verdict is the one its shard counted (run.json's row), and its counts bear
+            // it out: an equivalent report with unexplained divergences or an error was changed after
+            // its run (a status edited to "equivalent" merged into an equivalent run).
+            const ojson& status = member(report, "status");
+            const ojson& unexplained = member(member(report, "counts"), "unexplained");
+            const std::string where = (dir / file).string();
+            if (status != row.at("status"))
+                throw std::runtime_error(where + " says the case is " + status.dump() +
+                                         ", its shard's run.json " + row.at("status").dump() +
+                                         ": a report changed after its run is not merged");
+            if (status == "equivalent" &&
+                (report.contains("error") || (unexplained.is_number() && unexplained.get<double>() != 0)))
+                throw std::runtime_error(where + " says the case is equivalent, but its counts have " +
+                                         unexplained.dump() + " unexplained divergence(s)" +
+                                         (report.contains("error") ? " and an error" : "") +
+                                         ": a report changed after its run is not merged");
             std::vector<fs::path> beside; // files next to the report: frame pictures, the drcov file
             for (const auto& f : report.value("frames", ojson::array()))
                 for (const char* k : {"original_png", "reimpl_png", "diff_png"})
