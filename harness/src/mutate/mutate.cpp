@@ -516,7 +516,7 @@ private:
         Clock::time_point since;
     };
 
-    // Runs every mutant's child, then the controls of the kills on narrowed inputs (control_kills);
+    // Runs every mutant's child, then the controls of the kills on narrowed inputs (control_kill);
     // returns in the children too (child_ set).
     void serve() {
         const std::size_t mutant_tasks = tasks_.size();
