@@ -364,6 +364,19 @@ std::string not_the_mutants(const std::string& case_name, const std::string& err
            "run?), so no score is given";
 }
 
+// Why a kill on narrowed inputs is none (`undecided_by`, how: control): `by` is the kill's
+// killed_by, `inputs` how many inputs the run ran, `control` what the unmutated original did on them.
+ojson narrowing_kill(const std::string& case_name, const ojson& by, std::size_t inputs,
+                     const std::string& control) {
+    return {{"case", case_name},
+            {"input", member(by, "input")},
+            {"how", "control"},
+            {"detail", "the run skipped inputs and diverged (" + member(by, "detail").get<std::string>() +
+                           "), and the unmutated original on the same " + std::to_string(inputs) +
+                           " inputs is not clean either (" + control +
+                           "): the divergence is the narrowing's, not the mutant's"}};
+}
+
 // A run's verdict into the mutant's row: a kill stands; a crash or overrun of refcheck's own process
 // (undecided) stands until a kill; a survivor changes nothing.
 void record_verdict(ojson& row, const ojson& v) {
@@ -580,14 +593,7 @@ private:
         v = {{"status", "undecided"},
              {"inputs_run", v.value("inputs_run", std::uint64_t{0})},
              {"seconds", v.value("seconds", 0.0)},
-             {"undecided_by",
-              {{"case", case_.c.name},
-               {"input", member(by, "input")},
-               {"how", "control"},
-               {"detail", "the run skipped inputs and diverged (" + member(by, "detail").get<std::string>() +
-                              "), and the unmutated original on the same " + std::to_string(inputs) +
-                              " inputs is not clean either (" + what +
-                              "): the divergence is the narrowing's, not the mutant's"}}}};
+             {"undecided_by", narrowing_kill(case_.c.name, by, inputs, what)}};
     }
 
     // Forks a child per task in `ids`, `jobs_` at a time, and collects their verdicts; returns in
@@ -837,14 +843,7 @@ ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<Ba
                     if (v["status"] == "survived")
                         v = {{"status", "undecided"},
                              {"undecided_by",
-                              {{"case", b.c.name},
-                               {"input", x["killed_by"]["input"]},
-                               {"how", "control"},
-                               {"detail", "the run skipped inputs and diverged (" + detail +
-                                              "), and the unmutated original on the same " +
-                                              std::to_string(c.only_inputs.size()) +
-                                              " inputs is not clean either (" + *control +
-                                              "): the divergence is the narrowing's, not the mutant's"}}}};
+                              narrowing_kill(b.c.name, x["killed_by"], c.only_inputs.size(), *control)}};
                     continue;
                 }
         }
