@@ -250,11 +250,12 @@ void Comparator::compare(const std::string& input, const std::vector<EventRecord
                 if (observer_) observer_(a[step.original], b[step.reimpl]);
                 continue;
             }
-            // Equal fields with different flags: the sides disagree on which documented fault the
-            // event shows (each classified it from its own execution and memory), so one of them,
-            // or the profile's layout the original's witness read it by, is wrong. A difference no
-            // registry entry explains: it was counted beside a match and the case stayed green.
-            if (diffs.empty()) {
+            // Different flags: the sides disagree on which documented fault the event shows (each
+            // classified it from its own execution and memory), so one of them, or the profile's
+            // layout the original's witness read it by, is wrong. A difference no registry entry
+            // explains, whether or not other fields differ too: with equal fields it was counted
+            // beside a match, and beside fields the element excuses explain it was lost.
+            if (of != rf) {
                 count_flag_disagreement(of, rf);
                 diffs.push_back({"flags", flag_names(of), flag_names(rf)});
             }

@@ -92,7 +92,8 @@ EventRecord excused(EventRecord e, std::uint32_t flag, std::string_view field, s
 }
 
 TEST(Compare, FlaggedMismatchIsKnownOnlyWhenAllowedAndOnlyForItsFields) {
-    std::vector<EventRecord> a = {excused(face(0, 3, {1, 1}), kMissingNormal, "vertex_levels", 0)};
+    std::vector<EventRecord> a = {
+        excused(face(0, 3, {1, 1}, kMissingNormal), kMissingNormal, "vertex_levels", 0)};
     std::vector<EventRecord> b = {
         excused(face(0, 31, {1, 1}, kMissingNormal), kMissingNormal, "vertex_levels", 0)};
     Comparator allowed({{"missing_normal"}, 0, 5, 64});
@@ -113,7 +114,7 @@ TEST(Compare, FlaggedMismatchIsKnownOnlyWhenAllowedAndOnlyForItsFields) {
 // Issue 11: a known divergence needs evidence from both sides; the reimplementation's flag alone
 // (the old rule: original.flags | reimpl.flags) excuses nothing.
 TEST(Compare, AnExcuseOnOneSideOnlyIsUnexplained) {
-    const EventRecord original = face(0, 3);
+    const EventRecord original = face(0, 3, {10, 20}, kMissingNormal);
     const EventRecord reimpl =
         excused(face(0, 31, {10, 20}, kMissingNormal), kMissingNormal, "vertex_levels", -1);
     Comparator reimpl_only({{"missing_normal"}, 0, 5, 64});
@@ -153,7 +154,8 @@ TEST(Compare, OnlyTheConcernedVerticesAreExcused) {
 // A correct face next to a flagged one is compared as usual: it matches when equal, and a
 // difference in it is unexplained although its neighbour's cause is witnessed on both sides.
 TEST(Compare, AFaceNextToAnExcusedOneMustStillMatch) {
-    const EventRecord flagged_o = excused(face(0, 3), kMissingNormal, "vertex_levels", -1);
+    const EventRecord flagged_o =
+        excused(face(0, 3, {10, 20}, kMissingNormal), kMissingNormal, "vertex_levels", -1);
     const EventRecord flagged_r =
         excused(face(0, 31, {10, 20}, kMissingNormal), kMissingNormal, "vertex_levels", -1);
     Comparator c({{"missing_normal"}, 0, 5, 64});
@@ -163,6 +165,36 @@ TEST(Compare, AFaceNextToAnExcusedOneMustStillMatch) {
     c.compare("y", {flagged_o, face(10, 4)}, {flagged_r, face(10, 9)});
     EXPECT_EQ(c.counts().unexplained, 1u);
     EXPECT_EQ(c.first_unexplained()->original_index, 1u);
+}
+
+// A pair whose differing field both sides excuse, but whose flags disagree, is unexplained: the
+// sides disagree on which documented fault the event shows, as with equal fields. The flags
+// difference was dropped once another field differed, and the element excuses made the pair known.
+TEST(Compare, FlagsThatDisagreeBesideAnExcusedFieldAreUnexplained) {
+    const EventRecord original = excused(face(0, 3, {10, 20}, kMissingNormal | kTextureRightEdge),
+                                         kMissingNormal, "vertex_levels", -1);
+    const EventRecord reimpl =
+        excused(face(0, 31, {10, 20}, kMissingNormal), kMissingNormal, "vertex_levels", -1);
+    Comparator c({{"missing_normal", "texture_right_edge"}, 0, 5, 64});
+    c.compare("x", {original}, {reimpl});
+    EXPECT_EQ(c.counts().known, 0u);
+    EXPECT_EQ(c.counts().unexplained, 1u);
+    ASSERT_TRUE(c.first_unexplained());
+    const Divergence& d = *c.first_unexplained();
+    ASSERT_EQ(d.fields.size(), 2u);
+    EXPECT_EQ(d.fields[0].name, "vertex_levels");
+    EXPECT_EQ(d.fields[1].name, "flags");
+    EXPECT_EQ(d.fields[1].original, "missing_normal, texture_right_edge");
+    EXPECT_EQ(d.fields[1].reimpl, "missing_normal");
+    EXPECT_EQ(c.counts().flag_original_only,
+              (std::map<std::string, std::uint64_t>{{"texture_right_edge", 1}}));
+    // The same pair with agreeing flags is the known divergence.
+    Comparator agree({{"missing_normal", "texture_right_edge"}, 0, 5, 64});
+    EventRecord same = reimpl;
+    same.flags = original.flags;
+    agree.compare("x", {original}, {same});
+    EXPECT_EQ(agree.counts().known, 1u);
+    EXPECT_EQ(agree.counts().unexplained, 0u);
 }
 
 // div.grid_tolerance: a grid face's screen coordinate may differ only within the projection of a
