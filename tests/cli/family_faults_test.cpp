@@ -216,5 +216,65 @@ TEST_F(FamilyFaultTest, ReceiverBoundTestAgainstTheWrongBoundDivergesAtTheFirstD
     EXPECT_EQ(d.at("reimpl").at("fields").at("height"), hit.height);
 }
 
+// ---- mobiles: the reset ---------------------------------------------------------------------------
+
+// abi.reset_mobiles: reset_mobiles_ empties every sector list. Its memset given a size of 0, the
+// reset leaves the lists as they were. The mobile family called it only on the boot's empty map and
+// the scene family before each script without reading the map after it: the ledger called the rule
+// Proven while 20 cases stayed equivalent. Now the mobile family resets with the script's mobiles
+// still placed (its last input, "reset") and the scene family compares the map after each reset.
+TEST_F(FamilyFaultTest, AResetThatLeavesTheListsDivergesAfterTheScriptAndBetweenScenes) {
+    const CodeSite site = find_instruction("reset_mobiles_body", [](const emu::Instruction& in) {
+        return in.text == "push " + [] {
+            char size[16];
+            std::snprintf(size, sizeof size, "0x%x", profile_data("sector_map").at("size").get<unsigned>());
+            return std::string(size);
+        }();
+    });
+    ASSERT_EQ(site.bytes.size(), 5u) << site.instruction.text;
+    const std::vector<std::uint8_t> no_size = {site.bytes[0], 0, 0, 0, 0};
+
+    const std::uint32_t steps = 60, seed = 7;
+    const fs::path mobiles = write_case("small-mobiles", {{"schema", "refcheck-case/1"},
+                                                          {"family", "mobile"},
+                                                          {"description", "cli_tests: mobile reset"},
+                                                          {"selection", {{"steps", steps}, {"seed", seed}}}});
+    const ojson report = run_clean_and_patched(mobiles, "small-mobiles", site, no_size);
+    // The original's sector map after the reset is the script's last: the sectors the
+    // reimplementation's map occupies after the same script.
+    const auto& models = small_models();
+    reimpl::MobileMap map;
+    for (const auto& s : harness::mobile_script(models, seed, steps)) {
+        if (s.op == harness::MobileStep::Op::Add) map.add(s.mobile);
+        if (s.op == harness::MobileStep::Op::Move) map.move(s.mobile.id, s.mobile.position);
+        if (s.op == harness::MobileStep::Op::Remove) map.remove(s.mobile.id);
+    }
+    std::vector<std::int64_t> occupied;
+    for (std::uint32_t i = 0; i < reimpl::kSectorCount; ++i)
+        if (!map.sector_list(i % reimpl::kSectorsPerSide, i / reimpl::kSectorsPerSide).empty())
+            occupied.push_back(i);
+    ASSERT_FALSE(occupied.empty()) << "the script leaves no mobile on the map: the fault cannot show";
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("input"), "reset") << d.dump(2);
+    EXPECT_EQ(d.at("original").at("kind"), "sector_map") << d.dump(2);
+    EXPECT_EQ(d.at("original").at("fields").at("occupied"), occupied);
+    EXPECT_EQ(d.at("reimpl").at("fields").at("occupied"), ojson::array());
+    EXPECT_EQ(report.at("counts").at("unexplained"), 1) << report.at("counts").dump();
+    const ojson clean = read_json(path("clean/small-mobiles.json"));
+    EXPECT_EQ(clean.at("metrics").at("original_resets_compared"), 1) << clean.at("metrics").dump();
+
+    // Scenes: two scripts of one frame each; the second starts on the first's mobiles.
+    ojson scene = read_json(shipped_case("scenes"));
+    scene["selection"]["scene"]["scripts"] = {{{"name", "deck"}, {"frames", 1}},
+                                              {{"name", "sea"}, {"frames", 1}}};
+    const fs::path scenes = write_case("small-scenes", scene);
+    const ojson scene_report = run_clean_and_patched(scenes, "small-scenes", site, no_size);
+    const ojson& s = scene_report.at("first_unexplained");
+    EXPECT_EQ(s.at("input"), "frame 1") << s.dump(2);
+    EXPECT_EQ(s.at("original").at("kind"), "sector_map") << s.dump(2);
+    EXPECT_FALSE(s.at("original").at("fields").at("occupied").empty()) << s.dump(2);
+    EXPECT_EQ(s.at("reimpl").at("fields").at("occupied"), ojson::array());
+}
+
 } // namespace
 } // namespace refcheck::cli_test

@@ -476,10 +476,10 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
                                                file);
     if (c.compares.empty()) fail(file, "\"compares\" names no event kind: a case must compare something");
     static const std::set<std::string> kKinds = {
-        "archive",          "table",          "texture",      "instance",    "face_draw",
-        "winding_decision", "attached_draw",  "control_flow", "frame",       "queue_entry",
-        "receiver_query",   "terrain_sample", "terrain_face", "shadow_face", "scene_queue",
-        "plane_query",      "object_draw",    "shadow_draw",  "rejection",   "sector_list"};
+        "archive",       "table",        "texture",     "instance",    "face_draw",      "winding_decision",
+        "attached_draw", "control_flow", "frame",       "queue_entry", "receiver_query", "terrain_sample",
+        "terrain_face",  "shadow_face",  "scene_queue", "plane_query", "object_draw",    "shadow_draw",
+        "rejection",     "sector_list",  "sector_map"};
     for (const auto& k : c.compares)
         if (!kKinds.count(k))
             fail(file, "\"compares\" names \"" + k + "\", which is not an event kind refcheck compares");
@@ -534,11 +534,11 @@ std::vector<std::string> default_compared_kinds(Family f, bool frames) {
             return {"face_draw", "winding_decision"};
         case Family::Shadow:
             return {"frame"}; // shadow faces are compared too; a case of non-casters has none
-        case Family::Mobile: return {"queue_entry", "sector_list"};
+        case Family::Mobile: return {"queue_entry", "sector_list", "sector_map"};
         case Family::Receiver: return {"receiver_query"};
         case Family::Scene:
             return {"terrain_sample", "terrain_face", "scene_queue", "plane_query",
-                    "object_draw",    "shadow_draw",  "frame"};
+                    "object_draw",    "shadow_draw",  "frame",       "sector_map"};
     }
     return {};
 }

@@ -59,6 +59,7 @@ const std::vector<EventKindFields>& event_kinds() {
           {"slots", I}}},
         {"queue_entry", {{"step", I}, {"index", I}, {"id", I}, {"op", S}}},
         {"sector_list", {{"step", I}, {"sector", I}, {"ids", L}, {"op", S}}},
+        {"sector_map", {{"occupied", L}}},
         {"receiver_query", {{"query", I}, {"caster", I}, {"receiver", I}, {"height", I}}},
         {"terrain_sample", {{"x", I}, {"z", I}, {"height", I}}},
         {"shadow_face", {{"mesh", I}, {"screen_x", L}, {"screen_y", L}, {"screen_z", L}}},

@@ -138,7 +138,22 @@ void run_mobile(CaseContext& ctx) {
         reimpl_entries += b.size() - lists;
         sector_lists += lists;
     }
-    for (const char* r : {"add_mobile_", "move_mobile_", "remove_mobile_", "build_mobile_queue_"})
+    // The last input: reset_mobiles_ with the script's mobiles still on the map (abi.reset_mobiles),
+    // then the sectors each side has occupied (none). The reset at the start, on the boot's empty map,
+    // could not show a reset that leaves lists behind.
+    std::uint64_t resets = 0;
+    if (!script.empty()) {
+        const std::string input = "reset";
+        ctx.begins(input);
+        const bool ok = world.reset();
+        std::vector<EventRecord> a, b = {sector_map_event(world.reimpl_occupied())};
+        if (ok) a.push_back(sector_map_event(world.original_occupied()));
+        ctx.events += a.size() + b.size();
+        ctx.comparator.compare(input, a, b);
+        resets += ctx.narrowed_to(input) && ok ? 1 : 0;
+    }
+    for (const char* r :
+         {"reset_mobiles_", "add_mobile_", "move_mobile_", "remove_mobile_", "build_mobile_queue_"})
         o.note_ran(r);
     ctx.report["metrics"] = {{"compared_queues", compared},
                              {"original_queues", original_queues},
@@ -148,7 +163,8 @@ void run_mobile(CaseContext& ctx) {
                              {"played_arrivals", arrivals},
                              {"played_moves_inside_sector", moves_inside},
                              {"played_moves_across_sectors", moves_across},
-                             {"played_departures", departures}};
+                             {"played_departures", departures},
+                             {"original_resets_compared", resets}};
 }
 
 void run_receiver(CaseContext& ctx) {

@@ -131,7 +131,24 @@ public:
         : ctx_(ctx), o_(ctx.original), models_(models), world_(ctx.original, models),
           pos_at_(ctx.original.scratch(12)), rot_at_(ctx.original.scratch(36)),
           off_instance_(ctx.original.profile().offset_of("mobile", "instance")) {
-        ctx.original.call("reset_mobiles_", {}); // every script starts from an empty map
+        // Every script starts from an empty map: the original's after reset_mobiles_, with the
+        // earlier scripts' mobiles still on it (abi.reset_mobiles), the reimplementation's new.
+        if (world_.reset())
+            after_reset_ = {sector_map_event(world_.original_occupied()),
+                            sector_map_event(world_.reimpl_occupied())};
+        else
+            after_reset_ = {std::nullopt, sector_map_event(world_.reimpl_occupied())};
+    }
+
+    // The sectors each side left occupied by the reset, compared once, with the first input this
+    // world is compared for (a world whose inputs are all left out compares none).
+    void compare_reset(const std::string& input) {
+        if (reset_compared_) return;
+        reset_compared_ = true;
+        std::vector<EventRecord> a, b = {after_reset_.second};
+        if (after_reset_.first) a.push_back(*after_reset_.first);
+        ctx_.events += a.size() + b.size();
+        ctx_.comparator.compare(input, a, b);
     }
 
     // Puts an actor where it is at `frame` (arriving on frame 0), constructed anew on both sides.
@@ -169,6 +186,10 @@ private:
     std::uint32_t pos_at_, rot_at_, off_instance_;
     std::map<std::uint32_t, reimpl::Instance> instances_;
     std::map<std::uint32_t, std::uint32_t> mobile_of_; // guest instance -> mobile id
+    // The sector_map events after the reset: the original's (none when reset_mobiles_ faulted), the
+    // reimplementation's.
+    std::pair<std::optional<EventRecord>, EventRecord> after_reset_;
+    bool reset_compared_ = false;
 };
 
 // ---- the original's side: hooks installed once, recording while a frame is drawn ----
@@ -458,6 +479,7 @@ public:
             // A frame is drawn from the world as placed and the camera alone (on both sides), so an
             // unselected frame is skipped; the actors are placed for every frame all the same.
             if (!ctx_.selected(name)) continue;
+            world.compare_reset(name);
             const auto [fc, seen] = frame(name, world, shows);
             const bool sample = !sampled && seen.count(plan.shows);
             if (pictures_.choose(fc.differing != 0, sample)) {
@@ -479,6 +501,7 @@ public:
         const std::uint32_t frame_no = frame_no_++;
         if (!ctx_.selected(name)) return;
         SceneWorld world(ctx_, models_);
+        world.compare_reset(name);
         input_.camera.position = fixed.position;
         input_.camera.rotation = fixed.rotation;
         input_.state = frame_no;
@@ -497,6 +520,7 @@ public:
         const std::string name = "refused parameters " + std::to_string(k);
         if (!ctx_.selected(name)) return;
         SceneWorld world(ctx_, models_);
+        world.compare_reset(name);
         reimpl::SceneParams params = input_.params;
         params.cell_shift = p[0], params.cell_reach = p[1], params.sea_colour = p[2],
         params.band_shift = p[3];
@@ -519,6 +543,7 @@ public:
         const std::string name = std::string("null ") + argument;
         if (!ctx_.selected(name)) return;
         SceneWorld world(ctx_, models_);
+        world.compare_reset(name);
         const Drawn d = draw(world, input_.params,
                              {std::string_view(argument) != "camera", std::string_view(argument) != "params",
                               std::string_view(argument) != "light"});

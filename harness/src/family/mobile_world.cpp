@@ -98,6 +98,39 @@ std::vector<std::uint32_t> MobileWorld::ids() const {
     return out;
 }
 
+bool MobileWorld::reset() {
+    const bool ok = o_.call("reset_mobiles_", {}).ok();
+    map_ = reimpl::MobileMap{};
+    touched_.clear();
+    for (const auto& [id, at] : guest_) departed_.emplace(id, at);
+    guest_.clear();
+    return ok;
+}
+
+IntList MobileWorld::original_occupied() const {
+    IntList out;
+    const std::vector<std::uint8_t> heads = o_.bytes(sector_map_, sector_map_size_);
+    for (std::uint32_t i = 0; i + 4 <= heads.size(); i += 4)
+        if (heads[i] | heads[i + 1] | heads[i + 2] | heads[i + 3]) out.push_back(i / 4);
+    return out;
+}
+
+IntList MobileWorld::reimpl_occupied() const {
+    IntList out;
+    for (std::uint32_t i = 0; i < reimpl::kSectorCount; ++i)
+        if (!map_.sector_list(i % reimpl::kSectorsPerSide, i / reimpl::kSectorsPerSide).empty())
+            out.push_back(i);
+    return out;
+}
+
+EventRecord sector_map_event(IntList occupied) {
+    EventRecord e;
+    e.kind = "sector_map";
+    e.fields = {{"occupied", std::move(occupied)}};
+    e.key_fields = 0;
+    return e;
+}
+
 void MobileWorld::touch_original(std::uint32_t at) {
     const std::uint32_t sector = o_.machine().read_u32(at + sector_at_);
     if (sector < reimpl::kSectorCount) touched_.insert(sector);

@@ -27,6 +27,9 @@ private:
     std::uint64_t state_;
 };
 
+// The sectors left occupied after a reset (abi.reset_mobiles: none), as one side saw them.
+EventRecord sector_map_event(IntList occupied);
+
 class MobileWorld {
 public:
     MobileWorld(Original& original, const reimpl::ModelArchive& models);
@@ -49,6 +52,14 @@ public:
     std::uint32_t address(std::uint32_t id) const { return guest_.at(id); }
     const reimpl::MobileMap& map() const { return map_; }
     std::vector<std::uint32_t> ids() const;
+    // reset_mobiles_ on the original, and a new map on the reimplementation's side
+    // (abi.reset_mobiles); true when the original's routine returned. The structs placed before stay
+    // known, so a list the reset left behind still names its mobiles.
+    bool reset();
+    // The sectors whose list is not empty, ascending, on each side: the original's from every entry
+    // of its sector_map (profile data), the reimplementation's from its map.
+    IntList original_occupied() const;
+    IntList reimpl_occupied() const;
 
     // The sector indices the steps since the last call touched, as either side saw them: the
     // original's from the sector its mobile struct holds before and after each call (profile
