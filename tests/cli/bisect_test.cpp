@@ -6,6 +6,7 @@
 // case it exits 0; a divergent run keeps the same drill-down in its report and HTML page.
 #include "cli_support.hpp"
 #include "code_site.hpp"
+#include "detour.hpp"
 
 #include <algorithm>
 #include <regex>
@@ -387,6 +388,106 @@ TEST_F(BisectTest, HostileProgramDataLeavesOutOnlyTheListing) {
               std::string::npos)
         << b.out;
     EXPECT_NE(b.out.find("note: the original's instructions from "), std::string::npos) << b.out;
+}
+
+} // namespace
+} // namespace refcheck::cli_test
+
+namespace refcheck::cli_test {
+namespace {
+
+// `entry`'s call of its body sent to code that executes ud2 when `test` (bytes comparing with the
+// record, setting ZF when it is the one) finds the record, and else jumps to the body.
+std::string fault_on_record(const std::string& entry, std::vector<std::uint8_t> code) {
+    const Detour s = detour_site(entry);
+    code.insert(code.end(), {0x0f, 0x85}); // jne body
+    put32(code, s.body - (s.at + static_cast<emu::Address>(code.size()) + 4));
+    code.insert(code.end(), {0x0f, 0x0b}); // ud2
+    return detour_patches(s, code);
+}
+
+// A fault in a record's construction is that record's: construct_3d_object_ faulting on record 5
+// was labelled with the input compared next, another record's ("record 1 ..." when 5 came first),
+// or with none when 5 was the last ("first divergence in input ;"), and bisect then re-ran the wrong
+// input or the whole case.
+TEST_F(BisectTest, AFaultInARecordsConstructionIsThatRecordsInput) {
+    std::vector<std::uint8_t> test = {0x3d}; // cmp eax, 5 (construct_3d_object_'s record)
+    put32(test, 5);
+    const std::string patches = fault_on_record("construct_3d_object_", test);
+    for (const std::vector<std::uint32_t>& records : {std::vector<std::uint32_t>{1, 5}, {5, 1}}) {
+        ProgramCase pc = small_program();
+        pc.records = records;
+        const fs::path file = write_case("small-program", pc.to_json());
+        const Result r =
+            refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --out o" + patches);
+        ASSERT_EQ(r.code, 1) << r.out << r.err;
+        const ojson report = read_json(path("o/small-program.json"));
+        EXPECT_EQ(report.at("construct_failures"), ojson::array({5}));
+        const ojson& d = report.at("first_unexplained");
+        EXPECT_EQ(d.at("kind"), "original_fault") << d.dump(2);
+        EXPECT_EQ(d.at("input"), input_name(5, 0, 0, 0)) << d.dump(2);
+        EXPECT_EQ(d.at("original").at("fields").at("routine"), "construct_3d_object_") << d.dump(2);
+        // Bisect re-ran that input alone and found the same fault.
+        EXPECT_EQ(report.at("bisect").at("input"), input_name(5, 0, 0, 0));
+        EXPECT_TRUE(report.at("bisect").at("confirmed").get<bool>()) << report.at("bisect").dump(2);
+    }
+}
+
+// The same fault in a narrowed re-run is the same divergence though its registers differ: record 5's
+// instance, drawn after record 1's in the whole case, is at another heap address when the re-run
+// constructs record 5 alone, and draw_3d_object_'s fault there holds it in EAX. Bisect called it
+// "another event than the whole case" and probed twice.
+TEST_F(BisectTest, AFaultIsConfirmedThoughItsRegistersHoldOtherHeapAddresses) {
+    std::vector<std::uint8_t> test = {0x81, 0xb8}; // cmp dword [eax + model_id], 5 (the instance's)
+    put32(test, profile_offset("instance", "model_id"));
+    put32(test, 5);
+    ProgramCase pc = small_program();
+    pc.records = {1, 5};
+    const fs::path file = write_case("small-program", pc.to_json());
+    const std::string run =
+        "run " + quote(file) + " --data " + quote(kSmallData) + fault_on_record("draw_3d_object_", test);
+    const Result whole = refcheck(run + " --out whole");
+    ASSERT_EQ(whole.code, 1) << whole.out << whole.err;
+    const ojson report = read_json(path("whole/small-program.json"));
+    const ojson& d = report.at("first_unexplained");
+    ASSERT_EQ(d.at("input"), input_name(5, 0, 0, 0)) << d.dump(2);
+    // The seed holds: alone, the fault's registers differ from the whole case's.
+    const Result alone = refcheck(run + " --out alone --only '" + input_name(5, 0, 0, 0) + "'");
+    ASSERT_EQ(alone.code, 1) << alone.out << alone.err;
+    const ojson alone_report = read_json(path("alone/small-program.json"));
+    const ojson& a = alone_report.at("first_unexplained");
+    ASSERT_NE(a.at("original").at("fields").at("registers"), d.at("original").at("fields").at("registers"));
+    EXPECT_EQ(a.at("original").at("fields").at("eip"), d.at("original").at("fields").at("eip"));
+    const ojson& b = report.at("bisect");
+    EXPECT_TRUE(b.at("confirmed").get<bool>()) << b.dump(2);
+    EXPECT_FALSE(b.contains("note")) << b.dump(2);
+}
+
+// The listing is centred on the reimplementation's event at the divergence, counted as the harness
+// compares them, control-flow events among them: record 9's attach at +0x004a comes after a choose
+// and a select, and op_attach reading its slot from the opcode byte draws no attachment there. The
+// listing was centred four events later, in the child record 8.
+TEST_F(BisectTest, TheListingIsCentredOnTheEventAtTheDivergenceAfterControlFlow) {
+    const CodeSite slot = find_instruction(
+        "op_attach", [](const emu::Instruction& in) { return in.text == "mov dl, byte ptr [edi + 1]"; });
+    ojson c = read_json(shipped_case("coverage-light-overbright"));
+    c["selection"]["records"] = {{"list", {9}}};
+    const fs::path file = write_case("attach", c);
+    const Result r = refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --out o --patch " +
+                              quote(slot.where() + ":" + hex_bytes(slot.bytes) + "->" +
+                                    hex_bytes({slot.bytes[0], slot.bytes[1], 0x00})));
+    ASSERT_EQ(r.code, 1) << r.out << r.err;
+    const ojson report = read_json(path("o/attach.json"));
+    const ojson& d = report.at("first_unexplained");
+    ASSERT_EQ(d.at("reimpl").at("kind"), "attached_draw") << d.dump(2);
+    ASSERT_EQ(d.at("reimpl").at("fields").at("record"), 9) << d.dump(2);
+    const ojson& listing = report.at("bisect").at("listing");
+    EXPECT_EQ(listing.at("record"), 9) << listing.dump(2);
+    EXPECT_EQ(listing.at("centred_on"), "the reimplementation's event at the divergence");
+    std::string marked;
+    for (const auto& line : listing.at("lines"))
+        if (line.get<std::string>().rfind("-> ", 0) == 0) marked = line.get<std::string>();
+    EXPECT_NE(marked.find("attach    slot=0"), std::string::npos) << listing.dump(2);
 }
 
 } // namespace

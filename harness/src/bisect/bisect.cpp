@@ -28,10 +28,22 @@ bool is_frame(const ojson& d) {
     return kind.is_string() && kind.get<std::string>() == "frame";
 }
 
+// A fault is the same fault where it stopped the same code the same way (routine, kind, EIP, the
+// code there and the calls that led to it): its registers, data address and message hold the
+// state's addresses, which a narrowed re-run that constructs fewer instances places elsewhere on
+// the heap (the same fault was "another event", and probed twice).
+bool same_event(const ojson& kind, const ojson& a, const ojson& b) {
+    if (kind != "original_fault") return a == b;
+    const ojson &fa = member(a, "fields"), &fb = member(b, "fields");
+    for (const char* k : {"routine", "fault", "eip", "disassembly", "stack"})
+        if (member(fa, k) != member(fb, k)) return false;
+    return member(a, "kind") == member(b, "kind");
+}
+
 bool same_divergence(const ojson& a, const ojson& b) {
-    for (const char* k : {"kind", "input", "original_index", "reimpl_index", "original", "reimpl", "fields"})
+    for (const char* k : {"kind", "input", "original_index", "reimpl_index", "reimpl", "fields"})
         if (member(a, k) != member(b, k)) return false;
-    return true;
+    return same_event(member(a, "kind"), member(a, "original"), member(b, "original"));
 }
 
 struct Probed {
@@ -71,18 +83,20 @@ Probed probe_run(const Case& narrowed, const Environment& env, const Injection& 
 
 // The record and program offset the listing is centred on: the divergent event's own, else the
 // reimplementation's event at the divergence (winding and attach events of the original carry no
-// offset), else the reimplementation's last event before it. The event index counts the events the
-// harness compares (control-flow events are not compared).
+// offset, nor does a fault), else the reimplementation's last event before it. The event index
+// counts the events the harness compares, control-flow events among them.
 struct PacketRef {
     std::uint32_t record = 0, offset = 0;
     std::string source;
 };
 
-// The record and offset of each event the harness compares (control-flow events are not compared).
+// The record and offset of each event the harness compares: every event the reimplementation
+// emitted, control flow included (convert_reimpl compares it as the original's state switches show
+// it). Control flow was left out here, so an index past one pointed at a later event: the listing
+// was centred in another record.
 std::vector<PacketRef> compared_packets(const std::vector<events::Event>& raw) {
     std::vector<PacketRef> out;
     for (const auto& ev : raw) {
-        if (std::holds_alternative<events::ControlFlow>(ev)) continue;
         std::visit(
             [&](const auto& e) {
                 out.push_back({static_cast<std::uint32_t>(e.record), e.offset, {}});

@@ -220,15 +220,31 @@ void Comparator::fault(EventRecord fault, std::string input) {
     first_unexplained_ = std::move(d);
 }
 
-void Comparator::label_pending_faults(const std::string& input) {
+void Comparator::label_faults(const std::string& input) {
+    if (input == only_) saw_only_ = true;
+    label_pending_faults(input, nullptr, nullptr);
+}
+
+void Comparator::label_pending_faults(const std::string& input, const std::vector<EventRecord>* a,
+                                      const std::vector<EventRecord>* b) {
     if (!fault_pending_input_) return;
-    first_unexplained_->input = input;
+    Divergence& d = *first_unexplained_;
+    d.input = input;
     fault_pending_input_ = false;
+    // It was put at event #0, with no events before it, whatever the call had recorded first.
+    if (a && b) {
+        d.original_index = a->size();
+        d.reimpl_index = std::min(a->size(), b->size());
+        set_context(d, *a, *b);
+        // No event of the reimplementation's is the fault's counterpart: the one at its index is
+        // context, the first after the fault.
+        d.reimpl_after = slice(*b, d.reimpl_index, d.reimpl_index + options_.context);
+    }
 }
 
 void Comparator::compare(const std::string& input, const std::vector<EventRecord>& a,
                          const std::vector<EventRecord>& b) {
-    label_pending_faults(input);
+    label_pending_faults(input, &a, &b);
     if (skipped(input)) return;
     count_input(input);
     // Events come in runs of one kind: the last kind's counter is reused without a map lookup.
@@ -296,7 +312,7 @@ FrameComparison Comparator::compare_frame(const std::string& input, const FrameE
                                           std::span<const std::uint8_t> background) {
     FrameComparison fc;
     fc.explained.assign(original.size(), 0);
-    label_pending_faults(input);
+    label_pending_faults(input, events.original, events.reimpl);
     if (skipped(input)) return fc;
     count_input(input);
     if (options_.clear_colour && !options_.blank_frames_count && original.size() == reimpl.size()) {

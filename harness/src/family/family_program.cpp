@@ -307,6 +307,19 @@ void run_program(CaseContext& ctx) {
                                     Expect::Nonzero);
                 } catch (const OriginalFailed&) {}
             }
+            // The fault is the record's: named by the first of its inputs the case compares (the
+            // input compared next is another record's, or none when this record is the last).
+            std::vector<std::string> inputs;
+            if (c.null_arguments && m.records == 1)
+                for (const char* argument : {"instance", "camera", "light"})
+                    inputs.push_back("record " + std::to_string(record) + " null " + argument);
+            for (std::size_t vi = 0; vi < c.views.size(); ++vi)
+                for (std::size_t li = 0; li < lights.size(); ++li)
+                    for (const std::uint32_t state : c.states)
+                        inputs.push_back(input_name(record, vi, li, state));
+            const auto first = std::find_if(inputs.begin(), inputs.end(),
+                                            [&](const std::string& input) { return ctx.narrowed_to(input); });
+            if (first != inputs.end()) ctx.comparator.label_faults(*first);
             continue;
         }
         const reimpl::Instance root = in_phase(Phase::reimpl, [&] {

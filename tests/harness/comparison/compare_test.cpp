@@ -407,6 +407,41 @@ TEST(Compare, AFaultIsTheFirstDivergenceWhenItComesFirst) {
     EXPECT_EQ(later.first_unexplained()->kind, DivergenceKind::FieldMismatch);
 }
 
+// A fault stands after the events the original recorded before it in the call it ended, with them
+// as its context: it was put at event #0, with no events before it, and bisect centred its listing
+// on the program's first packet. A fault in work an input needed but never compared (a record's
+// construction) is labelled with that input, at event #0: it took the next record's input, or none.
+TEST(Compare, AFaultStandsAfterTheOriginalsEventsOfItsInput) {
+    EventRecord fault;
+    fault.kind = "fault";
+    fault.fields = {{"routine", std::string("draw_3d_object_")},
+                    {"fault", std::string("invalid_instruction")}};
+    Comparator c({});
+    c.fault(fault);
+    c.compare("record 3", {face(0, 1), face(10, 1), face(20, 1)},
+              {face(0, 1), face(10, 1), face(20, 1), face(30, 1)});
+    ASSERT_TRUE(c.first_unexplained());
+    const Divergence& d = *c.first_unexplained();
+    EXPECT_EQ(d.kind, DivergenceKind::OriginalFault);
+    EXPECT_EQ(d.original_index, 3u);
+    EXPECT_EQ(d.reimpl_index, 3u);
+    ASSERT_EQ(d.original_before.size(), 3u);
+    EXPECT_EQ(std::get<std::int64_t>(*d.original_before[2].find("offset")), 20);
+    EXPECT_EQ(d.reimpl_before.size(), 3u);
+    // The reimplementation's event at the fault's index has no counterpart: it is the first after.
+    ASSERT_EQ(d.reimpl_after.size(), 1u);
+    EXPECT_EQ(std::get<std::int64_t>(*d.reimpl_after[0].find("offset")), 30);
+
+    Comparator construct({});
+    construct.fault(fault);
+    construct.label_faults("record 2 view 0 light 0 state 0");
+    construct.compare("record 3", {face(0, 1)}, {face(0, 1)});
+    ASSERT_TRUE(construct.first_unexplained());
+    EXPECT_EQ(construct.first_unexplained()->input, "record 2 view 0 light 0 state 0");
+    EXPECT_EQ(construct.first_unexplained()->original_index, 0u);
+    EXPECT_TRUE(construct.first_unexplained()->original_before.empty());
+}
+
 TEST(Compare, MissingAndExtraEventsRealign) {
     std::vector<EventRecord> a = {face(0, 1), face(10, 1), face(20, 1), face(30, 1)};
     std::vector<EventRecord> b = {face(0, 1), face(20, 1), face(30, 1), face(40, 1)};

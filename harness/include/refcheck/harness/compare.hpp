@@ -120,6 +120,11 @@ public:
     // input's original side ran), or `input` when given. `fault` is an event of kind "fault" whose
     // fields carry the routine, the fault kind, EIP, message, registers and disassembly.
     void fault(EventRecord fault, std::string input = {});
+    // A fault awaiting its input belongs to `input`, though nothing of it will be compared: the
+    // original failed in work that input needed (a record's construction), and the input compared
+    // next is another's. Its index is 0: the original produced no event of it. The input counts as
+    // reached for only(): it exists, and the fault is what became of it.
+    void label_faults(const std::string& input);
     // Called with both events of every fully matched pair (all fields equal), and for a matched
     // frame with the synthetic "frame" event of rule_predicates.hpp on both sides (the evidence
     // ledger's predicates count these; run_case.cpp).
@@ -156,7 +161,11 @@ private:
     Counts counts_;
     std::optional<Divergence> first_unexplained_;
     std::optional<Divergence> first_known_;
-    void label_pending_faults(const std::string& input);
+    // Labels a fault awaiting its input with `input`; with the input's streams `a` and `b`, the fault
+    // stands after the original's events of it (they came before it in the call it ended), with
+    // them as its context, at the reimplementation's event of the same index.
+    void label_pending_faults(const std::string& input, const std::vector<EventRecord>* a,
+                              const std::vector<EventRecord>* b);
     std::string only_;
     std::set<std::string> only_set_;
     std::set<std::string> left_out_;
