@@ -109,6 +109,16 @@ void diff_cases(const ojson& old_index, const ojson& new_index, ojson& d) {
             why = "status " + s0 + " -> " + s1;
         else if (c.contains("unexplained") && c["unexplained"]["delta"].get<std::int64_t>() > 0)
             why = "unexplained " + c["unexplained"]["old"].dump() + " -> " + c["unexplained"]["new"].dump();
+        // The same case on the same basis proving less: fewer events compared, or fewer matched (a
+        // harness or reimplementation that stops looking, or excuses more, stayed "no case got
+        // worse" while its status held).
+        else if (basis.empty())
+            for (const char* k : {"compared", "matched"})
+                if (c.contains(k) && c[k]["delta"].get<std::int64_t>() < 0) {
+                    why = std::string(k) + " " + c[k]["old"].dump() + " -> " + c[k]["new"].dump() +
+                          " on the same basis";
+                    break;
+                }
         if (!why.empty() && !basis.empty()) why += " (on another basis: " + joined(basis) + ")";
         if (!why.empty()) worse.push_back({{"case", name}, {"why", why}});
     }

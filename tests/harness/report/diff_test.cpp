@@ -160,6 +160,30 @@ TEST(Diff, ARunWhoseStatusGotWorseRegressedThoughNoCaseRowSaysSo) {
     EXPECT_FALSE(regressed(diff_runs(shard, before))) << "better is no regression";
 }
 
+// The same case on the same basis that compares fewer events, or matches fewer (more excused as
+// known divergences), proves less though its status holds: a regression. It was "no case got
+// worse", exit 0. On another basis (an edited case file selecting fewer records) it is listed
+// among the count changes only.
+TEST(Diff, AnEquivalentCaseThatComparesOrMatchesLessOnTheSameBasisRegressed) {
+    const ojson before = index_of({row("program", "equivalent", 100, 0)});
+    const ojson fewer = diff_runs(before, index_of({row("program", "equivalent", 60, 0)}));
+    ASSERT_TRUE(regressed(fewer)) << diff_text(fewer);
+    EXPECT_EQ(fewer["regressions"][0]["why"], "compared 100 -> 60 on the same basis");
+    ojson excused = row("program", "equivalent", 100, 0);
+    excused["counts"]["matched"] = 90;
+    excused["counts"]["known"] = 10;
+    const ojson more_known = diff_runs(before, index_of({excused}));
+    ASSERT_TRUE(regressed(more_known)) << diff_text(more_known);
+    EXPECT_EQ(more_known["regressions"][0]["why"], "matched 100 -> 90 on the same basis");
+    ojson edited = row("program", "equivalent", 60, 0);
+    edited["basis"]["case_sha256"] = "c1";
+    const ojson rebased = diff_runs(before, index_of({edited}));
+    EXPECT_FALSE(regressed(rebased)) << diff_text(rebased);
+    EXPECT_EQ(rebased["counts_changed"][0]["changes"]["compared"]["delta"], -40);
+    EXPECT_FALSE(regressed(diff_runs(index_of({row("program", "equivalent", 60, 0)}), before)))
+        << "more is no regression";
+}
+
 // A case is fixed only when the new run reached its verdict on the same basis: the same case file,
 // image, profile and archives, no other narrowing and no other seeding. The old run was divergent;
 // a new run narrowed to an input that agrees (--only), run without the seeded patch, on other
