@@ -216,6 +216,133 @@ TEST_F(FamilyFaultTest, ReceiverBoundTestAgainstTheWrongBoundDivergesAtTheFirstD
     EXPECT_EQ(d.at("reimpl").at("fields").at("height"), hit.height);
 }
 
+// ---- receivers: the sun and the cloud bound ---------------------------------------------------------
+
+// shadow.receiver.sun (no receiver is searched unless sun.y < 0) and shadow.plane.rule (h =
+// cloud_altitude when the caster's y >= cloud_altitude). Every random query had sun.y < 0 and a
+// caster off the cloud altitude, so an original that searched whatever the sun (`js` made `jmp`) or
+// tested y > cloud_altitude (`jge` made `jg`) stayed equivalent and both rules Proven. The script's
+// last queries stand at those bounds (mobile_script.hpp, kEdgeQueries).
+TEST_F(FamilyFaultTest, ReceiverQueriesAtTheSunAndCloudBoundsCatchAnOriginalThatMovesThem) {
+    const std::uint32_t queries = 20, seed = 11;
+    const fs::path file =
+        write_case("small-receivers", {{"schema", "refcheck-case/1"},
+                                       {"family", "receiver"},
+                                       {"description", "cli_tests: receiver queries"},
+                                       {"selection", {{"queries", queries}, {"seed", seed}}}});
+    // The edge queries mean something on these archives: one unit below the clouds, straight above
+    // the first receiver, the reimplementation finds it; at the clouds and under a sun at or below
+    // the horizon it searches for none.
+    const auto& models = small_models();
+    const auto script = harness::receiver_script(models, seed, queries);
+    ASSERT_EQ(script.queries.size(), queries);
+    reimpl::MobileMap map;
+    for (const auto& m : script.receivers) map.add(m);
+    map.add(script.caster);
+    auto query = [&](std::uint32_t q) {
+        map.move(script.caster.id, script.queries[q].position);
+        return reimpl::shadow_plane_height(models, map, script.caster.id, script.queries[q].params);
+    };
+    const std::uint32_t sun_level = queries - harness::kEdgeQueries, at_clouds = queries - 2;
+    EXPECT_EQ(script.queries[sun_level].params.sun[1], 0);
+    EXPECT_GT(script.queries[sun_level + 1].params.sun[1], 0);
+    EXPECT_EQ(query(sun_level).receiver, 0u);
+    EXPECT_EQ(query(sun_level + 1).receiver, 0u);
+    EXPECT_EQ(query(at_clouds).height, script.queries[at_clouds].params.cloud_altitude);
+    EXPECT_NE(query(at_clouds + 1).receiver, 0u) << "one unit below the clouds finds no receiver";
+
+    const CodeSite sun = find_instruction(
+        "shadow_plane_height_body", [](const emu::Instruction& in) { return in.text.rfind("js ", 0) == 0; });
+    ASSERT_EQ(sun.bytes.size(), 2u) << sun.instruction.text;
+    const ojson searched = run_clean_and_patched(file, "small-receivers", sun, {0xeb, sun.bytes[1]});
+    EXPECT_EQ(searched.at("first_unexplained").at("input"), "query " + std::to_string(sun_level))
+        << searched.at("first_unexplained").dump(2);
+
+    const CodeSite cloud = find_instruction(
+        "shadow_plane_height_body", [](const emu::Instruction& in) { return in.text.rfind("jge ", 0) == 0; });
+    ASSERT_EQ(cloud.bytes.size(), 2u) << cloud.instruction.text;
+    const ojson above = run_clean_and_patched(file, "small-receivers", cloud, {0x7f, cloud.bytes[1]});
+    const ojson& d = above.at("first_unexplained");
+    EXPECT_EQ(d.at("input"), "query " + std::to_string(at_clouds)) << d.dump(2);
+    EXPECT_EQ(d.at("reimpl").at("fields").at("height"), script.queries[at_clouds].params.cloud_altitude);
+    EXPECT_EQ(d.at("original").at("fields").at("over_clouds"), 0);
+}
+
+// ---- shadows: the face vertices -------------------------------------------------------------------
+
+// shadow.mesh: the face_vertex entries a shadow face is drawn with carry u = v = 0 and level 31. The
+// event recorded only the screen coordinates, and the stand-in's rasteriser reads neither, so an
+// original handing level 0 stayed equivalent.
+TEST_F(FamilyFaultTest, ShadowFaceVerticesOfAnotherLevelDivergeAtTheFirstShadowFace) {
+    const CodeSite site = find_instruction("fill_shadow_face", [](const emu::Instruction& in) {
+        return in.text == "mov dword ptr [edx - 4], 0x1f";
+    });
+    ASSERT_EQ(site.bytes.size(), 7u) << site.instruction.text;
+    std::vector<std::uint8_t> level0 = site.bytes;
+    std::fill(level0.begin() + 3, level0.end(), 0);
+
+    ojson shipped = read_json(shipped_case("shadows"));
+    shipped["description"] = "cli_tests: the shipped shadow selection on the small archives";
+    shipped.erase("rules");
+    const fs::path file = write_case("small-shadows", shipped);
+    const ojson report = run_clean_and_patched(file, "small-shadows", site, level0);
+    const ojson& d = report.at("first_unexplained");
+    ASSERT_EQ(d.at("original").at("kind"), "shadow_face") << d.dump(2);
+    const ojson levels = d.at("original").at("fields").at("levels");
+    ASSERT_FALSE(levels.empty());
+    for (const auto& l : levels) EXPECT_EQ(l, 0);
+    for (const auto& l : d.at("reimpl").at("fields").at("levels")) EXPECT_EQ(l, 31);
+    EXPECT_EQ(d.at("original").at("fields").at("screen_x"), d.at("reimpl").at("fields").at("screen_x"));
+}
+
+// ---- mobiles: a removed mobile's struct --------------------------------------------------------------
+
+// mobile.remove.links: removal sets the object's next and prev to 0 and leaves its sector field
+// unchanged. No event read a removed mobile's struct, so a removal that also zeroed the sector
+// stayed equivalent; now each removal compares the struct it left ([prev, next, sector]).
+TEST_F(FamilyFaultTest, ARemovalThatClearsTheSectorFieldDivergesAtTheFirstRemoval) {
+    const std::uint32_t prev = profile_offset("mobile", "prev"), next = profile_offset("mobile", "next"),
+                        sector = profile_offset("mobile", "sector");
+    ASSERT_LT(std::max({prev, next, sector}), 0x80u) << "the patch addresses the fields by 8-bit offsets";
+    char first[48];
+    std::snprintf(first, sizeof first, "mov dword ptr [eax + 0x%x], 0", prev);
+    const CodeSite site =
+        find_instruction("remove_mobile_body", [&](const emu::Instruction& in) { return in.text == first; });
+    ASSERT_EQ(site.bytes.size(), 7u) << site.instruction.text;
+    // xor ecx, ecx; then ecx stored to prev, next and sector; three nops: the two 7-byte stores replaced.
+    const std::vector<std::uint8_t> clears = {0x31,
+                                              0xc9,
+                                              0x89,
+                                              0x48,
+                                              static_cast<std::uint8_t>(prev),
+                                              0x89,
+                                              0x48,
+                                              static_cast<std::uint8_t>(next),
+                                              0x89,
+                                              0x48,
+                                              static_cast<std::uint8_t>(sector),
+                                              0x90,
+                                              0x90,
+                                              0x90};
+    ojson shipped = read_json(shipped_case("coverage-mobiles-departed"));
+    shipped.erase("rules");
+    const fs::path file = write_case("departed", shipped);
+    const ojson report = run_clean_and_patched(file, "departed", site, clears);
+    const ojson& d = report.at("first_unexplained");
+    ASSERT_EQ(d.at("original").at("kind"), "departed") << d.dump(2);
+    const ojson original = d.at("original").at("fields").at("struct"),
+                reimpl = d.at("reimpl").at("fields").at("struct");
+    EXPECT_EQ(original, ojson::array({0, 0, 0})) << d.dump(2);
+    EXPECT_EQ(reimpl.at(0), 0);
+    EXPECT_EQ(reimpl.at(1), 0);
+    EXPECT_NE(reimpl.at(2), 0) << "the removed mobile's sector is 0 on both sides: the fault cannot show";
+    // The first removal of the script is where it shows.
+    std::size_t first_removal = 0;
+    const ojson script = shipped.at("selection").at("script");
+    while (first_removal < script.size() && !script[first_removal].contains("remove")) ++first_removal;
+    EXPECT_EQ(d.at("input"), "step " + std::to_string(first_removal)) << d.dump(2);
+}
+
 // ---- mobiles: the reset ---------------------------------------------------------------------------
 
 // abi.reset_mobiles: reset_mobiles_ empties every sector list. Its memset given a size of 0, the

@@ -479,7 +479,7 @@ Case parse_case(const json& j, const std::filesystem::path& file) {
         "archive",       "table",        "texture",     "instance",    "face_draw",      "winding_decision",
         "attached_draw", "control_flow", "frame",       "queue_entry", "receiver_query", "terrain_sample",
         "terrain_face",  "shadow_face",  "scene_queue", "plane_query", "object_draw",    "shadow_draw",
-        "rejection",     "sector_list",  "sector_map"};
+        "rejection",     "sector_list",  "sector_map",  "departed"};
     for (const auto& k : c.compares)
         if (!kKinds.count(k))
             fail(file, "\"compares\" names \"" + k + "\", which is not an event kind refcheck compares");

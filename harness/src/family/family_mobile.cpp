@@ -45,6 +45,15 @@ EventRecord sector_list_event(std::int64_t step, std::int64_t sector, IntList id
     return e;
 }
 
+// A removed mobile's struct after a removal (mobile.remove.links): [prev, next, sector].
+EventRecord departed_event(std::int64_t step, std::int64_t id, IntList links, const char* op) {
+    EventRecord e;
+    e.kind = "departed";
+    e.fields = {{"step", step}, {"id", id}, {"struct", std::move(links)}, {"op", std::string(op)}};
+    e.key_fields = 2;
+    return e;
+}
+
 EventRecord entry_event(std::int64_t step, std::int64_t index, std::int64_t id, const char* op) {
     EventRecord e;
     e.kind = "queue_entry";
@@ -95,6 +104,7 @@ void run_mobile(CaseContext& ctx) {
     std::uint64_t arrivals = 0, moves_inside = 0, moves_across = 0, departures = 0;
     std::uint64_t compared = 0, original_queues = 0, original_entries = 0, reimpl_entries = 0;
     std::uint64_t sector_lists = 0; // compared: the lists the compared steps touched, on either side
+    std::uint64_t departed = 0;     // compared: the structs removals left
     for (std::uint32_t step = 0; step < script.size(); ++step) {
         const MobileStep& s = script[step];
         // Announced before its work: the step's calls belong to it (refcheck mutate's coverage per
@@ -119,7 +129,14 @@ void run_mobile(CaseContext& ctx) {
             a.push_back(sector_list_event(step, sector, world.original_list(sector), op));
             b.push_back(sector_list_event(step, sector, world.reimpl_list(sector), reimpl_op));
         }
+        // A removal: the struct it left (links 0, the sector unchanged), read before the queue's
+        // call can touch it.
         const std::size_t lists = a.size();
+        if (s.op == MobileStep::Op::Remove) {
+            a.push_back(departed_event(step, s.mobile.id, world.original_departed(s.mobile.id), op));
+            b.push_back(departed_event(step, s.mobile.id, world.reimpl_departed(s.mobile.id), reimpl_op));
+        }
+        const std::size_t before_queue = a.size();
         o.machine().write(camera_at, pack(o.profile(), s.camera));
         const auto r = o.call("build_mobile_queue_", {camera_at, scene_at, ids_at});
         for (std::uint32_t i = 0; r.ok() && i < r.eax && i < reimpl::kQueueCapacity; ++i)
@@ -134,9 +151,10 @@ void run_mobile(CaseContext& ctx) {
         if (!ctx.narrowed_to(input)) continue; // played to build the selected step's state, not compared
         ++compared;
         original_queues += r.ok() ? 1 : 0;
-        original_entries += a.size() - lists;
-        reimpl_entries += b.size() - lists;
+        original_entries += a.size() - before_queue;
+        reimpl_entries += b.size() - before_queue;
         sector_lists += lists;
+        departed += before_queue - lists;
     }
     // The last input: reset_mobiles_ with the script's mobiles still on the map (abi.reset_mobiles),
     // then the sectors each side has occupied (none). The reset at the start, on the boot's empty map,
@@ -160,6 +178,7 @@ void run_mobile(CaseContext& ctx) {
                              {"original_queue_entries", original_entries},
                              {"reimpl_queue_entries", reimpl_entries},
                              {"compared_sector_lists", sector_lists},
+                             {"compared_departed_structs", departed},
                              {"played_arrivals", arrivals},
                              {"played_moves_inside_sector", moves_inside},
                              {"played_moves_across_sectors", moves_across},
@@ -188,11 +207,15 @@ void run_receiver(CaseContext& ctx) {
         world.move(caster, position);
         o.machine().write(params_at, pack(o.profile(), params));
         const auto r = o.call("shadow_plane_height_", {world.address(caster), params_at});
+        // sun_y and over_clouds are the query's (the same on both sides): the bounds of
+        // shadow.receiver.sun and shadow.plane.rule a rule's predicate asks for.
         auto query_event = [&](std::int64_t receiver, std::int64_t height) {
             EventRecord e;
             e.kind = "receiver_query";
             e.fields = {{"query", std::int64_t{q}},
                         {"caster", std::int64_t{caster}},
+                        {"sun_y", std::int64_t{params.sun[1]}},
+                        {"over_clouds", std::int64_t{position[1]} - params.cloud_altitude},
                         {"receiver", receiver},
                         {"height", height}};
             e.key_fields = 1;

@@ -28,11 +28,16 @@ std::int32_t ground_below(std::int32_t plane) {
                                                             std::numeric_limits<std::int32_t>::min()));
 }
 
-// abi.shadow_face: one draw_shadow_face_ call, the mesh and each face vertex's screen x, y, z, as
-// the original's routine is handed it and as the reimplementation draws it.
+// abi.shadow_face: one draw_shadow_face_ call, the mesh and each face vertex's u, v, level and
+// screen x, y, z, as the original's routine is handed it and as the reimplementation draws it
+// (shadow.mesh: u = v = 0, level 31; they were not read, so an original handing other values
+// stayed equivalent).
 EventRecord shadow_face_event(std::int64_t mesh, FaceVertices v) {
     return {"shadow_face",
             {{"mesh", mesh},
+             {"u", std::move(v.u)},
+             {"v", std::move(v.v)},
+             {"levels", std::move(v.levels)},
              {"screen_x", std::move(v.sx)},
              {"screen_y", std::move(v.sy)},
              {"screen_z", std::move(v.sz)}},
@@ -41,7 +46,13 @@ EventRecord shadow_face_event(std::int64_t mesh, FaceVertices v) {
             {}};
 }
 EventRecord shadow_face_event(const reimpl::ShadowFace& f) {
-    return shadow_face_event(static_cast<std::int64_t>(f.mesh), screen_vertices(f.screen));
+    FaceVertices v = screen_vertices(f.screen);
+    for (std::size_t i = 0; i < f.screen.size(); ++i) {
+        v.u.push_back(reimpl::kShadowVertexU);
+        v.v.push_back(reimpl::kShadowVertexV);
+        v.levels.push_back(reimpl::kShadowVertexLevel);
+    }
+    return shadow_face_event(static_cast<std::int64_t>(f.mesh), std::move(v));
 }
 
 } // namespace

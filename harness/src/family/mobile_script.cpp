@@ -195,7 +195,9 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
     out.caster.id = next_id++;
     out.caster.model = casters[script.next() % casters.size()];
     out.caster.position = {centre[0], 1000, centre[1]};
-    for (std::uint32_t q = 0; q < queries; ++q) {
+    // The last kEdgeQueries of a script long enough are the bounds no random query meets.
+    const std::uint32_t random = queries >= 2 * kEdgeQueries ? queries - kEdgeQueries : queries;
+    for (std::uint32_t q = 0; q < random; ++q) {
         const auto& target = *targets[script.next() % targets.size()];
         const auto& h = models.record(target.model).header;
         const std::int32_t reach = std::max({std::abs(h.bounds[0]), std::abs(h.bounds[1]),
@@ -215,6 +217,25 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
             static_cast<std::int32_t>(tz + std::int64_t{params.sun[2]} * altitude / params.sun[1])};
         out.queries.push_back(query);
     }
+    if (random == queries) return out;
+    // The caster straight above the first receiver's origin, the sun straight down but for the sun
+    // queries: shadow.receiver.sun (a sun level with the horizon, sun.y = 0, and one below it: no
+    // receiver is searched, h = terrain_height), then shadow.plane.rule at its bound (the caster at
+    // the cloud altitude: h = cloud_altitude; one unit below it: the receiver is searched). Random
+    // suns all had sun.y < 0 and no caster stood at the cloud altitude, so an original that searched
+    // whatever the sun, or tested pos.y > cloud_altitude, stayed equivalent.
+    const reimpl::Mobile& under = out.receivers.front();
+    auto above = [&](std::int32_t y, reimpl::Vec3 sun) {
+        ReceiverScript::Query query;
+        query.params.sun = sun;
+        query.position = {under.position[0], y, under.position[2]};
+        out.queries.push_back(query);
+    };
+    const std::int32_t cloud = ReceiverScript::Query{}.params.cloud_altitude;
+    above(under.position[1] + 2000, {0, 0, 4000});
+    above(under.position[1] + 2000, {0, 6000, 0});
+    above(cloud, {0, -8000, 0});
+    above(cloud - 1, {0, -8000, 0});
     return out;
 }
 

@@ -59,6 +59,8 @@ std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::u
 std::vector<MobileStep> scripted_mobile_steps(const std::vector<Case::MobileScriptStep>& script,
                                               const ScriptOptions& options);
 
+inline constexpr std::uint32_t kEdgeQueries = 4;
+
 struct ReceiverScript {
     std::vector<reimpl::Mobile> receivers; // added first, each receiver record twice, turned differently
     // Tilted scripts: after the receivers, each model that casts but does not receive a shadow
@@ -73,7 +75,10 @@ struct ReceiverScript {
 };
 
 // The receiver family's queries: each aims the caster's shadow at a point on, near or beside a
-// receiver, under varied suns, altitudes (some above the cloud layer) and terrain heights.
+// receiver, under varied suns, altitudes (some above the cloud layer) and terrain heights. Of at
+// least 2 * kEdgeQueries queries the last kEdgeQueries put the caster above the first receiver at
+// the bounds of shadow.receiver.sun (sun.y = 0, then sun.y > 0) and shadow.plane.rule (at the cloud
+// altitude, then one unit below it).
 ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries,
                                const ScriptOptions& options = {});
 

@@ -22,6 +22,7 @@ MobileWorld::MobileWorld(Original& o, const reimpl::ModelArchive& models) : o_(o
     (void)p.offset_of("mobile", "model_id");
     sector_at_ = p.offset_of("mobile", "sector");
     next_at_ = p.offset_of("mobile", "next");
+    prev_at_ = p.offset_of("mobile", "prev");
     sector_map_ = o.address("sector_map");
     sector_map_size_ = p.data.at("sector_map").size;
     position_at_ = o.scratch(12);
@@ -76,6 +77,7 @@ bool MobileWorld::remove(std::uint32_t id) {
     touch_original(guest_.at(id));
     const bool ok = o_.call("remove_mobile_", {guest_.at(id)}).ok();
     touch_reimpl(map_.mobile(id).position);
+    departed_sector_[id] = reimpl::sector_of(map_.mobile(id).position).index();
     map_.remove(id);
     departed_[id] = guest_.at(id);
     guest_.erase(id);
@@ -97,6 +99,14 @@ std::vector<std::uint32_t> MobileWorld::ids() const {
     for (const auto& [id, at] : guest_) out.push_back(id);
     return out;
 }
+
+IntList MobileWorld::original_departed(std::uint32_t id) const {
+    const std::uint32_t at = departed_.at(id);
+    return {o_.machine().read_u32(at + prev_at_), o_.machine().read_u32(at + next_at_),
+            o_.machine().read_u32(at + sector_at_)};
+}
+
+IntList MobileWorld::reimpl_departed(std::uint32_t id) const { return {0, 0, departed_sector_.at(id)}; }
 
 bool MobileWorld::reset() {
     const bool ok = o_.call("reset_mobiles_", {}).ok();

@@ -52,6 +52,11 @@ public:
     std::uint32_t address(std::uint32_t id) const { return guest_.at(id); }
     const reimpl::MobileMap& map() const { return map_; }
     std::vector<std::uint32_t> ids() const;
+    // A removed mobile's struct as each side left it (mobile.remove.links): its prev and next links
+    // and its sector. The original's read from the struct (profile mobile.prev, next, sector), the
+    // reimplementation's its links (none: 0, 0) and the sector its map last held it in.
+    IntList original_departed(std::uint32_t id) const;
+    IntList reimpl_departed(std::uint32_t id) const;
     // reset_mobiles_ on the original, and a new map on the reimplementation's side
     // (abi.reset_mobiles); true when the original's routine returned. The structs placed before stay
     // known, so a list the reset left behind still names its mobiles.
@@ -81,6 +86,8 @@ private:
     std::uint32_t position_at_ = 0;
     std::uint32_t sector_at_ = 0; // mobile.sector's offset in the profile's mobile struct
     std::uint32_t next_at_ = 0;   // mobile.next's
+    std::uint32_t prev_at_ = 0;   // mobile.prev's
+    std::map<std::uint32_t, std::uint32_t> departed_sector_; // id -> the reimplementation's last sector
     std::uint32_t sector_map_ = 0, sector_map_size_ = 0;
     std::set<std::uint32_t> touched_;
     void touch_original(std::uint32_t at);

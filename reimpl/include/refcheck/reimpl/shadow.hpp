@@ -75,6 +75,10 @@ Vec3 camera_point(const Camera& camera, const Vec3& p);
 
 enum class ShadowMesh : std::uint8_t { Fine = 0, Medium = 1 }; // abi.shadow_face
 
+// shadow.mesh: each face vertex a shadow face is drawn with carries u = v = 0 and level 31 (the
+// rasteriser's flat fill reads neither; the original's face_vertex entries must hold them).
+inline constexpr std::int32_t kShadowVertexU = 0, kShadowVertexV = 0, kShadowVertexLevel = 31;
+
 // One draw_shadow_face_ call (diagnostics): the face's program position and its screen vertices.
 struct ShadowFace {
     std::uint32_t record = 0;       // the record whose program holds the face (after substitution)
