@@ -59,6 +59,13 @@ ProgramCase small_frames() {
     return c;
 }
 
+ojson small_receivers(std::uint32_t queries, std::uint32_t seed) {
+    return {{"schema", "refcheck-case/1"},
+            {"family", "receiver"},
+            {"description", "cli_tests: receiver queries"},
+            {"selection", {{"queries", queries}, {"seed", seed}}}};
+}
+
 ojson small_palette() {
     return {{"schema", "refcheck-case/1"},
             {"family", "palette"},

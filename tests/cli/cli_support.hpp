@@ -52,6 +52,8 @@ ProgramCase small_program();
 ProgramCase small_frames();
 // The palette family for one warzone (the shipped palette case runs four).
 ojson small_palette();
+// The receiver family: `queries` scripted queries from `seed` (receiver_script).
+ojson small_receivers(std::uint32_t queries, std::uint32_t seed);
 
 struct Result {
     int code = -1; // exit status (-1: did not exit normally)

@@ -183,11 +183,7 @@ TEST_F(FamilyFaultTest, ReceiverBoundTestAgainstTheWrongBoundDivergesAtTheFirstD
     ASSERT_EQ(site.bytes.back(), 0x10) << site.instruction.text;
 
     const std::uint32_t queries = 200, seed = 11;
-    const fs::path file =
-        write_case("small-receivers", {{"schema", "refcheck-case/1"},
-                                       {"family", "receiver"},
-                                       {"description", "cli_tests: receiver queries"},
-                                       {"selection", {{"queries", queries}, {"seed", seed}}}});
+    const fs::path file = write_case("small-receivers", small_receivers(queries, seed));
     const ojson report =
         run_clean_and_patched(file, "small-receivers", site, {site.bytes[0], site.bytes[1], 0x0c});
 
@@ -225,11 +221,7 @@ TEST_F(FamilyFaultTest, ReceiverBoundTestAgainstTheWrongBoundDivergesAtTheFirstD
 // last queries stand at those bounds (mobile_script.hpp, kEdgeQueries).
 TEST_F(FamilyFaultTest, ReceiverQueriesAtTheSunAndCloudBoundsCatchAnOriginalThatMovesThem) {
     const std::uint32_t queries = 20, seed = 11;
-    const fs::path file =
-        write_case("small-receivers", {{"schema", "refcheck-case/1"},
-                                       {"family", "receiver"},
-                                       {"description", "cli_tests: receiver queries"},
-                                       {"selection", {{"queries", queries}, {"seed", seed}}}});
+    const fs::path file = write_case("small-receivers", small_receivers(queries, seed));
     // The edge queries mean something on these archives: one unit below the clouds, straight above
     // the first receiver, the reimplementation finds it; at the clouds and under a sun at or below
     // the horizon it searches for none.

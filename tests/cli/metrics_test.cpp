@@ -84,11 +84,7 @@ TEST_F(MetricsTest, MobileMetricsCountTheQueuesComparedAndTheStepsPlayed) {
 
 TEST_F(MetricsTest, ReceiverMetricsCountTheQueriesCompared) {
     const std::uint32_t queries = 60, seed = 11;
-    const fs::path file =
-        write_case("small-receivers", {{"schema", "refcheck-case/1"},
-                                       {"family", "receiver"},
-                                       {"description", "cli_tests: receiver queries"},
-                                       {"selection", {{"queries", queries}, {"seed", seed}}}});
+    const fs::path file = write_case("small-receivers", small_receivers(queries, seed));
     const auto& models = small_models();
     const auto script = harness::receiver_script(models, seed, queries);
     ASSERT_EQ(script.queries.size(), queries);

@@ -208,16 +208,15 @@ void run_receiver(CaseContext& ctx) {
         o.machine().write(params_at, pack(o.profile(), params));
         const auto r = o.call("shadow_plane_height_", {world.address(caster), params_at});
         // sun_y and over_clouds are the query's (the same on both sides): the bounds of
-        // shadow.receiver.sun and shadow.plane.rule a rule's predicate asks for.
+        // shadow.receiver.sun and shadow.plane.rule a rule's predicate asks for. Copied first: a
+        // lambda may not capture a structured binding before C++20 (clang 14, the sanitizer build).
+        const std::int64_t sun_y = params.sun[1],
+                           over_clouds = std::int64_t{position[1]} - params.cloud_altitude;
         auto query_event = [&](std::int64_t receiver, std::int64_t height) {
             EventRecord e;
             e.kind = "receiver_query";
-            e.fields = {{"query", std::int64_t{q}},
-                        {"caster", std::int64_t{caster}},
-                        {"sun_y", std::int64_t{params.sun[1]}},
-                        {"over_clouds", std::int64_t{position[1]} - params.cloud_altitude},
-                        {"receiver", receiver},
-                        {"height", height}};
+            e.fields = {{"query", std::int64_t{q}},   {"caster", std::int64_t{caster}}, {"sun_y", sun_y},
+                        {"over_clouds", over_clouds}, {"receiver", receiver},           {"height", height}};
             e.key_fields = 1;
             return e;
         };
