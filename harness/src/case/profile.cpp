@@ -174,9 +174,18 @@ Profile load_profile(const std::filesystem::path& file) {
             pr.convention = r.value("convention", "watcall");
             pr.role = r.value("role", "");
             pr.returns = r.value("returns", "");
-            for (const auto& a : r.value("args", json::array()))
+            for (const auto& a : r.value("args", json::array())) {
                 pr.args.push_back({a.value("reg", ""), a.value("type", ""), a.value("name", "")});
-            p.routines[pr.name] = pr;
+                const std::string& arg = pr.args.back().name;
+                for (std::size_t k = 0; !arg.empty() && k + 1 < pr.args.size(); ++k)
+                    if (pr.args[k].name == arg)
+                        fail(file,
+                             pr.name + ": \"args\" name " + arg + " twice: an argument is found by its name");
+            }
+            // A routine listed twice: the later entry silently replaced the earlier, and which of
+            // the two addresses a run called depended on the order of the file.
+            if (!p.routines.emplace(pr.name, pr).second)
+                fail(file, "\"routines\" lists " + pr.name + " twice: a routine has one entry");
         }
         for (const auto& d : j.value("data", json::array())) {
             ProfileData pd;
@@ -201,7 +210,8 @@ Profile load_profile(const std::filesystem::path& file) {
                                        ": a value must say which it is");
                 }
             }
-            p.data[pd.name] = pd;
+            if (!p.data.emplace(pd.name, pd).second)
+                fail(file, "\"data\" lists " + pd.name + " twice: a global has one entry");
         }
         const json structs = j.value("structs", json::object());
         for (const auto& [name, fields] : structs.items()) {
@@ -236,6 +246,8 @@ Profile load_profile(const std::filesystem::path& file) {
                 if (size != p.struct_sizes.end() && end > size->second && !tail)
                     fail(file, who + ": the field ends at byte " + std::to_string(end) +
                                    ", past the struct's \"size\", " + std::to_string(size->second));
+                for (const auto& earlier : out)
+                    if (earlier.name == field) fail(file, who + ": the struct lists this field twice");
                 out.push_back({std::move(field), offset, bytes});
             }
         }

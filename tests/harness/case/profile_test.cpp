@@ -123,3 +123,31 @@ TEST(Profile, StructFieldsMustLieWithinTheStruct) {
                   .struct_size("Obj"),
               32u);
 }
+
+// A routine, a global or a struct field listed twice: the later entry replaced the earlier (or, for a
+// field, the earlier one was read and the later ignored), so which address or offset a run used
+// depended on the order of the file. Each is refused by name.
+TEST(Profile, AnEntryListedTwiceIsRefusedByName) {
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {R"({"schema": "refcheck-profile/1", "routines": [{"name": "draw_", "address": "0x401000"},
+                                                          {"name": "draw_", "address": "0x402000"}]})",
+         "\"routines\" lists draw_ twice"},
+        {R"({"schema": "refcheck-profile/1", "data": [{"name": "table_", "address": "0x500000"},
+                                                      {"name": "table_", "address": "0x500100"}]})",
+         "\"data\" lists table_ twice"},
+        {R"({"schema": "refcheck-profile/1", "structs": {"Obj": [{"name": "n", "offset": 0, "size": 4},
+                                                                 {"name": "n", "offset": 4, "size": 4}]}})",
+         "Obj.n: the struct lists this field twice"},
+        {R"({"schema": "refcheck-profile/1", "routines": [{"name": "draw_", "address": "0x401000",
+             "args": [{"reg": "eax", "name": "x"}, {"reg": "edx", "name": "x"}]}]})",
+         "draw_: \"args\" name x twice"},
+    };
+    for (const auto& [text, why] : bad) {
+        const std::string error = refusal(text);
+        EXPECT_NE(error.find(why), std::string::npos) << text << ": " << error;
+    }
+    const Profile once = load_text(
+        R"({"schema": "refcheck-profile/1", "routines": [{"name": "draw_", "address": "0x401000"},
+                                                          {"name": "clear_", "address": "0x402000"}]})");
+    EXPECT_EQ(once.routines.size(), 2u);
+}
