@@ -26,12 +26,16 @@ const ModelRecord& model_of(const ModelArchive& archive, const Mobile& mobile) {
 } // namespace
 
 // shadow.receiver.test: local[j] = (int32)((Σ_k (int64)Qr[k][j] * ((int64)q[k] - Pr[k])) >> 31), j = x, z.
-bool receiver_holds(const ModelRecord& receiver, const Mobile& placement, const Vec3& q) {
+std::array<std::int32_t, 2> receiver_local(const Mobile& placement, const Vec3& q) {
     const Mat3& r = placement.rotation;
     std::array<std::int64_t, 3> d{};
     for (int k = 0; k < 3; ++k) d[k] = fixed::sub64(q[k], placement.position[k]);
-    const std::int32_t x = low32(dot3(r[0], d[0], r[3], d[1], r[6], d[2]) >> 31);
-    const std::int32_t z = low32(dot3(r[2], d[0], r[5], d[1], r[8], d[2]) >> 31);
+    return {low32(dot3(r[0], d[0], r[3], d[1], r[6], d[2]) >> 31),
+            low32(dot3(r[2], d[0], r[5], d[1], r[8], d[2]) >> 31)};
+}
+
+bool receiver_holds(const ModelRecord& receiver, const Mobile& placement, const Vec3& q) {
+    const auto [x, z] = receiver_local(placement, q);
     const auto& b = receiver.header.bounds; // min x, max x, min y, max y, min z, max z
     return b[0] <= x && x <= b[1] && b[4] <= z && z <= b[5];
 }

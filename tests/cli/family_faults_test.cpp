@@ -212,6 +212,62 @@ TEST_F(FamilyFaultTest, ReceiverBoundTestAgainstTheWrongBoundDivergesAtTheFirstD
     EXPECT_EQ(d.at("reimpl").at("fields").at("height"), hit.height);
 }
 
+// ---- receivers: the receiver's bounds ------------------------------------------------------------
+
+// shadow.receiver.test: a shadow is received when min x <= local x <= max x (z likewise). No random
+// query put local x or z exactly on a bound or a unit past it, so an original testing local x < max
+// x (`jl` made `jle`) stayed equivalent. The script's edge queries start with a pair at each bound
+// of the first receiver: on it, then a unit outside (mobile_script.hpp, kBoundQueries).
+TEST_F(FamilyFaultTest, ReceiverQueriesOnTheReceiversBoundsCatchAStrictBoundTest) {
+    const std::uint32_t queries = 20, seed = 11;
+    const auto& models = small_models();
+    const auto script = harness::receiver_script(models, seed, queries);
+    ASSERT_EQ(script.queries.size(), queries);
+    const reimpl::Mobile& under = script.receivers.front();
+    const auto& bounds = models.record(under.model).header.bounds;
+    reimpl::MobileMap map;
+    for (const auto& m : script.receivers) map.add(m);
+    map.add(script.caster);
+    const std::uint32_t first = queries - harness::kEdgeQueries;
+    for (std::uint32_t k = 0; k < harness::kBoundQueries; ++k) {
+        // k = axis * 4 + side * 2 + outside: min x, max x, min z, max z, each on it, then past it.
+        const std::uint32_t axis = k / 4, side = k / 2 % 2, outside = k % 2;
+        const auto& [position, params] = script.queries[first + k];
+        const reimpl::Vec3 shadow{position[0], 0, position[2]}; // the sun straight down
+        EXPECT_EQ(params.sun[0], 0);
+        EXPECT_EQ(params.sun[2], 0);
+        const auto local = reimpl::receiver_local(under, shadow);
+        const std::int32_t bound = bounds[axis * 4 + side];
+        EXPECT_EQ(local[axis], outside ? bound + (side ? 1 : -1) : bound) << "bound query " << k;
+        EXPECT_GE(local[1 - axis], bounds[(1 - axis) * 4]) << "bound query " << k;
+        EXPECT_LE(local[1 - axis], bounds[(1 - axis) * 4 + 1]) << "bound query " << k;
+        map.move(script.caster.id, position);
+        const auto hit = reimpl::shadow_plane_height(models, map, script.caster.id, params);
+        if (outside)
+            EXPECT_NE(hit.receiver, under.id) << "bound query " << k;
+        else
+            EXPECT_EQ(hit.receiver, under.id) << "bound query " << k;
+    }
+
+    // receives(): `cmp [bounds + 0x10], local x` (max x at header offset 0x10), then `jl` to the
+    // rejection; `jle` rejects a shadow on the bound.
+    const CodeSite cmp = find_instruction("receives", [](const emu::Instruction& in) {
+        return in.text.rfind("cmp dword ptr [", 0) == 0 && in.text.find(" + 0x10], ") != std::string::npos;
+    });
+    const CodeSite jump = find_instruction("receives", [&](const emu::Instruction& in) {
+        return in.address == cmp.instruction.address + cmp.instruction.size;
+    });
+    ASSERT_EQ(jump.instruction.text.rfind("jl ", 0), 0u) << jump.instruction.text;
+    ASSERT_EQ(jump.bytes.size(), 2u) << jump.instruction.text;
+    const fs::path file = write_case("small-receivers", small_receivers(queries, seed));
+    const ojson report = run_clean_and_patched(file, "small-receivers", jump, {0x7e, jump.bytes[1]});
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("input"), "query " + std::to_string(first + 2)) << d.dump(2);
+    // The original passes over the first receiver (another may hold the point).
+    EXPECT_NE(d.at("original").at("fields").at("receiver"), under.id) << d.dump(2);
+    EXPECT_EQ(d.at("reimpl").at("fields").at("receiver"), under.id) << d.dump(2);
+}
+
 // ---- receivers: the sun and the cloud bound ---------------------------------------------------------
 
 // shadow.receiver.sun (no receiver is searched unless sun.y < 0) and shadow.plane.rule (h =
@@ -235,7 +291,7 @@ TEST_F(FamilyFaultTest, ReceiverQueriesAtTheSunAndCloudBoundsCatchAnOriginalThat
         map.move(script.caster.id, script.queries[q].position);
         return reimpl::shadow_plane_height(models, map, script.caster.id, script.queries[q].params);
     };
-    const std::uint32_t sun_level = queries - harness::kEdgeQueries, at_clouds = queries - 2;
+    const std::uint32_t sun_level = queries - harness::kSunCloudQueries, at_clouds = queries - 2;
     EXPECT_EQ(script.queries[sun_level].params.sun[1], 0);
     EXPECT_GT(script.queries[sun_level + 1].params.sun[1], 0);
     EXPECT_EQ(query(sun_level).receiver, 0u);

@@ -402,5 +402,48 @@ TEST_F(SceneTest, TheReceiverScanSkippingTheCasterIsKilledByTheScenes) {
     EXPECT_FALSE(claims(receivers));
 }
 
+// scene.instance: a mobile whose `instance` is 0 is neither drawn nor casts a shadow. No script
+// placed one, so an original that drew it (draw_objects without its instance test) or planned its
+// shadow (plan_shadows without casts_shadow's) stayed equivalent. The sea script's formation now has an unbuilt
+// A-10 (scene_script.hpp), which either patch draws or queries for at the first frame.
+TEST_F(SceneTest, AMobileWithoutAnInstanceIsNeitherDrawnNorCastsAShadow) {
+    char field[32];
+    std::snprintf(field, sizeof field, " + 0x%x]", profile_offset("mobile", "instance"));
+    // The first `je` within four instructions after `function` loads the mobile's instance field.
+    auto instance_test = [&](const std::string& function) {
+        const std::vector<emu::Instruction> code = instructions_of(function);
+        for (std::size_t i = 0; i < code.size(); ++i) {
+            if (code[i].text.find(field) == std::string::npos) continue;
+            for (std::size_t k = i + 1; k < code.size() && k <= i + 4; ++k)
+                if (code[k].text.starts_with("je "))
+                    return find_instruction(
+                        function, [&](const emu::Instruction& in) { return in.address == code[k].address; });
+        }
+        throw std::runtime_error("no je after a load of the mobile's instance field in " + function);
+    };
+    const fs::path file = write_case("sea-scenes", short_scenes(2, {"sea"}));
+    const std::string common = "run " + quote(file) + " --data " + quote(kSmallData);
+    const Result clean = refcheck(common + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    // The unbuilt actor is queued on both sides, with no instance.
+    const ojson clean_report = read_json(path("clean/sea-scenes.json"));
+    EXPECT_EQ(clean_report.at("status"), "equivalent");
+    EXPECT_GT(clean_report.at("exercised").at("scene.instance").get<std::uint64_t>(), 0u)
+        << clean_report.at("exercised").dump(2);
+
+    // casts_shadow is inlined into plan_shadows, where its test runs.
+    for (const std::string function : {"draw_objects", "plan_shadows"}) {
+        const CodeSite skip = instance_test(function);
+        const Result r = refcheck(common + " --out " + function + " --patch " +
+                                  quote(skip.where() + ":" + hex_bytes(skip.bytes) + "->" +
+                                        hex_bytes(std::vector<std::uint8_t>(skip.bytes.size(), 0x90))));
+        EXPECT_EQ(r.code, 1) << function << r.out << r.err;
+        const ojson report = read_json(path(function + "/sea-scenes.json"));
+        EXPECT_EQ(report.at("status"), "divergent") << function;
+        const ojson& d = report.at("first_unexplained");
+        EXPECT_EQ(d.at("input"), "frame 0") << function << d.dump(2);
+    }
+}
+
 } // namespace
 } // namespace refcheck::cli_test

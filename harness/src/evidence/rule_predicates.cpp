@@ -78,7 +78,7 @@ const std::vector<EventKindFields>& event_kinds() {
           {"screen_x", L},
           {"screen_y", L},
           {"screen_z", L}}},
-        {"scene_queue", {{"index", I}, {"id", I}}},
+        {"scene_queue", {{"index", I}, {"id", I}, {"built", I}}},
         {"plane_query", {{"caster", I}, {"terrain_height", I}, {"height", I}, {"receiver", I}}},
         {"shadow_draw", {{"caster", I}, {"plane_height", I}}},
         {"object_draw", {{"id", I}}},

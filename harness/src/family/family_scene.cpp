@@ -22,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <functional>
 #include <stdexcept>
 #include <utility>
 
@@ -39,8 +40,11 @@ EventRecord sample_event(std::int64_t x, std::int64_t z, std::int64_t h) {
     e.key_fields = 2;
     return e;
 }
-EventRecord queue_event(std::int64_t index, std::int64_t id) {
-    return event("scene_queue", {{"index", index}, {"id", id}});
+// `built`: whether the queued mobile has an instance to be drawn through (scene.instance), as each
+// side holds it: the original's `instance` field of its struct, the reimplementation's instance map
+// (-1: the id is no mobile the case placed).
+EventRecord queue_event(std::int64_t index, std::int64_t id, std::int64_t built) {
+    return event("scene_queue", {{"index", index}, {"id", id}, {"built", built}});
 }
 EventRecord plane_event(std::int64_t caster, std::int64_t terrain, std::int64_t height,
                         std::int64_t receiver) {
@@ -104,14 +108,17 @@ std::vector<ShadowSeen> reimpl_shadows(const std::vector<reimpl::SceneStep>& ste
     return out;
 }
 
-std::vector<EventRecord> reimpl_events(const std::vector<reimpl::SceneStep>& steps) {
+// Whether a queued id has an instance on the reimplementation's side (queue_event's `built`).
+using BuiltOf = std::function<std::int64_t(std::uint32_t)>;
+
+std::vector<EventRecord> reimpl_events(const std::vector<reimpl::SceneStep>& steps, const BuiltOf& built_of) {
     std::vector<EventRecord> out;
     for (const auto& step : steps) {
         if (const auto* s = std::get_if<reimpl::TerrainSample>(&step))
             out.push_back(sample_event(s->x, s->z, s->height));
         if (const auto* q = std::get_if<reimpl::QueueBuilt>(&step))
             for (std::size_t i = 0; i < q->ids.size(); ++i)
-                out.push_back(queue_event(static_cast<std::int64_t>(i), q->ids[i]));
+                out.push_back(queue_event(static_cast<std::int64_t>(i), q->ids[i], built_of(q->ids[i])));
         if (const auto* p = std::get_if<reimpl::PlaneQuery>(&step))
             out.push_back(plane_event(p->caster, p->terrain_height, p->height, p->receiver));
         if (const auto* d = std::get_if<reimpl::ShadowDrawn>(&step))
@@ -151,13 +158,18 @@ public:
         ctx_.comparator.compare(input, a, b);
     }
 
-    // Puts an actor where it is at `frame` (arriving on frame 0), constructed anew on both sides.
+    // Puts an actor where it is at `frame` (arriving on frame 0), constructed anew on both sides; an
+    // unbuilt one gets no instance on either side (the original's `instance` field 0).
     void place(const Actor& a, std::uint32_t frame) {
         const reimpl::Vec3 p = a.at(frame);
         if (frame == 0)
             world_.add(reimpl::Mobile{a.id, a.model, p, a.rotation});
         else
             world_.move(a.id, p);
+        if (!a.built) {
+            if (const auto at = world_.find_address(a.id)) o_.machine().write_u32(*at + off_instance_, 0);
+            return;
+        }
         o_.machine().write(pos_at_, pack_words(p));
         o_.machine().write(rot_at_, pack_words(a.rotation));
         const auto built = o_.call("construct_3d_object_", {a.model, pos_at_, rot_at_});
@@ -172,6 +184,14 @@ public:
     const reimpl::Instance* instance(std::uint32_t id) const {
         const auto it = instances_.find(id);
         return it == instances_.end() ? nullptr : &it->second;
+    }
+    // queue_event's `built` on each side: the original's from its struct's `instance` field.
+    std::int64_t original_built(const emu::Machine& m, std::uint32_t id) const {
+        const auto at = world_.find_address(id);
+        return at ? std::int64_t{m.read_u32(*at + off_instance_) != 0} : -1;
+    }
+    std::int64_t reimpl_built(std::uint32_t id) const {
+        return world_.map().contains(id) ? std::int64_t{instances_.count(id) != 0} : -1;
     }
     std::int64_t mobile_of(std::uint32_t guest_instance) const {
         const auto it = mobile_of_.find(guest_instance);
@@ -233,11 +253,15 @@ public:
             ids_at_ = ids.u32(m);
         });
         o.on_return("build_mobile_queue_", [this](emu::Machine& m) {
-            for (std::uint32_t i = 0; i < m.reg(emu::Reg::eax) && i < reimpl::kQueueCapacity; ++i)
-                keep(queue_event(i, m.read_u32(ids_at_ + 4 * i)));
+            const SceneWorld& w = world("build_mobile_queue_");
+            for (std::uint32_t i = 0; i < m.reg(emu::Reg::eax) && i < reimpl::kQueueCapacity; ++i) {
+                const std::uint32_t id = m.read_u32(ids_at_ + 4 * i);
+                keep(queue_event(i, id, w.original_built(m, id)));
+            }
             // A count past the 256-id buffer (mobile.capacity): an entry no mobile has, as in the
             // mobile family (the reimplementation's queue stops at 256).
-            if (m.reg(emu::Reg::eax) > reimpl::kQueueCapacity) keep(queue_event(reimpl::kQueueCapacity, -1));
+            if (m.reg(emu::Reg::eax) > reimpl::kQueueCapacity)
+                keep(queue_event(reimpl::kQueueCapacity, -1, -1));
         });
         o.tap("shadow_plane_height_", [this, caster = o.arg("shadow_plane_height_", "caster"),
                                        params = o.arg("shadow_plane_height_", "params")](emu::Machine& m) {
@@ -605,9 +629,14 @@ private:
         std::vector<EventRecord> original_events;
         std::vector<ShadowSeen> original_shadows;
         std::vector<std::uint8_t> original_taint;
+        const SceneWorld* world = nullptr; // the mobiles it was drawn from
     };
+    static std::vector<EventRecord> reimpl_events_of(const Drawn& d) {
+        return reimpl_events(d.reimpl.steps, [&d](std::uint32_t id) { return d.world->reimpl_built(id); });
+    }
     Drawn draw(const SceneWorld& world, const reimpl::SceneParams& params, Given given) {
         Drawn d;
+        d.world = &world;
         d.frame.pixels = background_;
         const reimpl::TerrainSampler terrain = [this](std::int32_t x, std::int32_t z) {
             return c_.scene.terrain_map ? sector_terrain_(x, z) : island_terrain(c_.scene.islands, x, z);
@@ -648,7 +677,7 @@ private:
 
     // A refused call: each side's calls and result (a rejection event), then both frames.
     void compare_refusal(const std::string& name, const std::string& routine, const Drawn& d) {
-        std::vector<EventRecord> original = d.original_events, reimpl = reimpl_events(d.reimpl.steps);
+        std::vector<EventRecord> original = d.original_events, reimpl = reimpl_events_of(d);
         original.push_back(rejection_event(routine, d.original.eax));
         reimpl.push_back(rejection_event(routine, d.reimpl.result));
         ctx_.comparator.compare(name, original, reimpl);
@@ -662,7 +691,7 @@ private:
         const Drawn d = draw(world, input_.params, {});
         if (d.original.ok())
             require_success(ctx_, d.original, "draw_scene_ (the case's scene parameters)", Expect::Zero);
-        const std::vector<EventRecord> reimpl = reimpl_events(d.reimpl.steps);
+        const std::vector<EventRecord> reimpl = reimpl_events_of(d);
         ctx_.comparator.compare(name, d.original_events, reimpl);
         const auto fc = compare_frames(name, d, {&d.original_events, &reimpl});
         ctx_.events += d.original_events.size() + reimpl.size() + 2;

@@ -8,6 +8,8 @@
 #include <string>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -32,6 +34,50 @@ std::vector<std::uint32_t> live_ids(const reimpl::MobileMap& map, std::uint32_t 
     for (std::uint32_t id = 1; id < next_id; ++id)
         if (map.contains(id)) ids.push_back(id);
     return ids;
+}
+
+// shadow.receiver.test at its bounds: for min x, max x, min z and max z of a receiver's header, a
+// point of y = 0 whose local coordinate on that axis is the bound, then one a unit outside it, the
+// other coordinate at the middle of its bounds. The receiver's transform (local = M (dx, dz) + c,
+// M from the rotation's x and z columns, c its y offset) is solved for the target and the
+// neighbourhood searched for the point whose local coordinates come nearest it by the
+// reimplementation's own arithmetic (reimpl::receiver_local): an exact hit wherever one exists.
+std::vector<reimpl::Vec3> receiver_bound_points(const reimpl::ModelRecord& record, const reimpl::Mobile& r) {
+    const auto& b = record.header.bounds; // min x, max x, min y, max y, min z, max z
+    const auto& m = r.rotation;
+    const double one = 2147483648.0, y = -static_cast<double>(r.position[1]);
+    const double a = m[0] / one, bx = m[6] / one, c = m[2] / one, d = m[8] / one;
+    const std::array<double, 2> offset{m[3] / one * y, m[5] / one * y};
+    const double det = a * d - bx * c;
+    std::vector<reimpl::Vec3> out;
+    for (int axis = 0; axis < 2; ++axis)
+        for (int side = 0; side < 2; ++side)
+            for (int outside = 0; outside < 2; ++outside) {
+                const std::int64_t bound = b[axis * 4 + side];
+                std::array<std::int64_t, 2> target{};
+                target[axis] = bound + (outside ? (side ? 1 : -1) : 0);
+                target[1 - axis] = (std::int64_t{b[(1 - axis) * 4]} + b[(1 - axis) * 4 + 1]) / 2;
+                const double lx = static_cast<double>(target[0]) - offset[0];
+                const double lz = static_cast<double>(target[1]) - offset[1];
+                const double dx = det != 0 ? (d * lx - bx * lz) / det : 0;
+                const double dz = det != 0 ? (a * lz - c * lx) / det : 0;
+                const std::int64_t x0 = r.position[0] + std::llround(dx),
+                                   z0 = r.position[2] + std::llround(dz);
+                reimpl::Vec3 best{};
+                std::int64_t best_score = -1;
+                for (std::int64_t i = -3; i <= 3; ++i)
+                    for (std::int64_t j = -3; j <= 3; ++j) {
+                        const reimpl::Vec3 q{static_cast<std::int32_t>(x0 + i), 0,
+                                             static_cast<std::int32_t>(z0 + j)};
+                        const auto local = reimpl::receiver_local(r, q);
+                        const std::int64_t score =
+                            std::abs(local[axis] - target[axis]) * (std::int64_t{1} << 32) +
+                            std::abs(local[1 - axis] - target[1 - axis]);
+                        if (best_score < 0 || score < best_score) best = q, best_score = score;
+                    }
+                out.push_back(best);
+            }
+    return out;
 }
 
 } // namespace
@@ -196,7 +242,8 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
     out.caster.model = casters[script.next() % casters.size()];
     out.caster.position = {centre[0], 1000, centre[1]};
     // The last kEdgeQueries of a script long enough are the bounds no random query meets.
-    const std::uint32_t random = queries >= 2 * kEdgeQueries ? queries - kEdgeQueries : queries;
+    const std::uint32_t random =
+        queries >= kEdgeQueries + kMinRandomQueries ? queries - kEdgeQueries : queries;
     for (std::uint32_t q = 0; q < random; ++q) {
         const auto& target = *targets[script.next() % targets.size()];
         const auto& h = models.record(target.model).header;
@@ -225,12 +272,20 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
     // suns all had sun.y < 0 and no caster stood at the cloud altitude, so an original that searched
     // whatever the sun, or tested pos.y > cloud_altitude, stayed equivalent.
     const reimpl::Mobile& under = out.receivers.front();
-    auto above = [&](std::int32_t y, reimpl::Vec3 sun) {
+    auto above_at = [&](std::int32_t x, std::int32_t y, std::int32_t z, reimpl::Vec3 sun) {
         ReceiverScript::Query query;
         query.params.sun = sun;
-        query.position = {under.position[0], y, under.position[2]};
+        query.position = {x, y, z};
         out.queries.push_back(query);
     };
+    auto above = [&](std::int32_t y, reimpl::Vec3 sun) {
+        above_at(under.position[0], y, under.position[2], sun);
+    };
+    // The receiver's bounds: random queries never put local x or z exactly on a bound or a unit
+    // past it, so an original comparing with < for <=, or against a bound moved by a unit, stayed
+    // equivalent. A sun straight down puts the shadow under the caster.
+    for (const reimpl::Vec3& q : receiver_bound_points(models.record(under.model), under))
+        above_at(q[0], under.position[1] + 2000, q[2], {0, -8000, 0});
     const std::int32_t cloud = ReceiverScript::Query{}.params.cloud_altitude;
     above(under.position[1] + 2000, {0, 0, 4000});
     above(under.position[1] + 2000, {0, 6000, 0});

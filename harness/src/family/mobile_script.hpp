@@ -59,7 +59,13 @@ std::vector<MobileStep> mobile_script(const reimpl::ModelArchive& models, std::u
 std::vector<MobileStep> scripted_mobile_steps(const std::vector<Case::MobileScriptStep>& script,
                                               const ScriptOptions& options);
 
-inline constexpr std::uint32_t kEdgeQueries = 4;
+// The receiver script's last queries, at bounds no random query meets: kBoundQueries at the first
+// receiver's bounds (shadow.receiver.test), then kSunCloudQueries at the sun's and the clouds'.
+inline constexpr std::uint32_t kBoundQueries = 8;
+inline constexpr std::uint32_t kSunCloudQueries = 4;
+inline constexpr std::uint32_t kEdgeQueries = kBoundQueries + kSunCloudQueries;
+// A script gets them when it has at least this many random queries besides.
+inline constexpr std::uint32_t kMinRandomQueries = 8;
 
 struct ReceiverScript {
     std::vector<reimpl::Mobile> receivers; // added first, each receiver record twice, turned differently
@@ -76,9 +82,11 @@ struct ReceiverScript {
 
 // The receiver family's queries: each aims the caster's shadow at a point on, near or beside a
 // receiver, under varied suns, altitudes (some above the cloud layer) and terrain heights. Of at
-// least 2 * kEdgeQueries queries the last kEdgeQueries put the caster above the first receiver at
-// the bounds of shadow.receiver.sun (sun.y = 0, then sun.y > 0) and shadow.plane.rule (at the cloud
-// altitude, then one unit below it).
+// least kEdgeQueries + kMinRandomQueries queries the last kEdgeQueries put the caster above the
+// first receiver: under a sun straight down, its shadow on each of the receiver's four bounds
+// (local x = min x, then min x - 1; max x, max x + 1; min z, min z - 1; max z, max z + 1: the bounds
+// of shadow.receiver.test), then at the bounds of shadow.receiver.sun (sun.y = 0, then sun.y > 0)
+// and shadow.plane.rule (at the cloud altitude, then one unit below it).
 ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries,
                                const ScriptOptions& options = {});
 

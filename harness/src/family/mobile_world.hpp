@@ -50,6 +50,11 @@ public:
     // reimplementation's map does not change.
     bool remove_again(std::uint32_t id);
     std::uint32_t address(std::uint32_t id) const { return guest_.at(id); }
+    // The guest struct of a mobile this world placed, or none for any other id.
+    std::optional<std::uint32_t> find_address(std::uint32_t id) const {
+        const auto it = guest_.find(id);
+        return it == guest_.end() ? std::nullopt : std::optional<std::uint32_t>(it->second);
+    }
     const reimpl::MobileMap& map() const { return map_; }
     std::vector<std::uint32_t> ids() const;
     // A removed mobile's struct as each side left it (mobile.remove.links): its prev and next links

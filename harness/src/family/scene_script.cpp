@@ -64,10 +64,10 @@ reimpl::Vec3 over(const reimpl::Vec3& target, std::int32_t altitude, const reimp
 struct Cast {
     const reimpl::ModelArchive& models;
     std::vector<Actor> actors;
-    void add(const Names& model, const reimpl::Vec3& start, const reimpl::Vec3& step,
-             const reimpl::Mat3& rot) {
-        actors.push_back(
-            {static_cast<std::uint32_t>(actors.size() + 1), model_named(models, model), start, step, rot});
+    void add(const Names& model, const reimpl::Vec3& start, const reimpl::Vec3& step, const reimpl::Mat3& rot,
+             bool built = true) {
+        actors.push_back({static_cast<std::uint32_t>(actors.size() + 1), model_named(models, model), start,
+                          step, rot, built});
     }
 };
 
@@ -102,6 +102,9 @@ ScenePlan sea(const reimpl::ModelArchive& models) {
     cast.add(kMi24, add(s, {-8000, 5000, -14000}), east, h);
     cast.add(kUh60, add(s, {-20000, 4000, 15000}), east, h);
     cast.add(kA10, add(s, {-35000, 15000, 4000}), east, h);
+    // scene.instance: a mobile whose instance is 0, in the formation's midst, where it would be
+    // drawn and cast a shadow in view if it had one.
+    cast.add(kA10, add(s, {-6000, 9000, 6000}), east, h, false);
     return {"sea", Surface::Water, cast.actors, {add(s, {-15000, 6000, 0}), east, 60000, 26000, -60, 40}};
 }
 

@@ -25,12 +25,15 @@ std::int32_t island_terrain(const std::vector<Island>& islands, std::int32_t x, 
 reimpl::SectorTerrain sector_terrain_map(const std::vector<Island>& islands);
 
 // One mobile object of a script: at frame f it is at start + f * step, turned by `rotation` (Q31).
+// An unbuilt actor is on the map with no instance (its mobile's `instance` 0, scene.instance): it is
+// queued, but neither drawn nor casting a shadow.
 struct Actor {
     std::uint32_t id = 0;
     std::uint32_t model = 0;
     reimpl::Vec3 start{};
     reimpl::Vec3 step{};
     reimpl::Mat3 rotation{};
+    bool built = true;
     reimpl::Vec3 at(std::uint32_t frame) const;
 };
 
@@ -59,7 +62,7 @@ struct ScenePlan {
 // The scripts, their models found by short name in `models` (std::runtime_error when one is
 // missing): "deck" (the carrier "tarawa", model 130, steaming with aircraft over its deck and an Apache
 // over the water beside it), "sea" (a low formation over open water, both Apaches 0x4ba and 0x4bb
-// among them), "island" (aircraft crossing the case's first island), "clouds" (aircraft above the
+// among them, and an unbuilt A-10 in its midst), "island" (aircraft crossing the case's first island), "clouds" (aircraft above the
 // cloud layer, one below it). Positions over a deck or the ground are aimed along the sun (the
 // reversed light) so that the shadow lands where intended. CaseError for an unknown name, or for
 // "island"/"clouds" without an island.

@@ -5,6 +5,7 @@
 // shadow.receiver.*).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -60,6 +61,8 @@ ReceiverQuery shadow_plane_height(const ModelArchive& archive, const MobileMap& 
 ReceiverQuery shadow_plane_height(const ModelArchive& archive, const MobileMap& mobiles, const Mobile* caster,
                                   const ShadowParams* params);
 
+// shadow.receiver.test: a world point's local x and z in a receiver placed at `placement`.
+std::array<std::int32_t, 2> receiver_local(const Mobile& placement, const Vec3& point);
 // shadow.receiver.test: the receiver's local x and z of a world point, tested against its bounds.
 bool receiver_holds(const ModelRecord& receiver, const Mobile& placement, const Vec3& point);
 
