@@ -201,6 +201,18 @@ TEST_F(MutateTest, AMutantTheSetUpReachesAlsoRunsOnTheLaterInputsThatReachIt) {
     ASSERT_NE(m, nullptr) << "the enumeration lacks construct's store of the model id";
     ASSERT_EQ(m->at("status"), "killed") << m->dump();
     EXPECT_TRUE(m->at("killed_by").at("input").get<std::string>().starts_with("record 5 ")) << m->dump();
+    // A mutant the set-up reaches, killed at the case's first input, ran that input only: the count
+    // was the plan's (the first input and the later ones reaching it), as if the kill had not
+    // stopped the case.
+    bool killed_first = false;
+    for (const ojson& row : j.at("mutants")) {
+        if (row.at("status") != "killed" ||
+            row.at("killed_by").value("input", "") != "record 4 view 0 light 0 state 0")
+            continue;
+        killed_first = true;
+        EXPECT_EQ(row.at("inputs_run"), 1) << row.dump();
+    }
+    EXPECT_TRUE(killed_first) << "no store of construct is killed at the first input";
     for (const ojson& row : j.at("mutants")) {
         // A survivor said to be reached before the first input only is reached by no later input.
         if (row.value("reason", std::string()).find("before the first input of two-records only") !=

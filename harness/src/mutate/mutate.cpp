@@ -243,6 +243,8 @@ public:
         return true;
     }
     void finished(Original&, const ojson&) override { comparator_ = nullptr; }
+    // How many of the wanted inputs began: a run stopped at its first divergence began no later one.
+    std::size_t begun() const { return wanted_.size() - left_; }
 
 private:
     std::map<std::string, std::uint64_t> budgets_;
@@ -820,12 +822,14 @@ ojson run_mutant_booted(const Mutant& m, std::size_t index, const std::vector<Ba
             }
             capped = capped || later_picked < later;
         }
-        inputs_run += b.inputs.empty() ? 1 : c.only_inputs.size();
         ++cases_run;
         StopObserver observer(b.budgets, b.fallback, c.only_inputs);
         set_case_observer(&observer);
         const CaseResult r = run_case(c, b.env, injection);
         set_case_observer(nullptr);
+        // The inputs that ran, not those planned: a kill stops the case at the input after it (the
+        // count was the plan's, and a mutant killed at its first input "ran" every input it reaches).
+        inputs_run += b.inputs.empty() ? 1 : observer.begun();
         ojson x = verdict_of(m.id(), b.c.name, r.report);
         if (x["status"] == "killed") {
             // The control: the unmutated original from a fresh boot on the same inputs. An error needs
