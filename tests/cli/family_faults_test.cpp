@@ -217,37 +217,51 @@ TEST_F(FamilyFaultTest, ReceiverBoundTestAgainstTheWrongBoundDivergesAtTheFirstD
 // shadow.receiver.test: a shadow is received when min x <= local x <= max x (z likewise). No random
 // query put local x or z exactly on a bound or a unit past it, so an original testing local x < max
 // x (`jl` made `jle`) stayed equivalent. The script's edge queries start with a pair at each bound
-// of the first receiver: on it, then a unit outside (mobile_script.hpp, kBoundQueries).
+// of a receiver no other holds there: on it, then a unit outside (mobile_script.hpp, kBoundQueries).
 TEST_F(FamilyFaultTest, ReceiverQueriesOnTheReceiversBoundsCatchAStrictBoundTest) {
     const std::uint32_t queries = 20, seed = 11;
     const auto& models = small_models();
-    const auto script = harness::receiver_script(models, seed, queries);
-    ASSERT_EQ(script.queries.size(), queries);
-    const reimpl::Mobile& under = script.receivers.front();
-    const auto& bounds = models.record(under.model).header.bounds;
-    reimpl::MobileMap map;
-    for (const auto& m : script.receivers) map.add(m);
-    map.add(script.caster);
-    const std::uint32_t first = queries - harness::kEdgeQueries;
-    for (std::uint32_t k = 0; k < harness::kBoundQueries; ++k) {
-        // k = axis * 4 + side * 2 + outside: min x, max x, min z, max z, each on it, then past it.
-        const std::uint32_t axis = k / 4, side = k / 2 % 2, outside = k % 2;
-        const auto& [position, params] = script.queries[first + k];
-        const reimpl::Vec3 shadow{position[0], 0, position[2]}; // the sun straight down
-        EXPECT_EQ(params.sun[0], 0);
-        EXPECT_EQ(params.sun[2], 0);
-        const auto local = reimpl::receiver_local(under, shadow);
-        const std::int32_t bound = bounds[axis * 4 + side];
-        EXPECT_EQ(local[axis], outside ? bound + (side ? 1 : -1) : bound) << "bound query " << k;
-        EXPECT_GE(local[1 - axis], bounds[(1 - axis) * 4]) << "bound query " << k;
-        EXPECT_LE(local[1 - axis], bounds[(1 - axis) * 4 + 1]) << "bound query " << k;
-        map.move(script.caster.id, position);
-        const auto hit = reimpl::shadow_plane_height(models, map, script.caster.id, params);
-        if (outside)
-            EXPECT_NE(hit.receiver, under.id) << "bound query " << k;
-        else
-            EXPECT_EQ(hit.receiver, under.id) << "bound query " << k;
+    // The bound queries meet the bounds exactly in every kind of script the shipped cases play:
+    // receivers turned about y, tilted ones off y = 0, and receivers far from the origin.
+    harness::ScriptOptions tilted, far;
+    tilted.tilted = true;
+    far.centre = {-2130706432, 1610612736};
+    const std::vector<std::pair<harness::ScriptOptions, std::string>> kinds = {
+        {harness::ScriptOptions{}, "turned"}, {tilted, "tilted"}, {far, "far"}};
+    for (const auto& kind : kinds) {
+        const std::string& what = kind.second;
+        const auto script = harness::receiver_script(models, seed, queries, kind.first);
+        ASSERT_EQ(script.queries.size(), queries);
+        const reimpl::Mobile& under = script.receivers.at(script.bound_receiver);
+        const auto& bounds = models.record(under.model).header.bounds;
+        reimpl::MobileMap map;
+        for (const auto& m : script.receivers) map.add(m);
+        for (const auto& m : script.decoys) map.add(m);
+        map.add(script.caster);
+        const std::uint32_t first = queries - harness::kEdgeQueries;
+        for (std::uint32_t k = 0; k < harness::kBoundQueries; ++k) {
+            // k = axis * 4 + side * 2 + outside: min x, max x, min z, max z, each on it, then past it.
+            const std::uint32_t axis = k / 4, side = k / 2 % 2, outside = k % 2;
+            const auto& query = script.queries[first + k];
+            const reimpl::Vec3 shadow{query.position[0], 0, query.position[2]}; // the sun straight down
+            EXPECT_EQ(query.params.sun[0], 0);
+            EXPECT_EQ(query.params.sun[2], 0);
+            const auto local = reimpl::receiver_local(under, shadow);
+            const std::int32_t bound = bounds[axis * 4 + side];
+            EXPECT_EQ(local[axis], outside ? bound + (side ? 1 : -1) : bound) << what << " bound query " << k;
+            EXPECT_GE(local[1 - axis], bounds[(1 - axis) * 4]) << what << " bound query " << k;
+            EXPECT_LE(local[1 - axis], bounds[(1 - axis) * 4 + 1]) << what << " bound query " << k;
+            map.move(script.caster.id, query.position);
+            const auto hit = reimpl::shadow_plane_height(models, map, script.caster.id, query.params);
+            if (outside)
+                EXPECT_NE(hit.receiver, under.id) << what << " bound query " << k;
+            else
+                EXPECT_EQ(hit.receiver, under.id) << what << " bound query " << k;
+        }
     }
+    const auto script = harness::receiver_script(models, seed, queries);
+    const reimpl::Mobile& under = script.receivers.at(script.bound_receiver);
+    const std::uint32_t first = queries - harness::kEdgeQueries;
 
     // receives(): `cmp [bounds + 0x10], local x` (max x at header offset 0x10), then `jl` to the
     // rejection; `jle` rejects a shadow on the bound.

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -271,7 +272,7 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
     // the cloud altitude: h = cloud_altitude; one unit below it: the receiver is searched). Random
     // suns all had sun.y < 0 and no caster stood at the cloud altitude, so an original that searched
     // whatever the sun, or tested pos.y > cloud_altitude, stayed equivalent.
-    const reimpl::Mobile& under = out.receivers.front();
+    const reimpl::Mobile under = out.receivers.front(); // a copy: a receiver is added below
     auto above_at = [&](std::int32_t x, std::int32_t y, std::int32_t z, reimpl::Vec3 sun) {
         ReceiverScript::Query query;
         query.params.sun = sun;
@@ -281,11 +282,28 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
     auto above = [&](std::int32_t y, reimpl::Vec3 sun) {
         above_at(under.position[0], y, under.position[2], sun);
     };
-    // The receiver's bounds: random queries never put local x or z exactly on a bound or a unit
-    // past it, so an original comparing with < for <=, or against a bound moved by a unit, stayed
-    // equivalent. A sun straight down puts the shadow under the caster.
-    for (const reimpl::Vec3& q : receiver_bound_points(models.record(under.model), under))
-        above_at(q[0], under.position[1] + 2000, q[2], {0, -8000, 0});
+    // A receiver's bounds: random queries never put local x or z exactly on a bound or a unit past
+    // it, so an original comparing with < for <=, or against a bound moved by a unit, stayed
+    // equivalent. A sun straight down puts the shadow under the caster. The receivers side by side
+    // overlap (one the scan met first would answer for another), so the bounds are those of one
+    // more receiver, three sectors from the others (which stand in the centre's row of sectors).
+    reimpl::Mobile apart;
+    apart.id = next_id++;
+    apart.model = receivers.front();
+    // Three sectors south of the centre's row (north where that would pass the map's edge at -2^31).
+    const std::int64_t south = std::int64_t{centre[1]} - 3 * kSector;
+    apart.position = {centre[0], 0,
+                      static_cast<std::int32_t>(south >= INT32_MIN ? south : south + 6 * kSector)};
+    apart.rotation = rotation(script.range(0, 359), 0, 0, 2147483647.0);
+    if (options.tilted) {
+        apart.rotation = tilted_rotation();
+        apart.position[1] = script.range(-3000, 3000);
+    }
+    out.bound_receiver = out.receivers.size();
+    out.receivers.push_back(apart);
+    const reimpl::Mobile& bounded = out.receivers[out.bound_receiver];
+    for (const reimpl::Vec3& q : receiver_bound_points(models.record(bounded.model), bounded))
+        above_at(q[0], bounded.position[1] + 2000, q[2], {0, -8000, 0});
     const std::int32_t cloud = ReceiverScript::Query{}.params.cloud_altitude;
     above(under.position[1] + 2000, {0, 0, 4000});
     above(under.position[1] + 2000, {0, 6000, 0});

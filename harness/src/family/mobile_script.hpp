@@ -68,7 +68,9 @@ inline constexpr std::uint32_t kEdgeQueries = kBoundQueries + kSunCloudQueries;
 inline constexpr std::uint32_t kMinRandomQueries = 8;
 
 struct ReceiverScript {
-    std::vector<reimpl::Mobile> receivers; // added first, each receiver record twice, turned differently
+    // Added first: each receiver record twice, turned differently, side by side (they overlap); in a
+    // script with edge queries then one more, three sectors apart from them (bound_receiver).
+    std::vector<reimpl::Mobile> receivers;
     // Tilted scripts: after the receivers, each model that casts but does not receive a shadow
     // (at most four), placed like a receiver; the queries aim at them too.
     std::vector<reimpl::Mobile> decoys;
@@ -78,15 +80,18 @@ struct ReceiverScript {
         reimpl::ShadowParams params; // sun, terrain height, cloud altitude
     };
     std::vector<Query> queries;
+    // The receiver whose bounds the edge queries stand on (an index of `receivers`): the one apart,
+    // which no other mobile overlaps, so that the scan cannot answer them without testing it.
+    std::size_t bound_receiver = 0;
 };
 
 // The receiver family's queries: each aims the caster's shadow at a point on, near or beside a
 // receiver, under varied suns, altitudes (some above the cloud layer) and terrain heights. Of at
-// least kEdgeQueries + kMinRandomQueries queries the last kEdgeQueries put the caster above the
-// first receiver: under a sun straight down, its shadow on each of the receiver's four bounds
+// least kEdgeQueries + kMinRandomQueries queries the last kEdgeQueries put the caster above a
+// receiver (bound_receiver): under a sun straight down, its shadow on each of the receiver's four bounds
 // (local x = min x, then min x - 1; max x, max x + 1; min z, min z - 1; max z, max z + 1: the bounds
-// of shadow.receiver.test), then at the bounds of shadow.receiver.sun (sun.y = 0, then sun.y > 0)
-// and shadow.plane.rule (at the cloud altitude, then one unit below it).
+// of shadow.receiver.test); then, above the first receiver, at the bounds of shadow.receiver.sun
+// (sun.y = 0, then sun.y > 0) and shadow.plane.rule (at the cloud altitude, then one unit below it).
 ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t seed, std::uint32_t queries,
                                const ScriptOptions& options = {});
 
