@@ -80,6 +80,20 @@ TEST_F(ErrorTest, JsonNestedTooDeepIsRefusedNamingTheFile) {
     EXPECT_NE(show.err.find("nested deeper than 256 levels"), std::string::npos) << show.err;
 }
 
+// A key given twice in one object of a case file: nlohmann kept the later value, so a case giving
+// "selection" twice ran on whichever came last, silently. It is refused, naming the file and key.
+TEST_F(ErrorTest, ACaseFileGivingAKeyTwiceIsRefusedNamingTheFileAndTheKey) {
+    const std::string selection = small_program().to_json().at("selection").dump();
+    const fs::path file = path("twice.json");
+    std::ofstream(file)
+        << R"({"schema": "refcheck-case/1", "family": "program", "description": "twice", "selection": )"
+        << selection << R"(, "selection": )" << selection << "}\n";
+    const Result r = refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --out twice");
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("twice.json"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("the key \"selection\" twice"), std::string::npos) << r.err;
+}
+
 TEST_F(ErrorTest, CaseAllowingADivergenceOutsideTheRegistry) {
     ProgramCase pc = small_program();
     pc.allow = {"missing_normal", "rounding_whatever"};

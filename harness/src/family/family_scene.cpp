@@ -40,9 +40,11 @@ EventRecord sample_event(std::int64_t x, std::int64_t z, std::int64_t h) {
     e.key_fields = 2;
     return e;
 }
-// `built`: whether the queued mobile has an instance to be drawn through (scene.instance), as each
-// side holds it: the original's `instance` field of its struct, the reimplementation's instance map
-// (-1: the id is no mobile the case placed).
+// `built`: whether the queued mobile has an instance to be drawn through (scene.instance): the
+// original's `instance` field of its struct, the reimplementation's instance map (-1: the id is no
+// mobile the case placed). Both follow the script's Actor::built (the harness writes the field after
+// each move), so it is a label of the input, not a check: it marks the frames that exercise
+// scene.instance, whose effect the object_draw, plane_query and shadow_draw events show.
 EventRecord queue_event(std::int64_t index, std::int64_t id, std::int64_t built) {
     return event("scene_queue", {{"index", index}, {"id", id}, {"built", built}});
 }

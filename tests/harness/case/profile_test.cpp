@@ -146,6 +146,18 @@ TEST(Profile, AnEntryListedTwiceIsRefusedByName) {
         const std::string error = refusal(text);
         EXPECT_NE(error.find(why), std::string::npos) << text << ": " << error;
     }
+    // A struct, or a global's named value, given twice is a key twice in one JSON object: nlohmann
+    // kept the later, so it was refused by no check of the profile's own.
+    for (
+        const std::string text :
+        {std::string(
+             R"({"schema": "refcheck-profile/1", "structs": {"Obj": [{"name": "n", "offset": 0, "size": 4}],
+                                                                 "Obj": [{"name": "n", "offset": 4, "size": 4}]}})"),
+         std::string(
+             R"({"schema": "refcheck-profile/1", "data": [{"name": "err", "values": {"open": 1, "open": 2}}]})")}) {
+        const std::string error = refusal(text);
+        EXPECT_NE(error.find("twice"), std::string::npos) << text << ": " << error;
+    }
     const Profile once = load_text(
         R"({"schema": "refcheck-profile/1", "routines": [{"name": "draw_", "address": "0x401000"},
                                                           {"name": "clear_", "address": "0x402000"}]})");
