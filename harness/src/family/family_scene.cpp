@@ -18,11 +18,11 @@
 #include "refcheck/reimpl/scene.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
-#include <functional>
 #include <stdexcept>
 #include <utility>
 

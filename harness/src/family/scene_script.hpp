@@ -62,8 +62,8 @@ struct ScenePlan {
 // The scripts, their models found by short name in `models` (std::runtime_error when one is
 // missing): "deck" (the carrier "tarawa", model 130, steaming with aircraft over its deck and an Apache
 // over the water beside it), "sea" (a low formation over open water, both Apaches 0x4ba and 0x4bb
-// among them, and an unbuilt A-10 in its midst), "island" (aircraft crossing the case's first island), "clouds" (aircraft above the
-// cloud layer, one below it). Positions over a deck or the ground are aimed along the sun (the
+// among them, and an unbuilt A-10 in its midst), "island" (aircraft crossing the case's first
+// island), "clouds" (aircraft above the cloud layer, one below it). Positions over a deck or the ground are aimed along the sun (the
 // reversed light) so that the shadow lands where intended. CaseError for an unknown name, or for
 // "island"/"clouds" without an island.
 ScenePlan scene_script(const Case& c, const reimpl::ModelArchive& models, const std::string& name,
