@@ -285,6 +285,27 @@ TEST_F(FamilyFaultTest, ReceiverQueriesOnTheReceiversBoundsCatchAStrictBoundTest
     EXPECT_EQ(d.at("reimpl").at("fields").at("receiver"), under.id) << d.dump(2);
 }
 
+// The rule's predicate asks for a bound query (`at_bound`, a label of the script's input): a receiver
+// case too short for the edge queries compares none, and claims shadow.receiver.test without
+// exercising it. It was `event receiver_query`, which any query met, so the rule was Proven by a
+// case that could not tell `jl` from `jle`.
+TEST_F(FamilyFaultTest, AReceiverCaseWithoutBoundQueriesDoesNotExerciseTheBoundTest) {
+    const std::uint32_t with_edges = harness::kEdgeQueries + harness::kMinRandomQueries;
+    auto exercised = [&](std::uint32_t queries) {
+        ojson j = small_receivers(queries, 11);
+        j["rules"] = {"shadow.receiver.test"};
+        const std::string name = "receivers-" + std::to_string(queries);
+        const fs::path file = write_case(name, j);
+        const Result r = refcheck("run " + quote(file) + " --out " + name);
+        EXPECT_EQ(r.code, 0) << r.out << r.err;
+        const ojson report = read_json(path(name + "/" + name + ".json"));
+        EXPECT_EQ(report.at("status"), "equivalent") << queries;
+        return report.at("exercised").at("shadow.receiver.test").get<std::uint64_t>();
+    };
+    EXPECT_EQ(exercised(with_edges - 1), 0u);
+    EXPECT_GE(exercised(with_edges), std::uint64_t{harness::kBoundQueries});
+}
+
 // ---- receivers: the sun and the cloud bound ---------------------------------------------------------
 
 // shadow.receiver.sun (no receiver is searched unless sun.y < 0) and shadow.plane.rule (h =

@@ -94,7 +94,7 @@ TEST_F(MetricsTest, ReceiverMetricsCountTheQueriesCompared) {
     std::uint64_t hits = 0, above = 0;
     std::optional<std::uint32_t> first_hit;
     for (std::uint32_t q = 0; q < queries; ++q) {
-        const auto& [position, params] = script.queries[q];
+        const auto& [position, params, at_bound] = script.queries[q];
         map.move(script.caster.id, position);
         if (reimpl::shadow_plane_height(models, map, script.caster.id, params).receiver) {
             ++hits;

@@ -201,7 +201,7 @@ void run_receiver(CaseContext& ctx) {
     const std::uint32_t params_at = o.scratch(GuestStruct(o.profile(), "shadow_params").size());
     std::uint64_t compared = 0, original_queries = 0, original_hits = 0, reimpl_hits = 0, above_clouds = 0;
     for (std::uint32_t q = 0; q < script.queries.size(); ++q) {
-        const auto& [position, params] = script.queries[q];
+        const auto& [position, params, at_bound] = script.queries[q];
         const std::string input = "query " + std::to_string(q);
         ctx.begins(input); // before its work, as a mobile step
         world.move(caster, position);
@@ -211,12 +211,15 @@ void run_receiver(CaseContext& ctx) {
         // shadow.receiver.sun and shadow.plane.rule a rule's predicate asks for. Copied first: a
         // lambda may not capture a structured binding before C++20 (clang 14, the sanitizer build).
         const std::int64_t sun_y = params.sun[1],
-                           over_clouds = std::int64_t{position[1]} - params.cloud_altitude;
+                           over_clouds = std::int64_t{position[1]} - params.cloud_altitude,
+                           bound = at_bound ? 1 : 0;
         auto query_event = [&](std::int64_t receiver, std::int64_t height) {
             EventRecord e;
             e.kind = "receiver_query";
-            e.fields = {{"query", std::int64_t{q}},   {"caster", std::int64_t{caster}}, {"sun_y", sun_y},
-                        {"over_clouds", over_clouds}, {"receiver", receiver},           {"height", height}};
+            e.fields = {{"query", std::int64_t{q}}, {"caster", std::int64_t{caster}},
+                        {"sun_y", sun_y},           {"over_clouds", over_clouds},
+                        {"at_bound", bound},        {"receiver", receiver},
+                        {"height", height}};
             e.key_fields = 1;
             return e;
         };

@@ -273,14 +273,15 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
     // suns all had sun.y < 0 and no caster stood at the cloud altitude, so an original that searched
     // whatever the sun, or tested pos.y > cloud_altitude, stayed equivalent.
     const reimpl::Mobile under = out.receivers.front(); // a copy: a receiver is added below
-    auto above_at = [&](std::int32_t x, std::int32_t y, std::int32_t z, reimpl::Vec3 sun) {
+    auto above_at = [&](std::int32_t x, std::int32_t y, std::int32_t z, reimpl::Vec3 sun, bool at_bound) {
         ReceiverScript::Query query;
         query.params.sun = sun;
         query.position = {x, y, z};
+        query.at_bound = at_bound;
         out.queries.push_back(query);
     };
     auto above = [&](std::int32_t y, reimpl::Vec3 sun) {
-        above_at(under.position[0], y, under.position[2], sun);
+        above_at(under.position[0], y, under.position[2], sun, false);
     };
     // A receiver's bounds: random queries never put local x or z exactly on a bound or a unit past
     // it, so an original comparing with < for <=, or against a bound moved by a unit, stayed
@@ -303,7 +304,7 @@ ReceiverScript receiver_script(const reimpl::ModelArchive& models, std::uint64_t
     out.receivers.push_back(apart);
     const reimpl::Mobile& bounded = out.receivers[out.bound_receiver];
     for (const reimpl::Vec3& q : receiver_bound_points(models.record(bounded.model), bounded))
-        above_at(q[0], bounded.position[1] + 2000, q[2], {0, -8000, 0});
+        above_at(q[0], bounded.position[1] + 2000, q[2], {0, -8000, 0}, true);
     const std::int32_t cloud = ReceiverScript::Query{}.params.cloud_altitude;
     above(under.position[1] + 2000, {0, 0, 4000});
     above(under.position[1] + 2000, {0, 6000, 0});

@@ -78,6 +78,10 @@ struct ReceiverScript {
     struct Query {
         reimpl::Vec3 position;       // where the caster is for this query
         reimpl::ShadowParams params; // sun, terrain height, cloud altitude
+        // One of the kBoundQueries: the script put the caster's shadow on a bound of
+        // bound_receiver or a unit outside it (a label of the input, the same on both sides: it
+        // marks the queries that exercise shadow.receiver.test).
+        bool at_bound = false;
     };
     std::vector<Query> queries;
     // The receiver whose bounds the edge queries stand on (an index of `receivers`): the one apart,
