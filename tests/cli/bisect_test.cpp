@@ -283,6 +283,62 @@ TEST_F(BisectTest, FramesCaseWithThePatchedBranchHasAWindow) {
     EXPECT_EQ(reproduce(b.out).code, 1);
 }
 
+// A frame divergence: who wrote its first differing pixel. Every pixel store of the stand-in's plot
+// (`mov byte ptr [eax + framebuffer], cl` or `bl`) made to store the high byte (ch, bh) instead: the
+// original draws the same faces, wrong values. The drill-down names, on each side, the writes to
+// the pixel with the event hooked before each (the original's with its instruction, in plot), and
+// each side's last write is the value its frame holds.
+TEST_F(BisectTest, AFrameDivergenceNamesWhoWroteItsFirstDifferingPixel) {
+    std::string patches;
+    for (const emu::Instruction& in : instructions_of("plot")) {
+        if (!in.text.starts_with("mov byte ptr [eax + 0x")) continue; // plot stores only pixels
+        ASSERT_TRUE(in.text.ends_with(", cl") || in.text.ends_with(", bl")) << in.text;
+        const CodeSite site =
+            find_instruction("plot", [&](const emu::Instruction& i) { return i.address == in.address; });
+        ASSERT_EQ(site.bytes.size(), 6u) << in.text;
+        std::vector<std::uint8_t> high = site.bytes;
+        high[1] = static_cast<std::uint8_t>(high[1] | 0x20); // the register's high byte
+        patches += " --patch " + quote(site.where() + ":" + hex_bytes(site.bytes) + "->" + hex_bytes(high));
+    }
+    ASSERT_FALSE(patches.empty()) << "no pixel store in plot";
+    const fs::path file = write_case("small-frames", small_frames().to_json());
+    const Result r = refcheck("run " + quote(file) + " --data " + quote(kSmallData) + patches + " --out run");
+    ASSERT_EQ(r.code, 1) << r.out << r.err;
+    const ojson report = read_json(path("run/small-frames.json"));
+    const ojson& d = report.at("first_unexplained");
+    ASSERT_EQ(d.at("original").at("kind"), "frame") << d.dump(2);
+    const ojson& px = report.at("bisect").at("pixel");
+    EXPECT_EQ(px.at("x"), d.at("pixel").at("x"));
+    EXPECT_EQ(px.at("y"), d.at("pixel").at("y"));
+    const ojson& original = px.at("original");
+    const ojson& reimpl = px.at("reimpl");
+    EXPECT_EQ(original.at("value"), d.at("pixel").at("original"));
+    EXPECT_EQ(reimpl.at("value"), d.at("pixel").at("reimpl"));
+    EXPECT_NE(original.at("value"), reimpl.at("value"));
+    ASSERT_GE(original.at("writes").get<int>(), 1) << px.dump(2);
+    ASSERT_GE(reimpl.at("writes").get<int>(), 1) << px.dump(2);
+    EXPECT_TRUE(original.at("accounts_for_value").get<bool>()) << px.dump(2);
+    EXPECT_TRUE(reimpl.at("accounts_for_value").get<bool>()) << px.dump(2);
+    const ojson& o_last = original.at("last").back();
+    const ojson& r_last = reimpl.at("last").back();
+    EXPECT_EQ(o_last.at("value"), original.at("value"));
+    EXPECT_EQ(r_last.at("value"), reimpl.at("value"));
+    EXPECT_TRUE(o_last.at("at").get<std::string>().starts_with("plot+0x")) << o_last;
+    // The same face wrote it last on both sides, a face_draw event.
+    EXPECT_EQ(o_last.at("event"), r_last.at("event")) << px.dump(2);
+    EXPECT_EQ(o_last.at("kind"), "face_draw") << px.dump(2);
+    EXPECT_EQ(r_last.at("kind"), "face_draw") << px.dump(2);
+    // bisect prints it.
+    const Result b = refcheck("bisect " + quote(file) + " --data " + quote(kSmallData) + patches);
+    ASSERT_EQ(b.code, 1) << b.out << b.err;
+    const std::string line =
+        "note: pixel (" + px.at("x").dump() + "," + px.at("y").dump() + ") of the original (";
+    EXPECT_NE(b.out.find(line), std::string::npos) << b.out;
+    EXPECT_NE(b.out.find(" <" + o_last.at("at").get<std::string>() + "> = " + o_last.at("value").dump()),
+              std::string::npos)
+        << b.out;
+}
+
 // Shadows: a frame per input; bisect narrows to the input, shows the frame event, says what it
 // cannot show, and its reproduce line works.
 TEST_F(BisectTest, ShadowFrameNarrowsToItsInput) {

@@ -6,6 +6,8 @@
 
 #include "refcheck/reimpl/disassembler.hpp"
 #include "refcheck/reimpl/model_archive.hpp"
+#include "refcheck/reimpl/palette.hpp"
+#include "refcheck/reimpl/rasteriser.hpp"
 #include "refcheck/reimpl/texture_archive.hpp"
 
 #include <optional>
@@ -60,8 +62,13 @@ Probed probe_run(const Case& narrowed, const Environment& env, const Injection& 
     // event #0, which a fault divergence names, and so stopped before the fault when the call had
     // recorded events first.
     const bool fault = member(d, "kind") == "original_fault";
+    // A frame's first differing pixel: who wrote it (rows of 320, fb.size, as the frame compared).
+    std::optional<std::uint32_t> pixel;
+    if (const ojson& px = member(d, "pixel"); frame && px.is_object())
+        pixel = px.at("y").get<std::uint32_t>() * static_cast<std::uint32_t>(reimpl::kFrameWidth) +
+                px.at("x").get<std::uint32_t>();
     WindowProbe probe(d.value("original_index", std::size_t{0}), frame || fault, dd.trace_capacity,
-                      dd.instructions_head, dd.instructions_tail);
+                      dd.instructions_head, dd.instructions_tail, pixel);
     Probed p{run_case_with(narrowed, env, injection, narrowed.family == Family::Program ? &probe : nullptr),
              {},
              {}};
@@ -194,6 +201,79 @@ void add_findings(ojson& out, const ProbeFindings& f, bool fault) {
     }
 }
 
+// A frame divergence's pixel: who wrote it on each side. The original's writes are the probe's
+// (a memory watch over the pixel during the input's call), each by the last event hooked before it.
+// The reimplementation's: its events drawn again one face at a time, as the program family draws
+// them (marked_frame, then each face_draw), on the frame and on a copy whose pixel differs; a face
+// wrote the pixel when either copy's pixel changed (a write that leaves both as they were changed
+// nothing, and is not seen). Each side's last write, or its background when none, must be the value
+// the frame comparison saw: `accounts_for_value` says whether it is.
+ojson pixel_json(const Environment& env, const ojson& d, const ProbeFindings& f) {
+    const ojson& px = member(d, "pixel");
+    const auto x = px.at("x").get<std::uint32_t>(), y = px.at("y").get<std::uint32_t>();
+    const std::size_t p = std::size_t{y} * static_cast<std::size_t>(reimpl::kFrameWidth) + x;
+    const reimpl::Frame background = marked_frame();
+    const std::uint8_t before = p < background.pixels.size() ? background.pixels[p] : 0;
+    auto event_of = [](const std::optional<std::size_t>& k, const std::vector<EventRecord>& stream) {
+        ojson e = {{"event", k ? ojson(*k) : ojson(nullptr)}};
+        if (k && *k < stream.size()) e["kind"] = std::string(stream[*k].kind.view());
+        return e;
+    };
+    ojson out = {{"x", x}, {"y", y}};
+    if (f.pixel_writes) {
+        ojson last = ojson::array();
+        for (const PixelWrite& w : f.pixel_writes->last) {
+            ojson e = event_of(w.event, f.original);
+            e["eip"] = emu::hex(w.eip);
+            e["at"] = w.at;
+            e["value"] = w.value;
+            last.push_back(std::move(e));
+        }
+        const std::uint8_t value = px.at("original").get<std::uint8_t>();
+        const std::uint8_t ends = f.pixel_writes->last.empty() ? before : f.pixel_writes->last.back().value;
+        out["original"] = {{"value", value},
+                           {"writes", f.pixel_writes->count},
+                           {"last", last},
+                           {"accounts_for_value", ends == value}};
+    } else {
+        out["unavailable"].push_back(
+            "the original's writes: the profile's framebuffer does not hold the pixel");
+    }
+    if (p >= background.pixels.size()) return out;
+    try {
+        const auto palette = reimpl::build_palette(read_data_archive(env.data, "3DPAL.RGB", "3DPAL.RGB"), 0);
+        const auto textures =
+            reimpl::TextureArchive::parse(read_data_archive(env.data, "3DDATA\\OBJTEXT.BIN", "OBJTEXT.BIN"));
+        const reimpl::Rasteriser rasteriser(palette, textures);
+        reimpl::Frame frame = background, other = background;
+        std::uint64_t writes = 0;
+        ojson last = ojson::array();
+        for (std::size_t k = 0; k < f.emitted.size(); ++k) {
+            const auto* face = std::get_if<events::FaceDraw>(&f.emitted[k]);
+            if (!face) continue;
+            other.pixels = frame.pixels;
+            other.pixels[p] = static_cast<std::uint8_t>(frame.pixels[p] ^ 0x80);
+            const std::uint8_t a = frame.pixels[p], b = other.pixels[p];
+            rasteriser.draw(*face, frame);
+            rasteriser.draw(*face, other);
+            if (frame.pixels[p] == a && other.pixels[p] == b) continue;
+            ++writes;
+            ojson e = event_of(k, f.reimpl);
+            e["value"] = frame.pixels[p];
+            if (last.size() == kPixelWritesKept) last.erase(last.begin());
+            last.push_back(std::move(e));
+        }
+        const std::uint8_t value = px.at("reimpl").get<std::uint8_t>();
+        out["reimpl"] = {{"value", value},
+                         {"writes", writes},
+                         {"last", last},
+                         {"accounts_for_value", frame.pixels[p] == value}};
+    } catch (const reimpl::FormatError& e) {
+        out["unavailable"].push_back(std::string("the reimplementation's writes: ") + e.what());
+    }
+    return out;
+}
+
 // The program family's part: the listing around the packet, and from the probe (when the narrowed
 // re-run reproduced the divergence) the near miss, the window, the registers and the call stack.
 void add_program_details(ojson& out, const Environment& env, const ojson& d, const ProbeFindings& f,
@@ -221,6 +301,7 @@ void add_program_details(ojson& out, const Environment& env, const ojson& d, con
     }
     add_near_miss(out, d, f);
     add_findings(out, f, member(d, "kind") == "original_fault");
+    if (is_frame(d) && member(d, "pixel").is_object()) out["pixel"] = pixel_json(env, d, f);
 }
 
 void add_unavailable(ojson& out, Family family, bool frame) {

@@ -94,6 +94,38 @@ std::string registers_line(const ojson& r) {
     return line;
 }
 
+// A frame divergence's pixel, one line per side: how often each wrote it, and its last writes
+// ("#33 face_draw 0x00403608 <plot+0x58> = 3"; the reimplementation's without an instruction).
+std::vector<std::string> pixel_lines(const ojson& px) {
+    std::vector<std::string> out;
+    const std::string where =
+        fmt::format("({},{})", px.at("x").get<std::uint32_t>(), px.at("y").get<std::uint32_t>());
+    for (const char* side : {"original", "reimpl"}) {
+        const ojson& w = member(px, side);
+        if (!w.is_object()) continue;
+        const auto writes = w.at("writes").get<std::uint64_t>();
+        const ojson& last = w.at("last");
+        std::string line = fmt::format("pixel {} of the {} ({}): written {} time{}", where,
+                                       side == std::string("original") ? "original" : "reimplementation",
+                                       w.at("value").get<int>(), writes, writes == 1 ? "" : "s");
+        if (writes == 0) line += ", so it is the background's";
+        if (last.size() < writes) line += fmt::format(", the last {} shown", last.size());
+        for (const auto& e : last) {
+            const ojson& k = member(e, "event");
+            line += "; " + (k.is_null() ? std::string("before event #0")
+                                        : "#" + k.dump() + " " + text_of(e, "kind"));
+            if (e.contains("at")) line += " " + text_of(e, "eip") + " <" + text_of(e, "at") + ">";
+            line += " = " + e.at("value").dump();
+        }
+        if (!w.value("accounts_for_value", false))
+            line += " (the last write is not the value compared: writes were missed)";
+        out.push_back(line);
+    }
+    for (const auto& u : member(px, "unavailable"))
+        out.push_back("pixel " + where + ": not available: " + u.get<std::string>());
+    return out;
+}
+
 } // namespace
 
 std::vector<std::string> listing_around(const std::string& disassembly, std::uint32_t offset,
@@ -176,6 +208,8 @@ std::string format_drill_down(const std::string& case_name, const ojson& dd) {
         if (!has(a, n) && !has(b, n)) s << "  ! " << n << ": " << text_of(f, "diff") << "\n";
     }
     if (dd.contains("listing")) listing_text(s, dd.at("listing"));
+    if (dd.contains("pixel"))
+        for (const auto& line : pixel_lines(dd.at("pixel"))) s << "note: " << line << "\n";
     if (dd.contains("instructions")) window_text(s, dd.at("instructions"));
     if (dd.contains("registers"))
         s << "note: registers at " << dd.at("registers").at("at").get<std::string>()
@@ -223,6 +257,11 @@ std::string drill_down_html(const ojson& dd, bool open) {
             const std::string t = escape_markup(line.get<std::string>());
             h << (t.rfind("-&gt;", 0) == 0 ? "<b class=mark>" + t + "</b>" : t) << "\n";
         }
+        h << "</pre>";
+    }
+    if (dd.contains("pixel")) {
+        h << "<h4>who wrote the first differing pixel</h4><pre>";
+        for (const auto& line : pixel_lines(dd.at("pixel"))) h << escape_markup(line) << "\n";
         h << "</pre>";
     }
     if (dd.contains("instructions")) {

@@ -160,12 +160,29 @@ bool traced_before_its_hook(const emu::Machine& m) {
 } // namespace
 
 WindowProbe::WindowProbe(std::size_t divergent, bool after_last_event, std::size_t capacity, std::size_t head,
-                         std::size_t tail)
+                         std::size_t tail, std::optional<std::uint32_t> pixel)
     : divergent_(divergent), after_last_event_(after_last_event), capacity_(capacity), head_(head),
-      tail_(tail) {}
+      tail_(tail), pixel_(pixel) {}
 
 void WindowProbe::begin(Original& o) {
     if (tracing_ || closed_) return;
+    last_event_.reset();
+    const auto fb = o.profile().data.find("framebuffer");
+    if (pixel_ && fb != o.profile().data.end() && *pixel_ < fb->second.size) {
+        // A write of up to four bytes holding the pixel starts at most three bytes before it.
+        const std::uint32_t at = o.address("framebuffer") + *pixel_;
+        findings_.pixel_writes.emplace();
+        pixel_watch_ = o.machine().watch(
+            {at >= 3 ? at - 3 : 0, at + 1}, emu::Access::write,
+            [this, at](emu::Machine& m, const emu::MemoryAccess& a) {
+                if (at < a.address || at - a.address >= a.size) return;
+                PixelWrites& w = *findings_.pixel_writes;
+                ++w.count;
+                if (w.last.size() == kPixelWritesKept) w.last.erase(w.last.begin());
+                w.last.push_back({last_event_, a.eip, m.symbols().describe(a.eip),
+                                  static_cast<std::uint8_t>(a.value >> (8 * (at - a.address)))});
+            });
+    }
     o.machine().enable_trace(capacity_);
     tracing_ = true;
     start_ = 0;
@@ -174,7 +191,9 @@ void WindowProbe::begin(Original& o) {
 }
 
 void WindowProbe::event(Original& o, std::size_t index) {
-    if (!tracing_ || closed_) return;
+    if (!tracing_) return;
+    last_event_ = index;
+    if (closed_) return;
     if (after_last_event_ || index + 1 == divergent_) {
         start_here(o, index);
     } else if (index == divergent_) {
@@ -192,6 +211,10 @@ void WindowProbe::end(Original& o) {
                                          std::to_string(divergent_) + ")");
     o.machine().disable_trace();
     tracing_ = false;
+    if (pixel_watch_) {
+        o.machine().remove_hook(*pixel_watch_);
+        pixel_watch_.reset();
+    }
 }
 
 void WindowProbe::streams(const std::vector<EventRecord>& original, const std::vector<EventRecord>& reimpl,

@@ -41,6 +41,19 @@ struct WindowItem {
 };
 std::vector<WindowItem> fold_repeats(const std::vector<std::uint32_t>& addresses);
 
+// A write of the original's code to the watched pixel of a frame divergence.
+struct PixelWrite {
+    std::optional<std::size_t> event; // the original's last event hooked before it (none: before the first)
+    std::uint32_t eip = 0;            // the writing instruction
+    std::string at;                   // its symbol ("plot+0x58")
+    std::uint8_t value = 0;           // the pixel's byte as written
+};
+struct PixelWrites {
+    std::uint64_t count = 0;      // every write during the input's call
+    std::vector<PixelWrite> last; // the last kPixelWritesKept of them, in order
+};
+inline constexpr std::size_t kPixelWritesKept = 16;
+
 struct ProbeFindings {
     // The window: instructions executed from the hook of event #(divergent - 1) (or from the call's
     // start when the divergent event is the first) to the hook of the divergent event (or to the
@@ -56,6 +69,9 @@ struct ProbeFindings {
     std::string routine; // the routine the guest stopped in ("name+0x..")
     std::vector<std::pair<std::string, std::string>> arguments; // register -> profile argument name
     std::vector<GuestFrame> stack;
+    // A frame divergence's pixel: the original's writes to it during the input's call (absent when
+    // no pixel was watched, or the framebuffer the profile gives does not hold it).
+    std::optional<PixelWrites> pixel_writes;
     // The input's compared streams and the reimplementation's events as emitted.
     std::vector<EventRecord> original, reimpl;
     std::vector<events::Event> emitted;
@@ -66,9 +82,11 @@ public:
     // `divergent`: index of the divergent event in the original's stream of the input. With
     // `after_last_event` (a frame divergence) the window runs from the original's last event of the
     // input to the call's return. `capacity` window instructions are kept; `head` of them are
-    // shown from its start and `tail` before its end.
+    // shown from its start and `tail` before its end. `pixel` (a frame divergence's, as a byte
+    // offset in the framebuffer): every write of the guest to it during the call is recorded with
+    // the instruction and the last event hooked before it (a memory watch, this run only).
     WindowProbe(std::size_t divergent, bool after_last_event, std::size_t capacity, std::size_t head,
-                std::size_t tail);
+                std::size_t tail, std::optional<std::uint32_t> pixel = std::nullopt);
     void begin(Original& original) override;
     void event(Original& original, std::size_t index) override;
     void end(Original& original) override;
@@ -87,6 +105,9 @@ private:
     std::uint64_t start_ = 0;
     std::optional<std::uint32_t> skip_first_; // a replaced routine's entry, recorded though it never ran
     bool drop_last_ = false; // the closing hook's instruction, recorded before its hook though not run
+    std::optional<std::uint32_t> pixel_;
+    std::optional<emu::HookId> pixel_watch_;
+    std::optional<std::size_t> last_event_; // the original's last event hooked in the input's call
     ProbeFindings findings_;
 };
 

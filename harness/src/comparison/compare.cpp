@@ -390,6 +390,8 @@ FrameComparison Comparator::compare_frame(const std::string& input, const FrameE
         d.fields.push_back({"size", std::to_string(original.size()), std::to_string(reimpl.size())});
     if (first) {
         const std::size_t p = *first;
+        d.pixel = Divergence::Pixel{static_cast<std::uint32_t>(p % width),
+                                    static_cast<std::uint32_t>(p / width), original[p], reimpl[p]};
         d.fields.push_back({"pixels",
                             std::to_string(fc.differing) + " pixels differ; first at (" +
                                 std::to_string(p % width) + "," + std::to_string(p / width) +

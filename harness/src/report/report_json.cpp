@@ -185,6 +185,11 @@ ojson to_json(const Divergence& d) {
                           {"diff", f.original + " -> " + f.reimpl}});
     j["fields"] = fields;
     if (!d.explained_by.empty()) j["explained_by"] = d.explained_by;
+    if (d.pixel)
+        j["pixel"] = {{"x", d.pixel->x},
+                      {"y", d.pixel->y},
+                      {"original", d.pixel->original},
+                      {"reimpl", d.pixel->reimpl}};
     j["context"] = {{"original_before", events(d.original_before)},
                     {"original_after", events(d.original_after)},
                     {"reimpl_before", events(d.reimpl_before)},

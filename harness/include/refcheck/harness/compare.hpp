@@ -36,6 +36,13 @@ struct Divergence {
     std::vector<std::string> explained_by;                    // registry ids when known
     std::vector<EventRecord> original_before, original_after; // five events of context each side
     std::vector<EventRecord> reimpl_before, reimpl_after;
+    // A frame's: the pixel the "pixels" field names (x, y in rows of the compared width) and its
+    // value on each side; bisect watches who wrote it.
+    struct Pixel {
+        std::uint32_t x = 0, y = 0;
+        std::uint8_t original = 0, reimpl = 0;
+    };
+    std::optional<Pixel> pixel;
 };
 
 struct Counts {
