@@ -339,6 +339,51 @@ TEST_F(BisectTest, AFrameDivergenceNamesWhoWroteItsFirstDifferingPixel) {
         << b.out;
 }
 
+// A data root given with a trailing separator ("small/") is named as without one: its file name
+// was "", so the reproduce lines read `--data ''` and the report's bytes differed from a run given
+// "small".
+TEST_F(BisectTest, ADataRootWithATrailingSlashIsNamedAsWithout) {
+    const Jns jns = winding_jns();
+    ProgramCase pc = small_program();
+    pc.records = {1};
+    const fs::path file = write_case("small-program", pc.to_json());
+    const std::string args = "run " + quote(file) + " --patch " + jns.where + ":78 --data ";
+    ASSERT_EQ(refcheck(args + quote(kSmallData) + " --out plain").code, 1);
+    ASSERT_EQ(refcheck(args + quote(kSmallData.string() + "/") + " --out slash").code, 1);
+    const ojson plain = read_json(path("plain/small-program.json"));
+    const ojson slash = read_json(path("slash/small-program.json"));
+    EXPECT_NE(plain.at("bisect").at("reproduce").get<std::string>().find(" --data small "), std::string::npos)
+        << plain.at("bisect").at("reproduce");
+    EXPECT_EQ(slash.at("bisect").at("reproduce"), plain.at("bisect").at("reproduce"));
+    EXPECT_EQ(slash.at("bisect").at("reproduce_pasteable"), plain.at("bisect").at("reproduce_pasteable"));
+}
+
+// A fault in a family whose inputs run in turn (palettes, here): the original refusing warzone 3
+// (initialise_3d_palette_'s `cmp ebx, 3` made 2) stops the case there. The fault was filed under no
+// input (""): the family compares nothing after it, and only a compare named the input; the
+// drill-down then "narrowed" to the whole case and said the narrowed re-run reproduced it. It is
+// filed under the warzone whose work began last, and its reproduce line narrows to it.
+TEST_F(BisectTest, AFaultInAFamilyThatRunsEveryInputIsFiledUnderTheInputThatRan) {
+    const CodeSite bound = find_instruction(
+        "initialise_3d_palette_body", [](const emu::Instruction& in) { return in.text == "cmp ebx, 3"; });
+    ASSERT_EQ(bound.bytes.back(), 3) << bound.instruction.text;
+    std::vector<std::uint8_t> two = bound.bytes;
+    two.back() = 2;
+    const std::string patch = bound.where() + ":" + hex_bytes(bound.bytes) + "->" + hex_bytes(two);
+    const Result r = refcheck("run " + quote(shipped_case("palette")) + " --data " + quote(kSmallData) +
+                              " --patch " + quote(patch) + " --out out");
+    ASSERT_EQ(r.code, 1) << r.out << r.err;
+    const ojson report = read_json(path("out/palette.json"));
+    const ojson& d = report.at("first_unexplained");
+    EXPECT_EQ(d.at("kind"), "original_fault") << d.dump(2);
+    EXPECT_EQ(d.at("input"), "warzone 3") << d.dump(2);
+    const ojson& dd = report.at("bisect");
+    EXPECT_EQ(dd.at("input"), "warzone 3");
+    EXPECT_TRUE(dd.at("confirmed").get<bool>()) << dd.dump(2);
+    EXPECT_NE(dd.at("reproduce").get<std::string>().find(" --only 'warzone 3' "), std::string::npos)
+        << dd.at("reproduce");
+}
+
 // Shadows: a frame per input; bisect narrows to the input, shows the frame event, says what it
 // cannot show, and its reproduce line works.
 TEST_F(BisectTest, ShadowFrameNarrowsToItsInput) {

@@ -62,6 +62,41 @@ TEST_F(HostileTest, EveryShippedHostileRootIsRefusedByBothSides) {
     }
 }
 
+// arc.extent: a record ends at the next greater offset, not at the file's end. An original running
+// every record to the file's end (record_extent's `jb` that lowers the end made a no-op) stayed
+// equivalent over every case that claimed the rule (its predicate was any loaded archive, and no
+// texture ran into the next one); the cases whose record breaks at the next record see it, and
+// the rule asks for their refusal. texture-pixels-short, which breaks at the file's end, cannot.
+TEST_F(HostileTest, ARecordEndsAtTheNextRecordNotAtTheFilesEnd) {
+    const CodeSite lower = find_instruction(
+        "record_extent", [](const emu::Instruction& in) { return in.text.starts_with("jb "); });
+    ASSERT_EQ(lower.bytes.size(), 2u) << lower.instruction.text;
+    const std::string patch = lower.where() + ":" + hex_bytes(lower.bytes) + "->9090";
+    const std::vector<std::string> names = {"hostile-texture-pixels-into-next",
+                                            "hostile-objects-offset-past-record",
+                                            "hostile-texture-pixels-short", "loader"};
+    std::string cases;
+    for (const auto& n : names) cases += " " + quote(kCasesDir / (n + ".json"));
+    const Result clean = refcheck("run" + cases + " --jobs 2 --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const Result r = refcheck("run" + cases + " --jobs 2 --out o --patch " + quote(patch));
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    auto status = [&](const std::string& n) { return read_json(path("o/" + n + ".json")).at("status"); };
+    EXPECT_EQ(status("hostile-texture-pixels-into-next"), "divergent");
+    EXPECT_EQ(status("hostile-objects-offset-past-record"), "divergent");
+    EXPECT_EQ(status("hostile-texture-pixels-short"), "equivalent"); // the file's end bounds it either way
+    EXPECT_EQ(status("loader"), "equivalent");                       // valid archives: nothing to refuse
+    // The rule is proven by the refusals alone: the loader claims it no more.
+    for (const auto& r : read_json(path("clean/run.json")).at("ledger").at("rules"))
+        if (r.at("id") == "arc.extent") {
+            EXPECT_EQ(r.at("status"), "Proven") << r;
+            EXPECT_EQ(r.at("claimed_not_exercised"), ojson::array()) << r;
+            EXPECT_EQ(r.at("proven_by"), ojson::array({"hostile-objects-offset-past-record",
+                                                       "hostile-texture-pixels-into-next"}))
+                << r;
+        }
+}
+
 TEST_F(HostileTest, ANegatedLoaderCheckIsKilledAtTheRejectionEvent) {
     // Every conditional jump of the loader negated in turn: those that let the broken table through
     // make the original return 0 where the reimplementation refuses (1), at the one rejection event.

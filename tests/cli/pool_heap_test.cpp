@@ -69,7 +69,9 @@ TEST_F(PoolHeapTest, ATextureRelocatedWrongInsideABlockDiverges) {
     const ojson report = read_json(path("seeded/loader.json"));
     EXPECT_EQ(report.at("status"), "divergent");
     const ojson& first = report.at("first_unexplained");
-    EXPECT_EQ(first.at("input").get<std::string>().rfind("texture slot ", 0), 0u) << first;
+    EXPECT_EQ(first.at("input"), "load") << first;
+    EXPECT_EQ(first.at("original").at("kind"), "texture") << first;
+    EXPECT_EQ(first.at("original").at("fields").at("name").get<std::string>().rfind("slot ", 0), 0u) << first;
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <sys/wait.h>
 
 namespace refcheck::cli_test {
@@ -231,6 +232,35 @@ TEST_F(ReportPageTest, ListAndFilterWorkLikeGoogleTests) {
     EXPECT_EQ(none.code, 2);
     EXPECT_NE(none.err.find("refcheck: run: --filter 'nothing-*' selects no case"), std::string::npos)
         << none.err;
+    // So does --list: it listed nothing and exited 0.
+    const Result listed_none = refcheck("run " + common + " --filter 'nothing-*' --list");
+    EXPECT_EQ(listed_none.code, 2) << listed_none.out;
+    EXPECT_NE(listed_none.err.find("refcheck: run: --filter 'nothing-*' selects no case"), std::string::npos)
+        << listed_none.err;
+}
+
+// Every input --list names is one --only (and --filter) takes: the palette listed "warzone N" and
+// compared "table palette_rgb (warzone N)", the loader listed "re-initialised" and compared each
+// buffer by name, so the names --list printed were refused. Each case's every listed input, run
+// alone, compares something and exits 0.
+TEST_F(ReportPageTest, EveryInputListNamesIsOneOnlyTakes) {
+    for (const char* name : {"palette", "loader", "construct"}) {
+        const std::string common = quote(shipped_case(name)) + " --data " + quote(kSmallData);
+        const Result listed = refcheck("run " + common + " --list");
+        ASSERT_EQ(listed.code, 0) << listed.out << listed.err;
+        std::istringstream lines(listed.out);
+        std::vector<std::string> inputs;
+        for (std::string line; std::getline(lines, line);)
+            if (line.starts_with("  ")) inputs.push_back(line.substr(2));
+        ASSERT_GE(inputs.size(), 2u) << name << ": " << listed.out;
+        for (const std::string& input : {inputs.front(), inputs.back()}) {
+            const Result r = refcheck("run " + common + " --only " + quote(input) + " --out only");
+            EXPECT_EQ(r.code, 0) << name << " --only " << input << "\n" << r.out << r.err;
+            const Result f = refcheck("run " + common + " --filter " +
+                                      quote(std::string(name) + "/" + input) + " --out filtered");
+            EXPECT_EQ(f.code, 0) << name << " --filter " << input << "\n" << f.out << f.err;
+        }
+    }
 }
 
 TEST_F(ReportPageTest, ProgressGoesToStderrAndResultsToStdout) {

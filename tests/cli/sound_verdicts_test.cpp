@@ -582,7 +582,9 @@ TEST_F(SoundVerdictTest, ASecondLoadMustReleaseTheFirst) {
     const Result leak = refcheck("run " + common + " --out leak" + patches);
     EXPECT_EQ(leak.code, 1) << leak.out << leak.err;
     const ojson d = read_json(path("leak/loader.json")).at("first_unexplained");
-    EXPECT_EQ(d.at("input"), "table first load still allocated (re-initialised)") << d.dump();
+    EXPECT_EQ(d.at("input"), "re-initialised") << d.dump();
+    EXPECT_EQ(d.at("original").at("fields").at("name"), "first load still allocated (re-initialised)")
+        << d.dump();
 }
 
 // pal.warzone: a warzone past 0..3 is refused. Its rejection compared the result only, so an
@@ -612,6 +614,66 @@ TEST_F(SoundVerdictTest, AWarzoneRefusedForAnotherReasonDiverges) {
     EXPECT_EQ(d.at("original").at("kind"), "rejection") << d;
     EXPECT_EQ(d.at("original").at("fields").at("reason"), "palette_open") << d;
     EXPECT_EQ(d.at("reimpl").at("fields").at("reason"), "palette_warzone") << d;
+}
+
+// pal.warzone says another index is refused and changes nothing; its predicate was any palette
+// table, so a case building warzones 0..3 alone Proved it (on the retail image too). It asks for
+// a palette initialiser's refusal: a case of valid warzones claims it without exercising it.
+TEST_F(SoundVerdictTest, TheWarzoneBoundIsExercisedOnlyByARefusedWarzone) {
+    auto exercised = [&](const std::string& name, std::vector<int> warzones) {
+        ojson j = small_palette();
+        j["selection"]["warzones"] = warzones;
+        j["compares"] = {"table"};
+        j["rules"] = {"pal.warzone"};
+        const fs::path file = write_case(name, j);
+        const Result r = refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --out " + name);
+        EXPECT_EQ(r.code, 0) << r.out << r.err;
+        return read_json(path(name + "/" + name + ".json"))
+            .at("exercised")
+            .at("pal.warzone")
+            .get<std::uint64_t>();
+    };
+    EXPECT_EQ(exercised("valid", {0, 1, 2, 3}), 0u);
+    EXPECT_EQ(exercised("refused", {2, 4}), 1u);
+}
+
+// pal.file.layout: bytes after the 224 colours (672 bytes) are ignored. Every data root's palette was
+// 672 bytes, so an original refusing a longer file (its size test `ja` after `cmp size, 0x29f` made
+// `je` against 0x2a0: exactly 672 bytes) stayed equivalent, and the rule, whose predicate was any
+// palette table, Proven. The edge root edge-palette-long holds 701 bytes; each warzone's stream
+// starts with the palette file's size (a label of the input), and the predicate asks for more than
+// 672.
+TEST_F(SoundVerdictTest, BytesAfterThePalettesColoursAreIgnored) {
+    const CodeSite size_test = find_instruction("initialise_3d_palette_body", [](const emu::Instruction& in) {
+        return in.text.starts_with("cmp ") && in.text.ends_with(", 0x29f");
+    });
+    const CodeSite ja = find_instruction("initialise_3d_palette_body", [&](const emu::Instruction& in) {
+        return in.address == size_test.instruction.address + size_test.instruction.size;
+    });
+    ASSERT_TRUE(ja.instruction.text.starts_with("ja ")) << ja.instruction.text;
+    std::vector<std::uint8_t> exactly = size_test.bytes;
+    ASSERT_EQ(exactly.at(exactly.size() - 4), 0x9f) << size_test.instruction.text;
+    exactly.at(exactly.size() - 4) = 0xa0;
+    std::vector<std::uint8_t> equal = ja.bytes;
+    ASSERT_EQ(equal.size(), 2u);
+    equal.at(0) = 0x74;
+    const std::string patches = " --patch " + quote(size_test.where() + ":" + hex_bytes(exactly)) +
+                                " --patch " + quote(ja.where() + ":" + hex_bytes(equal));
+    const std::string cases = quote(shipped_case("edge-palette-long")) + " " + quote(shipped_case("palette"));
+    const Result clean = refcheck("run " + cases + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const ojson long_report = read_json(path("clean/edge-palette-long.json"));
+    EXPECT_GT(long_report.at("exercised").at("pal.file.layout").get<std::uint64_t>(), 0u);
+    const Result seeded = refcheck("run " + cases + " --out seeded" + patches);
+    EXPECT_EQ(seeded.code, 1) << seeded.out << seeded.err;
+    EXPECT_EQ(read_json(path("seeded/edge-palette-long.json")).at("status"), "divergent");
+    EXPECT_EQ(read_json(path("seeded/palette.json")).at("status"), "equivalent"); // 672 bytes: accepted
+    // A palette of 672 bytes does not exercise the rule.
+    ojson plain = read_json(shipped_case("edge-palette-long"));
+    plain.erase("data");
+    const fs::path file = write_case("palette-672", plain);
+    ASSERT_EQ(refcheck("run " + quote(file) + " --data " + quote(kSmallData) + " --out plain").code, 0);
+    EXPECT_EQ(read_json(path("plain/palette-672.json")).at("exercised").at("pal.file.layout"), 0);
 }
 
 // pkt.mask_unused (types 7, 15, 19 store m but never test it) shows only in a frame where such a

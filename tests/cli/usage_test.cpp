@@ -59,6 +59,10 @@ TEST_F(UsageTest, EveryBadArgumentIsNamedWithWhatIsWrong) {
         fails("run " + small() + " --out out --shard a/2", {"--shard a/2", "'a' is not a whole number"});
     EXPECT_EQ(shard.err.find("stoul"), std::string::npos) << shard.err;
     fails("run " + small() + " --out out --shard 3", {"--shard 3", "K/N"});
+    // Digits alone: " 1/3", "+1/3" and "1/ 3" were taken, "-1/3" refused.
+    for (const std::string text : {" 1/3", "+1/3", "1/ 3", "-1/3"})
+        fails("run " + small() + " --out out --shard '" + text + "'",
+              {"--shard " + text, "is not a whole number"});
 }
 
 // A patch's place fits the 32-bit address space: op_secondary+4294967296 wrapped round and patched

@@ -42,7 +42,8 @@ struct RunArgs {
     bool list = false;
 };
 
-// A whole number, else an error naming `what` and the text.
+// A whole number written in decimal digits alone, else an error naming `what` and the text (stoul
+// took " 1", "+1" and "1 " in "1/ 3" too).
 unsigned parse_count(const std::string& text, const std::string& what) {
     std::size_t used = 0;
     unsigned long v = 0;
@@ -51,7 +52,8 @@ unsigned parse_count(const std::string& text, const std::string& what) {
     } catch (const std::exception&) {
         used = 0;
     }
-    if (text.empty() || used != text.size() || text[0] == '-' || v > 0xffffffffu)
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || used != text.size() ||
+        v > 0xffffffffu)
         throw std::runtime_error(what + ": '" + text + "' is not a whole number");
     return static_cast<unsigned>(v);
 }
@@ -258,13 +260,6 @@ const Command& run_command() {
                 std::cout << std::flush;
                 // The default cases run on both stand-ins; on an image given with --image, once.
                 const auto files = case_files(a->cases, a->image.empty() && a->profile.empty());
-                if (a->list) {
-                    for (const auto& [name, inputs] : harness::list_inputs(files, o)) {
-                        std::cout << name << "\n";
-                        for (const auto& input : inputs) std::cout << "  " << input << "\n";
-                    }
-                    return kEquivalent;
-                }
                 const auto names = harness::run_case_names(files, o);
                 // A shard that gets none of the run's cases (more shards than cases, as a CI matrix
                 // sized for a larger run has) has done its share: it writes a run.json that says so,
@@ -277,6 +272,14 @@ const Command& run_command() {
                         throw std::runtime_error(a->filter.empty()
                                                      ? "no case to run"
                                                      : "--filter '" + a->filter + "' selects no case");
+                }
+                // --list after that check: a selection of no case listed nothing and exited 0.
+                if (a->list) {
+                    for (const auto& [name, inputs] : harness::list_inputs(files, o)) {
+                        std::cout << name << "\n";
+                        for (const auto& input : inputs) std::cout << "  " << input << "\n";
+                    }
+                    return kEquivalent;
                 }
                 claim_out_folder("--out", a->out, files, &o); // before any work
                 // Progress on stderr; the results (and the banner above) on stdout.

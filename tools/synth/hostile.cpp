@@ -76,6 +76,19 @@ void append_bare_header(std::vector<uint8_t>& b, std::uint32_t bytes, bool last)
     b.insert(b.end(), header.begin(), header.end());
 }
 
+// The first populated slot whose record another record follows in the file: its extent ends at the
+// next greater offset (arc.extent), not at the file's end.
+std::uint32_t followed_slot(const std::vector<uint8_t>& b) {
+    const std::uint32_t count = get32(b, 0);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const std::uint32_t at = slot_offset(b, i);
+        if (at == 0) continue;
+        for (std::uint32_t k = 0; k < count; ++k)
+            if (slot_offset(b, k) > at) return i;
+    }
+    throw std::logic_error("hostile: no record is followed by another");
+}
+
 // arc.capacity: the engine's tables (the stand-in's object_table and texture_table).
 constexpr std::uint32_t kObjectCapacity = 2048, kTextureCapacity = 1024;
 
@@ -202,6 +215,17 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
             const std::size_t at = slot_offset(b, texture) + 4;
             set32(b, at, get32(b, at) + 1);
         });
+    // arc.extent at the next record: the slot's pixels would run into the next texture's bytes, the
+    // file going on past them (texture-pixels-short breaks at the file's end, which an original
+    // running every record to the file's end also refuses).
+    const std::uint32_t followed = followed_slot(base.textures);
+    add("texture-pixels-into-next", "OBJTEXT.BIN", followed, "valid.extent",
+        "slot " + std::to_string(followed) +
+            "'s height is one row more than its pixels hold: the row would be the next texture's bytes",
+        [&](std::vector<uint8_t>& b) {
+            const std::size_t at = slot_offset(b, followed) + 4;
+            set32(b, at, get32(b, at) + 1);
+        });
     add("palette-short", "3DPAL.RGB", std::nullopt, "valid.refuse",
         "the palette file is 671 bytes: one short of its 224 colours",
         [](std::vector<uint8_t>& b) { b.resize(224 * 3 - 1); });
@@ -320,6 +344,13 @@ std::vector<HostileRoot> hostile_roots(const DataRootFiles& base) {
     add("edge-textures-empty", "OBJTEXT.BIN", std::nullopt, "arc.table",
         "the texture archive is a count of 0 and nothing else",
         [](std::vector<uint8_t>& b) { b.assign(4, 0); });
+    out.back().valid = true;
+    // pal.file.layout: bytes after the 224 colours are ignored (every generated palette is 672 bytes).
+    add("edge-palette-long", "3DPAL.RGB", std::nullopt, "pal.file.layout",
+        "the palette file is 701 bytes: 29 bytes follow its 224 colours", [](std::vector<uint8_t>& b) {
+            b.resize(224 * 3);
+            for (std::uint8_t k = 0; k < 29; ++k) b.push_back(static_cast<uint8_t>(0xa5 ^ (k * 37)));
+        });
     out.back().valid = true;
     add_program_roots(out, base);
     return out;

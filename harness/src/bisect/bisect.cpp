@@ -344,6 +344,13 @@ std::string shell_quote(const std::string& text) {
 }
 
 namespace {
+// A path's last name, a trailing separator ignored ("data/small/": "small"; its filename() is "",
+// and the reproduce line read `--data ''`).
+std::string last_name(const fs::path& p) {
+    const fs::path n = p.lexically_normal();
+    return (n.has_filename() ? n.filename() : n.parent_path().filename()).string();
+}
+
 // `program run CASE` with the options that reproduce the run, each file named by `file`.
 template <typename NameFile>
 std::string run_command_line(const std::string& program, const Case& c, const RunOptions& o,
@@ -361,7 +368,7 @@ std::string run_command_line(const std::string& program, const Case& c, const Ru
 
 std::string reproduce_command(const Case& c, const RunOptions& o, const std::string& input, bool host_paths) {
     return run_command_line("refcheck", c, o, input, [&](const fs::path& p) {
-        return shell_quote(host_paths ? p.string() : p.filename().string());
+        return shell_quote(host_paths ? p.string() : last_name(p));
     });
 }
 
@@ -373,7 +380,7 @@ std::string pasteable_command(const Case& c, const RunOptions& o, const std::str
         const fs::path whole = fs::weakly_canonical(fs::absolute(p));
         const fs::path rel = whole.lexically_relative(root);
         const bool inside = !rel.empty() && *rel.begin() != "..";
-        return shell_quote(inside ? rel.string() : p.filename().string());
+        return shell_quote(inside ? rel.string() : last_name(p));
     });
 }
 

@@ -214,9 +214,9 @@ void Comparator::fault(EventRecord fault, std::string input) {
     if (first_unexplained_) return;
     Divergence d;
     d.kind = DivergenceKind::OriginalFault;
-    d.input = std::move(input);
+    fault_pending_input_ = input.empty();
+    d.input = input.empty() ? current_input_ : std::move(input);
     d.original = std::move(fault);
-    fault_pending_input_ = d.input.empty();
     first_unexplained_ = std::move(d);
 }
 

@@ -54,21 +54,33 @@ std::optional<std::string> initialise_error_name(const Original& original, const
 
 void compare_buffers(CaseContext& ctx, const std::string& kind, const std::string& name,
                      std::span<const std::uint8_t> original, std::span<const std::uint8_t> reimpl) {
-    std::vector<EventRecord> a{buffer_event(kind, name, original)};
-    std::vector<EventRecord> b{buffer_event(kind, name, reimpl)};
-    ctx.comparator.compare(kind + " " + name, a, b);
-    ctx.events += 2;
-    ojson entry = {{"kind", kind},
-                   {"name", name},
-                   {"size", original.size()},
-                   {"sha256", a[0].find("sha256") ? to_string(*a[0].find("sha256")) : ""}};
-    if (!(a[0].fields == b[0].fields)) {
-        entry["reimpl_size"] = reimpl.size();
-        entry["reimpl_sha256"] = to_string(*b[0].find("sha256"));
-        entry["differing_ranges"] = differing_ranges(original, reimpl);
+    compare_buffers(ctx, kind + " " + name, {{kind, name, original, reimpl}});
+}
+
+void compare_buffers(CaseContext& ctx, const std::string& input, const std::vector<BufferPair>& buffers,
+                     std::vector<EventRecord> a, std::vector<EventRecord> b) {
+    const std::size_t leading = a.size();
+    for (const BufferPair& p : buffers) {
+        a.push_back(buffer_event(p.kind, p.name, p.original));
+        b.push_back(buffer_event(p.kind, p.name, p.reimpl));
     }
+    ctx.comparator.compare(input, a, b);
+    ctx.events += a.size() + b.size();
     if (!ctx.report.contains("buffers")) ctx.report["buffers"] = ojson::array();
-    ctx.report["buffers"].push_back(entry);
+    for (std::size_t k = 0; k < buffers.size(); ++k) {
+        const BufferPair& p = buffers[k];
+        const EventRecord &ea = a[leading + k], &eb = b[leading + k];
+        ojson entry = {{"kind", p.kind},
+                       {"name", p.name},
+                       {"size", p.original.size()},
+                       {"sha256", ea.find("sha256") ? to_string(*ea.find("sha256")) : ""}};
+        if (!(ea.fields == eb.fields)) {
+            entry["reimpl_size"] = p.reimpl.size();
+            entry["reimpl_sha256"] = to_string(*eb.find("sha256"));
+            entry["differing_ranges"] = differing_ranges(p.original, p.reimpl);
+        }
+        ctx.report["buffers"].push_back(entry);
+    }
 }
 
 } // namespace refcheck::harness

@@ -95,10 +95,12 @@ struct CaseContext {
         bool yes = narrowed_to(input);
         if (yes)
             if (CaseObserver* observer = case_observer()) yes = observer->input(input, true);
-        if (yes)
+        if (yes) {
             note_input(input);
-        else
+            comparator.begin_input(std::string(input));
+        } else {
             left_out.emplace(input);
+        }
         return yes;
     }
     // Whether Case::only, Case::only_inputs and Case::filter leave `input` to be compared (nobody is
@@ -117,6 +119,7 @@ struct CaseContext {
         stop_after_overrun();
         if (CaseObserver* observer = case_observer()) observer->input(input, false);
         note_input(input);
+        comparator.begin_input(std::string(input));
     }
     // The first call over its instruction budget stops the case at the next input (its fault is
     // already a divergence).
@@ -247,8 +250,20 @@ EventRecord buffer_event(const std::string& kind, const std::string& name,
 // Differing byte ranges [begin, end) of two buffers (at most `limit`), for the report.
 ojson differing_ranges(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b,
                        std::size_t limit = 16);
-// Compares two buffers as one event each and records their differing ranges when they differ.
+// Compares two buffers as one event each, as the input "KIND NAME", and records their differing
+// ranges when they differ.
 void compare_buffers(CaseContext& ctx, const std::string& kind, const std::string& name,
                      std::span<const std::uint8_t> original, std::span<const std::uint8_t> reimpl);
+// One buffer of each side, compared as one event each.
+struct BufferPair {
+    std::string kind, name;
+    std::span<const std::uint8_t> original, reimpl;
+};
+// Compares buffers as one input: each side's stream is `leading` (events before them, e.g. a
+// rejection) then one event per buffer, in order, so a divergence's index counts within the input;
+// records each pair's differing ranges when they differ.
+void compare_buffers(CaseContext& ctx, const std::string& input, const std::vector<BufferPair>& buffers,
+                     std::vector<EventRecord> original_leading = {},
+                     std::vector<EventRecord> reimpl_leading = {});
 
 } // namespace refcheck::harness

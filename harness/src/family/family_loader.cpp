@@ -21,6 +21,8 @@
 // allocations (AllocationMatcher::find_inside), and the original's own place inside one is compared
 // when none holds the bytes.
 #include "family/families.hpp"
+
+#include <deque>
 #include "refcheck/harness/phase.hpp"
 
 #include "refcheck/reimpl/relocation.hpp"
@@ -141,9 +143,19 @@ private:
 } // namespace
 
 namespace {
-// Everything the loaded archives must be, compared; `again` names the second load's inputs.
-void compare_loaded(CaseContext& ctx, const std::string& again) {
+// Everything the loaded archives must be, compared as one input (`input`: "load", or
+// "re-initialised" for the second load, whose buffers' names end in `again`), `extra` last.
+void compare_loaded(CaseContext& ctx, const std::string& input, const std::string& again,
+                    std::vector<BufferPair> extra = {}) {
     Original& o = ctx.original;
+    std::deque<std::vector<std::uint8_t>> held; // the bytes the pairs look at
+    std::vector<BufferPair> pairs;
+    auto add = [&](const char* kind, const std::string& name, std::vector<std::uint8_t> original,
+                   std::vector<std::uint8_t> reimpl) {
+        const auto& a = held.emplace_back(std::move(original));
+        const auto& b = held.emplace_back(std::move(reimpl));
+        pairs.push_back({kind, name, a, b});
+    };
     AllocationMatcher heap(o);
 
     const auto models = reimpl::ModelArchive::parse(ctx.models);
@@ -154,15 +166,14 @@ void compare_loaded(CaseContext& ctx, const std::string& again) {
     });
     const std::uint32_t expected_size = static_cast<std::uint32_t>(ctx.models.size());
     const auto relocated = in_phase(Phase::reimpl, [&] { return reimpl::relocate_models(models, base); });
-    compare_buffers(ctx, "archive", "3DDATA/3DOBJS.BIN" + again,
-                    base ? o.bytes(base, expected_size) : std::vector<std::uint8_t>{}, relocated.bytes);
-    compare_buffers(ctx, "table", "object_archive" + again,
-                    words(std::vector<std::uint32_t>{named_base, named_size}),
-                    words(std::vector<std::uint32_t>{base, expected_size}));
+    add("archive", "3DDATA/3DOBJS.BIN" + again,
+        base ? o.bytes(base, expected_size) : std::vector<std::uint8_t>{}, relocated.bytes);
+    add("table", "object_archive" + again, words(std::vector<std::uint32_t>{named_base, named_size}),
+        words(std::vector<std::uint32_t>{base, expected_size}));
     const std::uint32_t object_count = o.u32("object_count");
-    compare_buffers(ctx, "table", "object_table" + again,
-                    words(guest_words(o, "object_table", object_count, models.count() + 1)),
-                    words(relocated.object_table));
+    add("table", "object_table" + again,
+        words(guest_words(o, "object_table", object_count, models.count() + 1)),
+        words(relocated.object_table));
 
     const auto textures = reimpl::TextureArchive::parse(ctx.textures);
     const std::uint32_t texture_count = o.u32("texture_count");
@@ -177,7 +188,7 @@ void compare_loaded(CaseContext& ctx, const std::string& again) {
                     return std::equal(t->pixels.begin(), t->pixels.end(),
                                       bytes.begin() + reimpl::kTextureHeaderSize);
                 });
-    compare_buffers(ctx, "table", "texture_table" + again, words(table), words(expected_table));
+    add("table", "texture_table" + again, words(table), words(expected_table));
     std::uint64_t texture_bytes = 0, textures_populated = 0;
     for (std::uint32_t slot = 0; slot < textures.count(); ++slot) {
         const reimpl::Texture* t = textures.find(slot);
@@ -186,10 +197,12 @@ void compare_loaded(CaseContext& ctx, const std::string& again) {
         // The original's bytes: the whole allocation that should hold this texture (none: nothing).
         const std::uint32_t at = expected_table[slot];
         const auto expected = reimpl::relocated_texture_bytes(*t, at);
-        compare_buffers(ctx, "texture", "slot " + std::to_string(slot) + again,
-                        at ? o.bytes(at, expected.size()) : std::vector<std::uint8_t>{}, expected);
         texture_bytes += expected.size();
+        add("texture", "slot " + std::to_string(slot) + again,
+            at ? o.bytes(at, expected.size()) : std::vector<std::uint8_t>{}, std::move(expected));
     }
+    pairs.insert(pairs.end(), extra.begin(), extra.end());
+    compare_buffers(ctx, input, pairs);
 
     if (!again.empty()) return;
     // The census of what was loaded, as each side holds it: the original's from its own tables and
@@ -231,7 +244,8 @@ void compare_loaded(CaseContext& ctx, const std::string& again) {
 } // namespace
 
 void run_loader(CaseContext& ctx) {
-    compare_loaded(ctx, "");
+    ctx.begins("load");
+    compare_loaded(ctx, "load", "");
     if (!ctx.c.reinitialise) return;
     // A second initialise_3d_objects_ (abi.init_objects: it releases the archive and textures it
     // loaded before, then loads again): the archives, tables and textures it leaves are compared as
@@ -262,18 +276,21 @@ void run_loader(CaseContext& ctx) {
         note(entry);
     const auto again = o.call("initialise_3d_objects_", {});
     require_success(ctx, again, "initialise_3d_objects_ (a second time)", Expect::Zero);
-    compare_loaded(ctx, " (re-initialised)");
     // It released them (abi.init_objects.again): the addresses of those still live after the second
     // load, none. A second load that leaked the first left equal bytes in new allocations and passed.
     // Compared only when some release can be seen: an empty list against none proves nothing (the
-    // rule's predicate needs this event).
+    // rule's predicate needs this event). The last event of the input.
+    std::vector<std::uint8_t> kept;
+    std::vector<BufferPair> released;
     if (!first_load.empty()) {
-        std::vector<std::uint32_t> kept;
+        std::vector<std::uint32_t> live;
         for (const emu::Allocation& a : heap.allocations())
             if (!a.freed && std::find(first_load.begin(), first_load.end(), a.index) != first_load.end())
-                kept.push_back(a.address);
-        compare_buffers(ctx, "table", "first load still allocated (re-initialised)", words(kept), {});
+                live.push_back(a.address);
+        kept = words(live);
+        released.push_back({"table", "first load still allocated (re-initialised)", kept, {}});
     }
+    compare_loaded(ctx, "re-initialised", " (re-initialised)", std::move(released));
     if (unobservable) ctx.report["metrics"]["first_load_release_unobservable"] = unobservable;
     ctx.report["metrics"]["reinitialised"] = true;
 }

@@ -44,9 +44,16 @@ void run_palette(CaseContext& ctx) {
     std::optional<reimpl::PaletteTables> built;
     std::uint64_t tables = 0;
     for (const std::int32_t wz : ctx.c.warzones) {
-        ctx.begins("warzone " + std::to_string(wz));
+        // One input a warzone: its refusal (when refused), then its five tables, in one stream.
+        const std::string input = "warzone " + std::to_string(wz);
+        ctx.begins(input);
         const auto result = o.call("initialise_3d_palette_", {static_cast<std::uint32_t>(wz)});
         const std::int64_t refuses = reimpl_result(wz);
+        // The palette file as the data root holds it, first in each warzone's stream: a label of the
+        // input (the same bytes on both sides), which marks the cases whose file is longer than its
+        // 672 bytes (pal.file.layout: the rest is ignored).
+        std::vector<EventRecord> original_leading{buffer_event("archive", "3DPAL.RGB", ctx.palette)},
+            reimpl_leading{buffer_event("archive", "3DPAL.RGB", ctx.palette)};
         if (refuses) {
             // A warzone past 0..3: both sides must refuse it (result 1), and the original's tables
             // must be what the warzone before it built.
@@ -56,11 +63,9 @@ void run_palette(CaseContext& ctx) {
             // "palette_warzone"): the result alone matched an original refusing for another reason
             // (one that cannot open 3DPAL.RGB refuses every warzone).
             const std::optional<std::string> why = initialise_error_name(o, kWarzoneReason);
-            ctx.comparator.compare(
-                "warzone " + std::to_string(wz), {palette_result(wz, result.eax, why)},
-                {palette_result(wz, refuses,
-                                why ? std::optional<std::string>(kWarzoneReason) : std::nullopt)});
-            ctx.events += 2;
+            original_leading.push_back(palette_result(wz, result.eax, why));
+            reimpl_leading.push_back(
+                palette_result(wz, refuses, why ? std::optional<std::string>(kWarzoneReason) : std::nullopt));
             refused.push_back(wz);
         } else if (result.ok() && result.eax != 0) {
             // Both sides refuse a broken 3DPAL.RGB: an error, the reimplementation's validator first
@@ -80,22 +85,30 @@ void run_palette(CaseContext& ctx) {
                 return reimpl::build_palette(ctx.palette, static_cast<std::uint32_t>(wz));
             });
         }
-        if (!built) continue; // refused before any warzone was built: no tables to hold it to
+        if (!built) { // refused before any warzone was built: no tables to hold it to
+            if (refuses) compare_buffers(ctx, input, {}, original_leading, reimpl_leading);
+            continue;
+        }
         const reimpl::PaletteTables& t = *built;
         std::vector<std::uint8_t> rgb;
         for (const auto& c : t.rgb) rgb.insert(rgb.end(), c.begin(), c.end());
         const std::string suffix = " (warzone " + std::to_string(wz) + ")";
         // The original's table at the size its profile entry gives (the image's own extent), never at
         // the reimplementation's: a table built short or long differs in size, not in a prefix.
-        auto table = [&](const std::string& global, std::span<const std::uint8_t> reimpl_bytes) {
-            compare_buffers(ctx, "table", global + suffix,
-                            o.bytes(o.address(global), o.profile().data.at(global).size), reimpl_bytes);
-        };
-        table("palette_rgb", rgb);
-        table("intensity_table", t.intensity);
-        table("ramp_table", t.ramp);
-        table("glass_table", t.glass);
-        table("haze_table", t.haze);
+        std::vector<std::vector<std::uint8_t>> guest;
+        std::vector<BufferPair> tables_compared;
+        const std::pair<const char*, std::span<const std::uint8_t>> each[] = {
+            {"palette_rgb", rgb},
+            {"intensity_table", t.intensity},
+            {"ramp_table", t.ramp},
+            {"glass_table", t.glass},
+            {"haze_table", t.haze}};
+        guest.reserve(std::size(each));
+        for (const auto& [global, reimpl_bytes] : each) {
+            guest.push_back(o.bytes(o.address(global), o.profile().data.at(global).size));
+            tables_compared.push_back({"table", global + suffix, guest.back(), reimpl_bytes});
+        }
+        compare_buffers(ctx, input, tables_compared, original_leading, reimpl_leading);
         tables += 5;
         if (!refuses) per_warzone.push_back(wz);
     }

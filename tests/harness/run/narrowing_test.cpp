@@ -24,21 +24,23 @@ const ojson& left_out(const CaseResult& r) {
     return member(member(r.report, "selection"), "inputs_left_out");
 }
 
-TEST(Narrowing, APaletteRunNarrowedToOneTableSaysItLeftTheOthersOut) {
+TEST(Narrowing, APaletteRunNarrowedToOneWarzoneSaysItLeftTheOthersOut) {
     Case c = load_case(fs::path(REFCHECK_SOURCE_DIR) / "cases" / "palette.json");
-    ASSERT_EQ(c.warzones.size(), 4u);
+    ASSERT_EQ(c.warzones.size(), 5u); // 0..3, then 4, refused
     const CaseResult whole = run_case(c, test::small_standin());
     ASSERT_EQ(whole.status, Status::Equivalent) << whole.report.value("error", "");
     EXPECT_TRUE(left_out(whole).is_null()); // the control: nothing was left out
 
-    // The palette's inputs are its five tables per warzone.
-    c.only = "table palette_rgb (warzone 2)";
+    // The palette's inputs are its warzones (each its refusal, if refused, and its five tables).
+    c.only = "warzone 2";
     const CaseResult narrowed = run_case(c, test::small_standin());
     ASSERT_EQ(narrowed.status, Status::Equivalent) << narrowed.report.value("error", "");
-    EXPECT_EQ(left_out(narrowed), 5 * 4 - 1);
+    EXPECT_EQ(left_out(narrowed), 5 - 1);
+    // The palette file's label, then the five tables.
+    EXPECT_EQ(narrowed.report.at("counts").at("compared"), 6) << narrowed.report.at("counts").dump();
     // run.json's basis carries the narrowing, so refcheck diff does not take it for the whole case.
     const ojson index = make_run_index({narrowed.report}, ojson());
-    EXPECT_EQ(index.at("cases").at(0).at("basis").at("narrowing").at("inputs_left_out"), 19) << index.dump();
+    EXPECT_EQ(index.at("cases").at(0).at("basis").at("narrowing").at("inputs_left_out"), 4) << index.dump();
 }
 
 TEST(Narrowing, AProgramInputLeftOutIsCountedOnce) {

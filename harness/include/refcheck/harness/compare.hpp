@@ -125,8 +125,17 @@ public:
     // A fault of the original (or a failed initialiser) while the case ran: an unexplained
     // divergence of its own, whose input is the one compared next (the fault happened while that
     // input's original side ran), or `input` when given. `fault` is an event of kind "fault" whose
-    // fields carry the routine, the fault kind, EIP, message, registers and disassembly.
+    // fields carry the routine, the fault kind, EIP, message, registers and disassembly. Until
+    // that compare it is filed under the input that began last (begin_input): a family that stops
+    // at the fault compares nothing more, and the fault was filed under no input ("").
     void fault(EventRecord fault, std::string input = {});
+    // The family's work for `input` begins (CaseContext::begins, CaseContext::selected): a fault
+    // from now on is filed under it until an input is compared. The input counts as reached for
+    // only(): it exists.
+    void begin_input(const std::string& input) {
+        current_input_ = input;
+        if (input == only_) saw_only_ = true;
+    }
     // A fault awaiting its input belongs to `input`, though nothing of it will be compared: the
     // original failed in work that input needed (a record's construction), and the input compared
     // next is another's. Its index is 0: the original produced no event of it. The input counts as
@@ -187,6 +196,7 @@ private:
         if (input_observer_) input_observer_(input);
     }
     bool fault_pending_input_ = false; // the first unexplained divergence is a fault awaiting its input
+    std::string current_input_;        // begin_input's
     MatchObserver observer_;
     InputObserver input_observer_;
 };
