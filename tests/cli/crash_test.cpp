@@ -118,6 +118,10 @@ TEST_F(CrashTest, AHungWorkerIsStoppedAtItsWallClockLimitAndTheOthersReport) {
     const ojson crash = read_json(path("out/small-program.json")).at("crash");
     EXPECT_EQ(crash.at("timeout_ms"), 20000);
     EXPECT_EQ(crash.at("signal"), 9);
+    // Its reproduce line runs under the limit that stopped it (it left --case-timeout out).
+    EXPECT_NE(crash.at("reproduce").get<std::string>().find(" --case-timeout 20 --jobs 1 --out out/crash"),
+              std::string::npos)
+        << crash.at("reproduce");
     expect_status("out", "small-frames", "equivalent");
     expect_status("out", "small-palette", "equivalent");
 }

@@ -493,6 +493,15 @@ TEST_F(ShardTest, AShardsReportChangedAfterItsRunIsNotMerged) {
     const ojson original = read_json(file);
     ASSERT_GT(original.at("counts").at("unexplained").get<std::uint64_t>(), 0u);
     EXPECT_EQ(refcheck("merge --out m s0 s1" + cases).code, 1);
+    // Its counts edited (its verdict kept): the merged run said what the edit said.
+    ojson fewer = original;
+    fewer["counts"]["compared"] = 5;
+    std::ofstream(file) << fewer.dump(2);
+    const Result compared = refcheck("merge --out m-compared s0 s1" + cases);
+    EXPECT_EQ(compared.code, 2) << compared.out << compared.err;
+    EXPECT_NE(compared.err.find("its counts are not those its shard's run.json gives it"), std::string::npos)
+        << compared.err;
+    EXPECT_FALSE(fs::exists(path("m-compared/run.json")));
     ojson edited = original;
     edited["status"] = "equivalent";
     std::ofstream(file) << edited.dump(2);

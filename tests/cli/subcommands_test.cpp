@@ -68,6 +68,8 @@ TEST_F(SubcommandTest, ShowEventZeroIsTheFirstUnexplainedDivergence) {
     const Result r = refcheck("show out/small-program.json --event 0");
     EXPECT_EQ(r.code, 1) << r.out << r.err;
     expect_shows_first_divergence(r, read_json(path("out/small-program.json")));
+    EXPECT_NE(r.out.find("\ndivergence 0 of 1 recorded: the first unexplained\n"), std::string::npos)
+        << r.out;
 }
 
 TEST_F(SubcommandTest, DumpListsEveryInstructionOfTheRecordsProgram) {

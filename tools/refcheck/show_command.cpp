@@ -142,13 +142,21 @@ std::string show_text(const ojson& r, const std::string& file, int event) {
     if (r.contains("metrics")) out << "metrics: " << r.at("metrics").dump() << "\n";
     // The recorded divergences: the first unexplained one, then the first known one.
     ojson divs = ojson::array();
+    std::vector<std::string> which;
     for (const char* k : {"first_unexplained", "first_known"})
-        if (r.contains(k)) divs.push_back(r.at(k));
+        if (r.contains(k)) {
+            divs.push_back(r.at(k));
+            which.push_back(k == std::string("first_unexplained") ? "the first unexplained"
+                                                                  : "the first known");
+        }
     if (event >= 0) {
         if (static_cast<std::size_t>(event) >= divs.size())
             throw std::runtime_error(file + " records " + std::to_string(divs.size()) +
                                      " divergence(s): --event " + std::to_string(event) +
                                      " is not one of them");
+        // Which one it is: with no unexplained divergence, 0 is the first known.
+        out << "divergence " << event << " of " << divs.size()
+            << " recorded: " << which.at(static_cast<std::size_t>(event)) << "\n";
         print_divergence(out, divs.at(static_cast<std::size_t>(event)));
     } else if (r.contains("first_unexplained")) {
         print_divergence(out, r.at("first_unexplained"));
@@ -176,7 +184,8 @@ const Command& show_command() {
             auto event = std::make_shared<int>(-1);
             app.add_option("report", *file, "A case report (JSON) written by refcheck run")->required();
             app.add_option("--event", *event,
-                           "Show recorded divergence N (the first unexplained, then the first known)")
+                           "Show recorded divergence N, in order: the first unexplained (when there is one), "
+                           "then the first known; the output names which")
                 ->check(whole_number(0));
             return [file, event] {
                 const std::string wanted =

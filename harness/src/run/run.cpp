@@ -1016,6 +1016,13 @@ int merge(const std::vector<fs::path>& shard_dirs, const fs::path& out, const Ru
                 throw std::runtime_error(where + " says the case is " + status.dump() +
                                          ", its shard's run.json " + row.at("status").dump() +
                                          ": a report changed after its run is not merged");
+            // Its counts and metrics are the ones its shard's run.json row copied from it: a report
+            // whose counts were edited (95 compared made 5) merged, and the merged run said 5.
+            for (const char* k : {"counts", "metrics"})
+                if (member(report, k) != member(row, k))
+                    throw std::runtime_error(where + ": its " + k +
+                                             " are not those its shard's run.json gives " +
+                                             "it: a report changed after its run is not merged");
             if (status == "equivalent" &&
                 (report.contains("error") || (unexplained.is_number() && unexplained.get<double>() != 0)))
                 throw std::runtime_error(where + " says the case is equivalent, but its counts have " +

@@ -8,6 +8,8 @@
 #include "refcheck/harness/hash.hpp"
 #include "refcheck/emu/types.hpp"
 
+#include <fmt/format.h>
+
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -289,6 +291,8 @@ CaseResult crash_result(const Case& c, const RunOptions& options, const WorkerDe
         const std::string tail = " --out out/bisect";
         if (cmd.size() >= tail.size() && cmd.compare(cmd.size() - tail.size(), tail.size(), tail) == 0)
             cmd.resize(cmd.size() - tail.size());
+        // A timeout reproduces under the limit that stopped it (the default limit is far longer).
+        if (d.timed_out_after > 0) cmd += " --case-timeout " + fmt::format("{}", options.case_timeout);
         return cmd + " --jobs 1 --out out/crash";
     };
     CaseResult result;
