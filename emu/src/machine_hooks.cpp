@@ -38,13 +38,6 @@ void on_tap(uc_engine* uc, uint64_t address, uint32_t, void* user) {
     guarded(impl, [&] { rec.tap(impl.self); });
 }
 
-void on_execute_hook(uc_engine*, uint64_t address, uint32_t size, void* user) {
-    auto& rec = *static_cast<HookRecord*>(user);
-    Machine::Impl& impl = *rec.impl;
-    if (impl.trial) return; // the locator's single steps: the instruction runs on, unseen
-    guarded(impl, [&] { rec.execute(impl.self, static_cast<Address>(address), size); });
-}
-
 void on_watch(uc_engine*, uc_mem_type type, uint64_t address, int size, int64_t value, void* user) {
     auto& rec = *static_cast<HookRecord*>(user);
     Machine::Impl& impl = *rec.impl;
@@ -126,23 +119,6 @@ HookId Machine::tap(Address address, TapFn fn) {
     uc_hook_add(impl_->uc, &h, UC_HOOK_CODE, reinterpret_cast<void*>(on_tap), rec.get(), address, address);
     rec->handles.push_back(h);
     impl_->remove_cache(rec->range);
-    HookId id = impl_->next_hook++;
-    impl_->hooks.emplace(id, std::move(rec));
-    return id;
-}
-
-HookId Machine::on_execute(Range range, ExecuteFn fn) {
-    if (range.end <= range.begin) throw EmuError("on_execute over an empty range");
-    auto rec = std::make_unique<HookRecord>();
-    rec->impl = impl_.get();
-    rec->kind = HookKind::execute;
-    rec->range = range;
-    rec->execute = std::move(fn);
-    uc_hook h = 0;
-    uc_hook_add(impl_->uc, &h, UC_HOOK_CODE, reinterpret_cast<void*>(on_execute_hook), rec.get(), range.begin,
-                range.end - 1);
-    rec->handles.push_back(h);
-    impl_->remove_cache(range);
     HookId id = impl_->next_hook++;
     impl_->hooks.emplace(id, std::move(rec));
     return id;

@@ -24,7 +24,7 @@ struct PendingStop {
     std::optional<Address> eip; // exact EIP when the callback knows it
 };
 
-enum class HookKind : uint8_t { replace, tap, watch, execute };
+enum class HookKind : uint8_t { replace, tap, watch };
 
 struct HookRecord {
     Machine::Impl* impl = nullptr;
@@ -36,7 +36,6 @@ struct HookRecord {
     ReplaceFn replace;
     TapFn tap;
     WatchFn watch;
-    ExecuteFn execute;
 };
 
 struct Thunk {

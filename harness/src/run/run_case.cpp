@@ -20,7 +20,6 @@
 #include "refcheck/reimpl/texture_archive.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <array>
 #include <optional>
 
@@ -161,37 +160,22 @@ ojson apply_injection(Original& o, const Injection& injection, const Case& c,
     }
     return j;
 }
-// Watches each seeded patch's bytes for an instruction that holds some of them running
-// (Machine::on_execute over the patch and the 15 bytes before it, where such an instruction may
-// start): `ran`[k] is set when one does. An instruction at a replaced routine's entry does not
-// count: the replacement takes over before it runs. Block coverage told it before, and a block
-// counts as run when entered: a patch after a faulting instruction in the same block "ran".
-void watch_patches_run(Original& original, const std::vector<AppliedPatch>& patches, std::vector<char>& ran) {
-    ran.assign(patches.size(), 0);
-    for (std::size_t k = 0; k < patches.size(); ++k) {
-        const std::uint32_t at = patches[k].address;
-        const std::uint64_t end = std::min<std::uint64_t>(std::uint64_t{at} + patches[k].patch.bytes.size(),
-                                                          std::numeric_limits<std::uint32_t>::max());
-        if (end <= at) continue;
-        const Original* o = &original;
-        original.machine().on_execute(
-            {at >= 15 ? at - 15 : 0, static_cast<std::uint32_t>(end)},
-            [&ran, k, at, end, o](emu::Machine&, emu::Address a, std::uint32_t size) {
-                if (std::uint64_t{a} + size <= at || a >= end) return;
-                const std::vector<std::uint32_t>& replaced = o->replaced_entries();
-                if (std::find(replaced.begin(), replaced.end(), a) == replaced.end()) ran[k] = 1;
-            });
-    }
-}
-
-// Whether a patch's bytes ran in this case (`ran`, watch_patches_run's): null when they lie outside
-// the covered routines' span (data, or code past the routines), where the answer would not say
-// whether they were used (data is read, not run).
-ojson patch_executed(const Original& original, const AppliedPatch& p, bool ran) {
-    const emu::Range span = original.machine().coverage().span();
+// Whether a patch's bytes ran in this case, by the case's coverage (every block run inside the
+// covered routines' span): true when a block that ran overlaps them, false when none did, null when
+// they lie outside that span (data, or code past the routines), where coverage cannot tell. A block
+// at a replaced routine's entry does not count: the replacement took over before its first
+// instruction.
+ojson patch_executed(const Original& original, const AppliedPatch& p) {
+    const emu::Coverage& coverage = original.machine().coverage();
+    const emu::Range span = coverage.span();
     const std::uint64_t end = std::uint64_t{p.address} + p.patch.bytes.size();
     if (!span.contains(p.address) || end > span.end) return nullptr;
-    return ran;
+    const std::vector<std::uint32_t>& replaced = original.replaced_entries();
+    for (const auto& [start, hits] : coverage.blocks())
+        if (start < end && std::uint64_t{start} + hits.size > p.address &&
+            std::find(replaced.begin(), replaced.end(), start) == replaced.end())
+            return true;
+    return false;
 }
 } // namespace
 
@@ -554,8 +538,6 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
             [&](const EventRecord& a, const EventRecord& b) { exercised->observe(a, b); });
         comparator.observe_inputs([&](const std::string&) { exercised->begin_input(); });
     }
-    // Per seeded patch: an instruction holding its bytes ran (before `original`, whose hooks set it).
-    std::vector<char> patch_ran;
     std::unique_ptr<Original> original;
     std::vector<RoutineBlocks> covered;        // the profile's routines and those they call
     std::vector<AppliedPatch> applied_patches; // the seeded patches, for whether each one's bytes ran
@@ -626,10 +608,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
             reasons_apply = reasons->image_sha256 == image_sha256;
             if (reasons_apply) keyed = discovery_memo().keyed(original->machine(), found, *reasons);
         }
-        if (!injection.empty()) {
-            r["injected"] = apply_injection(*original, injection, c, applied_patches);
-            watch_patches_run(*original, applied_patches, patch_ran);
-        }
+        if (!injection.empty()) r["injected"] = apply_injection(*original, injection, c, applied_patches);
         ctx.injection = &injection;
         ctx.files = &result.files;
         ctx.probe = probe;
@@ -799,8 +778,7 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     // "injected" is there only when every patch was applied (a mismatch stops the case first).
     if (original && r.contains("injected"))
         for (std::size_t k = 0; k < applied_patches.size(); ++k)
-            r["injected"]["patches"][k]["executed"] =
-                patch_executed(*original, applied_patches[k], patch_ran.at(k) != 0);
+            r["injected"]["patches"][k]["executed"] = patch_executed(*original, applied_patches[k]);
     if (exercised) r["exercised"] = exercised->json(r);
     if (part && !part->finishing() && original && r.at("status") == "equivalent") {
         ojson family = r.contains("part_family") ? r.at("part_family") : ojson::object();

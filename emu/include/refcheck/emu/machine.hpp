@@ -93,8 +93,6 @@ using HookId = uint32_t;
 // convention. It may call Machine::stop to end the run instead.
 using ReplaceFn = std::function<uint32_t(Machine&, const Args&)>;
 using TapFn = std::function<void(Machine&)>;
-// An instruction of `size` bytes at `address` is about to run (Machine::on_execute).
-using ExecuteFn = std::function<void(Machine&, Address address, uint32_t size)>;
 
 struct MemoryAccess {
     Access kind = Access::read;
@@ -201,11 +199,6 @@ public:
     HookId replace(Address address, Convention c, unsigned nargs, ReplaceFn fn);
     HookId tap(Address address, TapFn fn);
     HookId watch(Range range, Access access, WatchFn fn);
-    // Every instruction starting in `range`, as it is about to run, faulting or not (a code hook
-    // over the range alone: code elsewhere pays nothing). Silent in the fault locator's trial runs,
-    // where a tap stops the trial. What ran of a few bytes, exactly: block coverage counts a block
-    // run when it is entered, though a fault or a stop may end it before its last instruction.
-    HookId on_execute(Range range, ExecuteFn fn);
     void remove_hook(HookId id);
 
     // Guest memory from the host (EmuError if unmapped).
