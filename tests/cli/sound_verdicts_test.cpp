@@ -676,6 +676,44 @@ TEST_F(SoundVerdictTest, BytesAfterThePalettesColoursAreIgnored) {
     EXPECT_EQ(read_json(path("plain/palette-672.json")).at("exercised").at("pal.file.layout"), 0);
 }
 
+// The generator's programs read state bits 5..15 and write no backward displacement, so an original
+// shifting the state arithmetically in op 5 (op.select.value), or reading a case's or a
+// continuation's displacement unsigned (op.branch.disp), stayed equivalent over every program case.
+// program-edge-high-bits-backward selects on (state >> 31) & 3 with cases before the select, and
+// continues an op 4 backward, on states with bit 31 set and clear; op.branch.disp's predicate asks
+// for a walk to an earlier offset (`next < offset`), which the generator's programs never made.
+TEST_F(SoundVerdictTest, HighStateBitsAndBackwardDisplacementsAreExercised) {
+    const fs::path file = shipped_case("program-edge-high-bits-backward");
+    const Result clean = refcheck("run " + quote(file) + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const ojson exercised = read_json(path("clean/program-edge-high-bits-backward.json")).at("exercised");
+    for (const char* rule : {"op.select.value", "op.branch.disp", "op.choose", "op.ifmask"})
+        EXPECT_GT(exercised.at(rule).get<std::uint64_t>(), 0u) << rule;
+    auto site = [](const std::string& function, const std::string& text) {
+        return find_instruction(function, [&](const emu::Instruction& in) { return in.text == text; });
+    };
+    auto unsigned_read = [](const CodeSite& movsx) { // movsx made movzx
+        std::vector<std::uint8_t> b = movsx.bytes;
+        EXPECT_EQ(b.at(1), 0xbf);
+        b.at(1) = 0xb7;
+        return b;
+    };
+    const CodeSite shift = site("op_select", "shr eax, cl");
+    const CodeSite cases = site("op_select", "movsx edx, word ptr [eax]");
+    const CodeSite cont = site("op_choose", "movsx eax, word ptr [edx + 9]");
+    std::vector<std::uint8_t> sar = shift.bytes;
+    sar.at(1) = 0xf8;
+    const std::vector<std::pair<const CodeSite*, std::vector<std::uint8_t>>> faults = {
+        {&shift, sar}, {&cases, unsigned_read(cases)}, {&cont, unsigned_read(cont)}};
+    int n = 0;
+    for (const auto& [at, bytes] : faults) {
+        const std::string out = "seeded-" + std::to_string(n++);
+        const Result r = refcheck("run " + quote(file) + " --out " + out + " --patch " +
+                                  quote(at->where() + ":" + hex_bytes(at->bytes) + "->" + hex_bytes(bytes)));
+        EXPECT_EQ(r.code, 1) << at->where() << ": " << r.out << r.err;
+    }
+}
+
 // pkt.mask_unused (types 7, 15, 19 store m but never test it) shows only in a frame where such a
 // face samples a texel equal to its m. Its predicate was any face event of those types, so
 // program-matrix (faces replaced, no pixels drawn) Proved it, and an original drawing type 7

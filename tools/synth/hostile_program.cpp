@@ -478,6 +478,62 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
                             "of 2 and 1 vertices (valid: types 0..21, counts from 1)",
                             "program-edge", a.finish()});
     }
+    // State bits the generator's programs never test, and displacements it never writes backward
+    // (valid). Its selects read bits 5..15 and its masks are low, so an original shifting the state
+    // arithmetically, or testing a mask's high bits wrongly, drew the same; and no displacement was
+    // negative, so one reading them unsigned drew the same too (op.select.value, op.ifmask,
+    // op.choose, op.branch.disp: a case on states with bit 31 set and clear tells them apart).
+    {
+        enum : int { kHigh = 200, kCases, kCase0, kCase1, kCase2, kCase3, kBack, kChooseAt, kSet, kClear };
+        Assembler a;
+        a.bytes({kIfMask}); // bit 31 alone: the select runs only with it set
+        a.u32(0x80000000);
+        a.disp(kHigh);
+        a.disp(kChooseAt);
+        a.place(kBack); // reached only backward: the choose's continuation and a select case
+        a.face(12, 13, 14);
+        a.ret();
+        a.place(kCase0);
+        a.face(0, 1, 2);
+        a.ret();
+        a.place(kCase1);
+        a.face(3, 4, 5);
+        a.ret();
+        a.place(kHigh);
+        a.bytes({kSelect, 31}); // (state >> 31) & 3, logical: 0 or 1; arithmetic: 0 or 3
+        a.u32(3);
+        a.bytes({4});
+        a.disp(kCases); // its continuation: a return
+        a.disp(kCase0); // backward
+        a.disp(kCase1); // backward
+        a.disp(kCase2);
+        a.disp(kCase3);
+        a.place(kCase2);
+        a.face(6, 7, 8);
+        a.ret();
+        a.place(kCase3);
+        a.face(9, 10, 11);
+        a.ret();
+        a.place(kCases);
+        a.ret();
+        a.place(kChooseAt);
+        a.bytes({kChoose}); // bit 30 or 31: set, else clear; then, backward, the face at kBack
+        a.u32(0xc0000000);
+        a.disp(kSet);
+        a.disp(kClear);
+        a.disp(kBack);
+        a.place(kSet);
+        a.face(0, 2, 4);
+        a.ret();
+        a.place(kClear);
+        a.face(1, 3, 5);
+        a.ret();
+        programs.push_back({"edge-high-bits-backward", "op.select.value",
+                            "an op 3 on state bit 31 alone running an op 5 on (state >> 31) & 3 (four "
+                            "cases, two of them before it), then an op 4 on bits 30 and 31 whose "
+                            "continuation is before it (valid: displacements are signed, the shift logical)",
+                            "program-edge", a.finish()});
+    }
     // Vertex lists the stand-in cuts to what fits before the archive's end (valid.extent.clamp):
     // faces on vertices past the cut, past the list, or with no list at all are behind
     // (valid.index.behind); the draw goes on.

@@ -248,11 +248,20 @@ PredicateCondition parse_condition(const EventKindFields& kind, const std::vecto
     c.op = *cmp;
     switch (compared) {
         case FieldType::Int:
-            if (const auto n = integer(value))
+            if (const auto n = integer(value)) {
                 c.number = *n;
-            else
-                throw PredicateError("\"" + value + "\" is not an integer (" + c.field + " is " +
-                                     type_name(compared) + ")");
+            } else if (const auto o = std::find_if(kind.fields.begin(), kind.fields.end(),
+                                                   [&](const auto& p) { return p.first == value; });
+                       c.scope == Scope::Value && o != kind.fields.end() && o->second == FieldType::Int) {
+                auto other = std::make_shared<PredicateCondition>();
+                other->field = value;
+                other->slot = static_cast<std::size_t>(o - kind.fields.begin());
+                c.other = std::move(other);
+            } else {
+                throw PredicateError("\"" + value + "\" is not an integer nor an integer field of event " +
+                                     std::string(kind.kind) + " (" + c.field + " is " + type_name(compared) +
+                                     ")");
+            }
             break;
         case FieldType::Bool:
             if (value != "true" && value != "false")
@@ -271,20 +280,21 @@ PredicateCondition parse_condition(const EventKindFields& kind, const std::vecto
     return c;
 }
 
-bool compare_int(const PredicateCondition& c, std::int64_t x) {
+bool compare_int(const PredicateCondition& c, std::int64_t x, std::int64_t y) {
     switch (c.op) {
-        case Op::Eq: return x == c.number;
-        case Op::Ne: return x != c.number;
-        case Op::Lt: return x < c.number;
-        case Op::Le: return x <= c.number;
-        case Op::Gt: return x > c.number;
-        case Op::Ge: return x >= c.number;
+        case Op::Eq: return x == y;
+        case Op::Ne: return x != y;
+        case Op::Lt: return x < y;
+        case Op::Le: return x <= y;
+        case Op::Gt: return x > y;
+        case Op::Ge: return x >= y;
         case Op::In:
             return std::any_of(c.ranges.begin(), c.ranges.end(),
                                [&](const auto& r) { return r.first <= x && x <= r.second; });
         default: return false;
     }
 }
+bool compare_int(const PredicateCondition& c, std::int64_t x) { return compare_int(c, x, c.number); }
 
 const Value* field_of(const PredicateCondition& c, const EventRecord& e) {
     if (c.slot < e.fields.size()) {
@@ -317,6 +327,12 @@ bool holds(const PredicateCondition& c, const EventRecord& a, const EventRecord&
         return false;
     }
     if (c.scope != Scope::Value) return false;
+    if (c.other) { // another integer field of the same event
+        const auto* n = std::get_if<std::int64_t>(v);
+        const Value* w = field_of(*c.other, a);
+        const auto* m = w ? std::get_if<std::int64_t>(w) : nullptr;
+        return n && m && compare_int(c, *n, *m);
+    }
     if (const auto* n = std::get_if<std::int64_t>(v)) return compare_int(c, *n);
     if (const auto* t = std::get_if<bool>(v)) return compare_int(c, *t ? 1 : 0);
     if (const auto* s = std::get_if<std::string>(v)) {
@@ -406,7 +422,7 @@ bool conditions_hold(const PredicateAlternative& a, const EventRecord& original,
 // Whether a condition is `FIELD = N` on an integer or boolean field: what holds() then decides from
 // the field's value alone (an integer equal to N, or a boolean whose 0 or 1 is N).
 bool indexable(const PredicateCondition& c) {
-    return c.op == Op::Eq && c.scope == Scope::Value &&
+    return c.op == Op::Eq && c.scope == Scope::Value && !c.other &&
            (c.type == FieldType::Int || c.type == FieldType::Bool);
 }
 } // namespace

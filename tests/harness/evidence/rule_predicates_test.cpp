@@ -104,6 +104,10 @@ TEST(RulePredicates, RejectWhatTheyCannotMean) {
     EXPECT_NE(error_of("event face_draw type ~ 3").find("unknown operator \"~\""), std::string::npos);
     EXPECT_NE(error_of("event face_draw type = seven").find("\"seven\" is not an integer"),
               std::string::npos);
+    // Another field of the event, of another type: not comparable.
+    EXPECT_NE(error_of("event face_draw type = vertices")
+                  .find("\"vertices\" is not an integer nor an integer field"),
+              std::string::npos);
     EXPECT_NE(error_of("event face_draw type in 7,,8").find("not a list of integers"), std::string::npos);
     EXPECT_NE(error_of("event face_draw type in 9..7").find("not a list of integers"), std::string::npos);
     EXPECT_NE(error_of("event face_draw any type = 7").find("type is an integer, not a list"),
@@ -161,6 +165,25 @@ TEST(RulePredicates, EventsSatisfyExactlyThePredicatesTheirFieldsFit) {
     text_type.fields[6].value = std::string();
     EXPECT_FALSE(holds("event face_draw type = 0", text_type));
     EXPECT_FALSE(holds("event face_draw type != 8", text_type));
+    // An integer field against another of the same event: a walk to an earlier offset.
+    auto walk = [](std::int64_t opcode, std::int64_t offset, std::int64_t next) {
+        return EventRecord{"control_flow",
+                           {{"record", std::int64_t{3}},
+                            {"path", std::vector<std::int64_t>{}},
+                            {"offset", offset},
+                            {"opcode", opcode},
+                            {"next", next}},
+                           2,
+                           0};
+    };
+    const std::string backward = "event control_flow opcode in 2..5 and next < offset";
+    EXPECT_TRUE(holds(backward, walk(5, 40, 12)));
+    EXPECT_FALSE(holds(backward, walk(5, 40, 52)));
+    EXPECT_FALSE(holds(backward, walk(5, 40, 40)));
+    EXPECT_FALSE(holds(backward, walk(7, 40, 12)));
+    EXPECT_TRUE(holds("event control_flow next >= offset", walk(7, 40, 40)));
+    EXPECT_TRUE(holds("event control_flow next = offset", walk(7, 40, 40)));
+    EXPECT_FALSE(holds("event control_flow next = offset", walk(7, 40, 41)));
 }
 
 TEST(RulePredicates, TheCounterCountsMatchedEventsFramesAndRoutines) {
@@ -225,6 +248,9 @@ TEST(RulePredicates, TheCounterCountsWhatSatisfiesDecidesEventByEvent) {
         "event face_draw opcode = 1 and len vertices < 3",
         "event face_draw type in 3..5",
         "event face_draw",
+        "event face_draw type = opcode", // a field against another: never indexed by a number
+        "event face_draw opcode = type and clipped = true",
+        "event face_draw type < opcode",
     };
     std::vector<RulePredicate> predicates;
     for (const auto& t : texts) predicates.push_back(parse_predicate(t));

@@ -37,6 +37,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -86,6 +87,9 @@ struct PredicateCondition {
     // The text of the field's Name last found at `slot`: event names are static or interned text
     // that never moves, so the same address is the same name and needs no character compare.
     mutable const char* slot_name = nullptr;
+    // `FIELD OP OTHER`: an integer field compared with another integer field of the same event
+    // (`next < offset`: a walk going to an earlier offset) rather than with a number.
+    std::shared_ptr<const PredicateCondition> other;
 };
 
 struct PredicateAlternative {
