@@ -89,6 +89,39 @@ def validate(schemas, run_dir):
     return failures == 0
 
 
+def undescribed_are_refused(schemas, run_dir):
+    """Every object of a report the schemas describe is closed: a property added below the top level
+    (a run's counts, a case's counts, hooks, inputs, a file or buffer entry, a row's basis) makes the
+    report invalid. They were open: such a report passed, though the README says it is invalid."""
+    with open(os.path.join(run_dir, "run.json"), encoding="utf-8") as f:
+        index = json.load(f)
+    report = None  # a case report with file and buffer entries (the loader's)
+    for row in index["cases"]:
+        with open(os.path.join(run_dir, row["report"]), encoding="utf-8") as f:
+            candidate = json.load(f)
+        if candidate.get("files") and candidate.get("buffers"):
+            report = candidate
+    if report is None:
+        sys.exit("no case report of the run has file and buffer entries to seed")
+    seeded = [("run-index.schema.json", index, ["totals"]), ("run-index.schema.json", index, ["totals", "counts"]),
+              ("run-index.schema.json", index, ["cases", 0, "basis"]),
+              ("case-report.schema.json", report, ["counts"]), ("case-report.schema.json", report, ["hooks"]),
+              ("case-report.schema.json", report, ["inputs"]), ("case-report.schema.json", report, ["files", 0]),
+              ("case-report.schema.json", report, ["buffers", 0])]
+    ok = True
+    for name, doc, path in seeded:
+        edited = json.loads(json.dumps(doc))
+        node = edited
+        for k in path:
+            node = node[k]
+        node["bogus_property"] = 1
+        if not list(validator_for(schemas, name).iter_errors(edited)):
+            print(f"{name}: /{'/'.join(map(str, path))}/bogus_property was not refused")
+            ok = False
+    print(f"{len(seeded)} undescribed properties {'all refused' if ok else 'NOT all refused'}")
+    return ok
+
+
 def main(argv):
     if len(argv) >= 3 and argv[2] == "--run":
         schema_dir, refcheck, data, cases = argv[1], argv[3], argv[4], argv[5:]
@@ -103,6 +136,7 @@ def main(argv):
                     print(r.stdout)
                     sys.exit(f"refcheck run exited {r.returncode}")
                 ok = validate(schemas, out) and ok
+            ok = undescribed_are_refused(schemas, os.path.join(tmp, "clean")) and ok
         return 0 if ok else 1
     if len(argv) != 3:
         print(__doc__)
