@@ -486,34 +486,26 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
     {
         enum : int { kHigh = 200, kCases, kCase0, kCase1, kCase2, kCase3, kBack, kChooseAt, kSet, kClear };
         Assembler a;
+        auto leaf = [&a](int label, uint8_t p, uint8_t q, uint8_t r) { // a face, then a return
+            a.place(label);
+            a.face(p, q, r);
+            a.ret();
+        };
         a.bytes({kIfMask}); // bit 31 alone: the select runs only with it set
         a.u32(0x80000000);
         a.disp(kHigh);
         a.disp(kChooseAt);
-        a.place(kBack); // reached only backward: the choose's continuation and a select case
-        a.face(12, 13, 14);
-        a.ret();
-        a.place(kCase0);
-        a.face(0, 1, 2);
-        a.ret();
-        a.place(kCase1);
-        a.face(3, 4, 5);
-        a.ret();
+        leaf(kBack, 12, 13, 14); // reached only backward: the choose's continuation
+        leaf(kCase0, 0, 1, 2);   // two select cases before the select
+        leaf(kCase1, 3, 4, 5);
         a.place(kHigh);
         a.bytes({kSelect, 31}); // (state >> 31) & 3, logical: 0 or 1; arithmetic: 0 or 3
         a.u32(3);
         a.bytes({4});
         a.disp(kCases); // its continuation: a return
-        a.disp(kCase0); // backward
-        a.disp(kCase1); // backward
-        a.disp(kCase2);
-        a.disp(kCase3);
-        a.place(kCase2);
-        a.face(6, 7, 8);
-        a.ret();
-        a.place(kCase3);
-        a.face(9, 10, 11);
-        a.ret();
+        for (const int label : {kCase0, kCase1, kCase2, kCase3}) a.disp(label);
+        leaf(kCase2, 6, 7, 8);
+        leaf(kCase3, 9, 10, 11);
         a.place(kCases);
         a.ret();
         a.place(kChooseAt);
@@ -522,12 +514,8 @@ void add_program_roots(std::vector<HostileRoot>& out, const DataRootFiles& base)
         a.disp(kSet);
         a.disp(kClear);
         a.disp(kBack);
-        a.place(kSet);
-        a.face(0, 2, 4);
-        a.ret();
-        a.place(kClear);
-        a.face(1, 3, 5);
-        a.ret();
+        leaf(kSet, 0, 2, 4);
+        leaf(kClear, 1, 3, 5);
         programs.push_back({"edge-high-bits-backward", "op.select.value",
                             "an op 3 on state bit 31 alone running an op 5 on (state >> 31) & 3 (four "
                             "cases, two of them before it), then an op 4 on bits 30 and 31 whose "
