@@ -244,6 +244,45 @@ TEST_F(SeededFaultTest, APatchOverAReplacedRoutineDidNotRun) {
         << run.out;
 }
 
+// A patch after a faulting instruction in the same basic block may never have run: the fault can end
+// the block before it. Block coverage counts a block run when it is entered, so both patches "ran".
+// Here the palette's file read: `lea eax, [ebp - 0xc]; push edx; push eax` (5 bytes) made
+// `mov eax, [0]`, which faults, and a byte of the `push 0x...` after it changed: the first ran, and
+// for the second coverage cannot tell (null, and why), rather than "it ran".
+TEST_F(SeededFaultTest, APatchAfterAFaultInItsBlockIsNotSaidToHaveRun) {
+    const CodeSite lea = find_instruction("initialise_3d_palette_body", [](const emu::Instruction& in) {
+        return in.text == "lea eax, [ebp - 0xc]";
+    });
+    const std::vector<emu::Instruction> code = instructions_of("initialise_3d_palette_body");
+    const auto at = std::find_if(code.begin(), code.end(), [&](const emu::Instruction& in) {
+        return in.address == lea.instruction.address;
+    });
+    ASSERT_TRUE(at != code.end() && code.end() - at > 3);
+    ASSERT_EQ(at[1].text, "push edx");
+    ASSERT_EQ(at[2].text, "push eax");
+    ASSERT_TRUE(at[3].text.starts_with("push 0x")) << at[3].text; // the file's name
+    const CodeSite name = find_instruction("initialise_3d_palette_body", [&](const emu::Instruction& in) {
+        return in.address == at[3].address;
+    });
+    ASSERT_EQ(name.bytes.size(), 5u);
+    const std::string fault = lea.where() + ":a100000000"; // mov eax, dword ptr [0]
+    char later[96];                                        // the push's immediate's low byte
+    std::snprintf(later, sizeof later, "%s+0x%x:%02x", name.function.c_str(),
+                  name.instruction.address + 1 - name.start, name.bytes[1] ^ 1u);
+    const Result run = refcheck("run " + quote(shipped_case("palette")) + " --data " + quote(kSmallData) +
+                                " --out out --patch " + quote(fault) + " --patch " + quote(later));
+    ASSERT_EQ(run.code, 1) << run.out << run.err;
+    const ojson report = read_json(path("out/palette.json"));
+    EXPECT_EQ(report.at("first_unexplained").at("kind"), "original_fault");
+    const ojson& patches = report.at("injected").at("patches");
+    EXPECT_EQ(patches.at(0).at("executed"), true) << patches.dump(); // the faulting instruction ran
+    EXPECT_TRUE(patches.at(1).at("executed").is_null()) << patches.dump();
+    EXPECT_NE(
+        patches.at(1).at("executed_unknown").get<std::string>().find("a fault of the case in the block"),
+        std::string::npos)
+        << patches.dump();
+}
+
 // A case whose every light has x equal to z: the swap gives the reimplementation the same light,
 // the run compares the unmodified input and is equivalent, and the report and the summary say that
 // the seeded swap changed nothing, rather than "the reimplementation's input is modified" alone.

@@ -176,8 +176,10 @@ void print_summary(const harness::RunSummary& s, const std::vector<fs::path>& fi
                           ? "; in none, so no case ran the modified original"
                           : "");
         if (unknown)
-            std::cout << "; " << unknown
-                      << " case(s) cannot tell (the bytes lie outside the covered routines)";
+            std::cout
+                << "; " << unknown
+                << " case(s) cannot tell (the bytes lie outside the covered routines, or after a fault in "
+                   "their block)";
         if (stopped)
             std::cout
                 << "; " << stopped

@@ -126,11 +126,16 @@ std::string show_text(const ojson& r, const std::string& file, int event) {
         };
         out << "seeded patch (the original was modified): " << text("where") << " at " << text("address")
             << ", " << text("replaced") << " -> " << text("bytes") << ", "
-            << (!p.contains("executed") ? "the case stopped before its coverage could tell whether it ran"
+            << (!p.contains("executed")
+                    ? std::string("the case stopped before its coverage could tell whether it ran")
                 : p.at("executed").is_null()
-                    ? "outside the covered routines, where coverage cannot tell whether it ran"
-                : p.at("executed") == true ? "it ran in this case"
-                                           : "it never ran in this case")
+                    ? (p.contains("executed_unknown")
+                           ? "coverage cannot tell whether it ran: " +
+                                 p.at("executed_unknown").get<std::string>()
+                           : std::string(
+                                 "outside the covered routines, where coverage cannot tell whether it ran"))
+                : p.at("executed") == true ? std::string("it ran in this case")
+                                           : std::string("it never ran in this case"))
             << "\n";
     }
     if (const ojson& light = harness::member(harness::member(r, "injected"), "reimpl_light");

@@ -164,18 +164,35 @@ ojson apply_injection(Original& o, const Injection& injection, const Case& c,
 // covered routines' span): true when a block that ran overlaps them, false when none did, null when
 // they lie outside that span (data, or code past the routines), where coverage cannot tell. A block
 // at a replaced routine's entry does not count: the replacement took over before its first
-// instruction.
-ojson patch_executed(const Original& original, const AppliedPatch& p) {
+// instruction. Coverage counts a block run when it is entered: one that held a fault of the case
+// before the patch (or at an EIP only known to be the block's start) may have run only up to the
+// fault, so when every block overlapping the patch did, it cannot tell either (null, and `why`).
+ojson patch_executed(const Original& original, const AppliedPatch& p, std::string& why) {
     const emu::Coverage& coverage = original.machine().coverage();
     const emu::Range span = coverage.span();
     const std::uint64_t end = std::uint64_t{p.address} + p.patch.bytes.size();
     if (!span.contains(p.address) || end > span.end) return nullptr;
     const std::vector<std::uint32_t>& replaced = original.replaced_entries();
-    for (const auto& [start, hits] : coverage.blocks())
-        if (start < end && std::uint64_t{start} + hits.size > p.address &&
-            std::find(replaced.begin(), replaced.end(), start) == replaced.end())
-            return true;
-    return false;
+    bool cut = false;
+    for (const auto& [start, hits] : coverage.blocks()) {
+        if (!(start < end && std::uint64_t{start} + hits.size > p.address) ||
+            std::find(replaced.begin(), replaced.end(), start) != replaced.end())
+            continue;
+        bool faulted_before = false;
+        for (const ojson& f : original.faults()) {
+            const ojson& eip = member(f, "eip");
+            if (!eip.is_string()) continue;
+            const auto at = static_cast<std::uint32_t>(std::stoul(eip.get<std::string>(), nullptr, 16));
+            const bool exact = member(f, "eip_exact") != false;
+            if (exact ? at >= start && at < p.address : at == start) faulted_before = true;
+        }
+        if (!faulted_before) return true;
+        cut = true;
+    }
+    if (!cut) return false;
+    why =
+        "a fault of the case in the block holding the patch, before it: the block may have run only up to it";
+    return nullptr;
 }
 } // namespace
 
@@ -777,8 +794,11 @@ CaseResult run_case_with(const Case& c, const Environment& env, const Injection&
     }
     // "injected" is there only when every patch was applied (a mismatch stops the case first).
     if (original && r.contains("injected"))
-        for (std::size_t k = 0; k < applied_patches.size(); ++k)
-            r["injected"]["patches"][k]["executed"] = patch_executed(*original, applied_patches[k]);
+        for (std::size_t k = 0; k < applied_patches.size(); ++k) {
+            std::string why;
+            r["injected"]["patches"][k]["executed"] = patch_executed(*original, applied_patches[k], why);
+            if (!why.empty()) r["injected"]["patches"][k]["executed_unknown"] = why;
+        }
     if (exercised) r["exercised"] = exercised->json(r);
     if (part && !part->finishing() && original && r.at("status") == "equivalent") {
         ojson family = r.contains("part_family") ? r.at("part_family") : ojson::object();
