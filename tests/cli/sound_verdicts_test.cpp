@@ -587,6 +587,31 @@ TEST_F(SoundVerdictTest, ASecondLoadMustReleaseTheFirst) {
         << d.dump();
 }
 
+// rel.textures: OBJTEXT.BIN is read into a temporary buffer, then freed. The loader compared only
+// what the globals name, so an original keeping the buffer (load_textures' heap_free made a no-op)
+// stayed equivalent. A live allocation the second load made of the file's size that no global
+// points into is that buffer, compared against none.
+TEST_F(SoundVerdictTest, ATextureFileBufferTheLoaderKeepsDiverges) {
+    const emu::Address heap_free =
+        find_instruction("heap_free", [](const emu::Instruction&) { return true; }).start;
+    char target[32];
+    std::snprintf(target, sizeof target, "call 0x%x", heap_free);
+    const CodeSite call =
+        find_instruction("load_textures", [&](const emu::Instruction& in) { return in.text == target; });
+    ASSERT_EQ(call.bytes.size(), 5u) << call.instruction.text;
+    const std::string loader = quote(shipped_case("loader")) + " --data " + quote(kSmallData);
+    const Result clean = refcheck("run " + loader + " --out clean");
+    ASSERT_EQ(clean.code, 0) << clean.out << clean.err;
+    const Result kept = refcheck("run " + loader + " --out kept --patch " +
+                                 quote(call.where() + ":" + hex_bytes(call.bytes) + "->9090909090"));
+    EXPECT_EQ(kept.code, 1) << kept.out << kept.err;
+    const ojson d = read_json(path("kept/loader.json")).at("first_unexplained");
+    EXPECT_EQ(d.at("input"), "re-initialised") << d.dump();
+    EXPECT_EQ(d.at("original").at("fields").at("name"),
+              "OBJTEXT.BIN buffers left by the load (re-initialised)")
+        << d.dump();
+}
+
 // pal.warzone: a warzone past 0..3 is refused. Its rejection compared the result only, so an
 // original refusing it for another reason (one that cannot open 3DPAL.RGB refuses every warzone)
 // matched; where the profile names the reason (initialise_error's "palette_warzone"), it is
