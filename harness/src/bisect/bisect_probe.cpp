@@ -169,13 +169,13 @@ void WindowProbe::begin(Original& o) {
     last_event_.reset();
     const auto fb = o.profile().data.find("framebuffer");
     if (pixel_ && fb != o.profile().data.end() && *pixel_ < fb->second.size) {
-        // A write of up to four bytes holding the pixel starts at most three bytes before it.
+        // A write of up to eight bytes holding the pixel starts at most seven bytes before it.
         const std::uint32_t at = o.address("framebuffer") + *pixel_;
         findings_.pixel_writes.emplace();
         pixel_watch_ = o.machine().watch(
-            {at >= 3 ? at - 3 : 0, at + 1}, emu::Access::write,
+            {at >= 7 ? at - 7 : 0, at + 1}, emu::Access::write,
             [this, at](emu::Machine& m, const emu::MemoryAccess& a) {
-                if (at < a.address || at - a.address >= a.size) return;
+                if (at < a.address || at - a.address >= a.size || at - a.address >= 8) return;
                 PixelWrites& w = *findings_.pixel_writes;
                 ++w.count;
                 if (w.last.size() == kPixelWritesKept) w.last.erase(w.last.begin());

@@ -196,10 +196,10 @@ void compare_loaded(CaseContext& ctx, const std::string& input, const std::strin
         ++textures_populated;
         // The original's bytes: the whole allocation that should hold this texture (none: nothing).
         const std::uint32_t at = expected_table[slot];
-        const auto expected = reimpl::relocated_texture_bytes(*t, at);
+        std::vector<std::uint8_t> expected = reimpl::relocated_texture_bytes(*t, at);
         texture_bytes += expected.size();
-        add("texture", "slot " + std::to_string(slot) + again,
-            at ? o.bytes(at, expected.size()) : std::vector<std::uint8_t>{}, std::move(expected));
+        std::vector<std::uint8_t> original = at ? o.bytes(at, expected.size()) : std::vector<std::uint8_t>{};
+        add("texture", "slot " + std::to_string(slot) + again, std::move(original), std::move(expected));
     }
     pairs.insert(pairs.end(), extra.begin(), extra.end());
     compare_buffers(ctx, input, pairs);

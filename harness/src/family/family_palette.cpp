@@ -44,7 +44,8 @@ void run_palette(CaseContext& ctx) {
     std::optional<reimpl::PaletteTables> built;
     std::uint64_t tables = 0;
     for (const std::int32_t wz : ctx.c.warzones) {
-        // One input a warzone: its refusal (when refused), then its five tables, in one stream.
+        // One input a warzone: the palette file's label, its refusal (when refused), then its five
+        // tables, in one stream.
         const std::string input = "warzone " + std::to_string(wz);
         ctx.begins(input);
         const auto result = o.call("initialise_3d_palette_", {static_cast<std::uint32_t>(wz)});

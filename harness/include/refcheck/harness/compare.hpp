@@ -129,12 +129,13 @@ public:
     // that compare it is filed under the input that began last (begin_input): a family that stops
     // at the fault compares nothing more, and the fault was filed under no input ("").
     void fault(EventRecord fault, std::string input = {});
-    // The family's work for `input` begins (CaseContext::begins, CaseContext::selected): a fault
-    // from now on is filed under it until an input is compared. The input counts as reached for
-    // only(): it exists.
+    // The family's work for `input` begins (CaseContext::begins, for families that run every input
+    // in turn): a fault from now on is filed under it until an input is compared. The input counts
+    // as reached for only(): it exists. An empty `input` (CaseContext::selected) files faults under
+    // no input until the next compare names one.
     void begin_input(const std::string& input) {
         current_input_ = input;
-        if (input == only_) saw_only_ = true;
+        if (!input.empty() && input == only_) saw_only_ = true;
     }
     // A fault awaiting its input belongs to `input`, though nothing of it will be compared: the
     // original failed in work that input needed (a record's construction), and the input compared
