@@ -21,13 +21,12 @@
 // allocations (AllocationMatcher::find_inside), and the original's own place inside one is compared
 // when none holds the bytes.
 #include "family/families.hpp"
-
-#include <deque>
 #include "refcheck/harness/phase.hpp"
 
 #include "refcheck/reimpl/relocation.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <set>
 #include <span>
@@ -271,9 +270,12 @@ void run_loader(CaseContext& ctx) {
             first_load.push_back(a->index);
     };
     note(o.u32("object_archive"));
-    for (const std::uint32_t entry : guest_words(o, "texture_table", o.u32("texture_count"),
-                                                 o.profile().data.at("texture_table").size / 4))
-        note(entry);
+    // The texture table's entries as the original holds them now (its count, at most its capacity).
+    auto texture_entries = [&o] {
+        return guest_words(o, "texture_table", o.u32("texture_count"),
+                           o.profile().data.at("texture_table").size / 4);
+    };
+    for (const std::uint32_t entry : texture_entries()) note(entry);
     const std::size_t made_before = heap.allocations().size();
     const auto again = o.call("initialise_3d_objects_", {});
     require_success(ctx, again, "initialise_3d_objects_ (a second time)", Expect::Zero);
@@ -283,8 +285,7 @@ void run_loader(CaseContext& ctx) {
     // allocations from blocks of its own frees it to its runtime, unseen: nothing to find). No event
     // showed a leaked buffer: the textures copied out of it were all in place.
     std::vector<std::uint32_t> named{o.u32("object_archive")};
-    for (const std::uint32_t entry : guest_words(o, "texture_table", o.u32("texture_count"),
-                                                 o.profile().data.at("texture_table").size / 4))
+    for (const std::uint32_t entry : texture_entries())
         if (entry) named.push_back(entry);
     std::vector<std::uint32_t> kept_buffers;
     for (std::size_t k = made_before; k < heap.allocations().size(); ++k) {
@@ -298,7 +299,7 @@ void run_loader(CaseContext& ctx) {
     // load, none. A second load that leaked the first left equal bytes in new allocations and passed.
     // Compared only when some release can be seen: an empty list against none proves nothing (the
     // rule's predicate needs this event). The last event of the input.
-    std::vector<std::uint8_t> kept;
+    std::vector<std::uint8_t> still_live;
     const std::vector<std::uint8_t> kept_sizes = words(kept_buffers);
     std::vector<BufferPair> released{
         {"table", "OBJTEXT.BIN buffers left by the load (re-initialised)", kept_sizes, {}}};
@@ -307,8 +308,8 @@ void run_loader(CaseContext& ctx) {
         for (const emu::Allocation& a : heap.allocations())
             if (!a.freed && std::find(first_load.begin(), first_load.end(), a.index) != first_load.end())
                 live.push_back(a.address);
-        kept = words(live);
-        released.push_back({"table", "first load still allocated (re-initialised)", kept, {}});
+        still_live = words(live);
+        released.push_back({"table", "first load still allocated (re-initialised)", still_live, {}});
     }
     compare_loaded(ctx, "re-initialised", " (re-initialised)", std::move(released));
     if (unobservable) ctx.report["metrics"]["first_load_release_unobservable"] = unobservable;

@@ -53,8 +53,8 @@ void run_palette(CaseContext& ctx) {
         // The palette file as the data root holds it, first in each warzone's stream: a label of the
         // input (the same bytes on both sides), which marks the cases whose file is longer than its
         // 672 bytes (pal.file.layout: the rest is ignored).
-        std::vector<EventRecord> original_leading{buffer_event("archive", "3DPAL.RGB", ctx.palette)},
-            reimpl_leading{buffer_event("archive", "3DPAL.RGB", ctx.palette)};
+        const EventRecord file = buffer_event("archive", "3DPAL.RGB", ctx.palette);
+        std::vector<EventRecord> original_leading{file}, reimpl_leading{file};
         if (refuses) {
             // A warzone past 0..3: both sides must refuse it (result 1), and the original's tables
             // must be what the warzone before it built.
